@@ -1,0 +1,564 @@
+"""The encoded pair: an original and a protected file, encoded once for every measure.
+
+Categorical variables become integer codes over one category dictionary shared
+by both files (``-1`` = missing), so that ``2``, ``2.0`` and ``"2"`` are one
+category and a category present in only one file still has one code.
+Continuous variables become float64 arrays with NaN for missing.  Weights and
+the record pairing (by row, by an id column, or none) are resolved here, and
+derived arrays (tables, matrices, ranks) are cached on the pair so that no
+measure computes them twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, NotComputed, SpecError
+from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label
+
+ORIGINAL, PROTECTED = "orig", "prot"
+
+
+@dataclass
+class CategoricalColumn:
+    """A categorical variable in both files, coded over shared ``categories``.
+
+    ``orig`` and ``prot`` are int32 codes into ``categories`` with ``-1`` for
+    missing; for an ordinal variable the code order is the category order.
+    ``prot`` is None for a variable removed from the protected file.
+    """
+
+    name: str
+    scale: str
+    categories: list[str]
+    orig: np.ndarray
+    prot: np.ndarray | None
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.categories)
+
+    def codes(self, which: str) -> np.ndarray:
+        return self.orig if which == ORIGINAL else self.prot
+
+
+@dataclass
+class ContinuousColumn:
+    """A continuous variable in both files as float64 arrays with NaN for missing."""
+
+    name: str
+    orig: np.ndarray
+    prot: np.ndarray | None
+
+    def values(self, which: str) -> np.ndarray:
+        return self.orig if which == ORIGINAL else self.prot
+
+
+@dataclass
+class EncodedPair:
+    """An original and a protected file encoded for the measures.
+
+    Build it with :func:`encode_pair`.  When ``paired`` is true, record ``i``
+    of the protected arrays is record ``i`` of the original arrays.
+    """
+
+    spec: Spec
+    variables: list[VariableSpec]
+    categorical: dict[str, CategoricalColumn]
+    continuous: dict[str, ContinuousColumn]
+    weights_orig: np.ndarray | None
+    weights_prot: np.ndarray | None
+    paired: bool
+    n_orig: int
+    n_prot: int
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    # -- variable lists ----------------------------------------------------
+    def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
+        """Analysed variable names in spec order, optionally of given scale(s)."""
+        scales = (scale,) if isinstance(scale, str) else (tuple(scale) if scale is not None else None)
+        return [
+            v.name
+            for v in self.variables
+            if (scales is None or v.scale in scales) and (include_removed or not v.removed)
+        ]
+
+    @property
+    def continuous_names(self) -> list[str]:
+        return self.names("continuous")
+
+    @property
+    def categorical_names(self) -> list[str]:
+        return self.names(("nominal", "ordinal"))
+
+    @property
+    def removed(self) -> list[str]:
+        return [v.name for v in self.variables if v.removed]
+
+    def variable(self, name: str) -> VariableSpec:
+        return next(v for v in self.variables if v.name == name)
+
+    def n(self, which: str) -> int:
+        return self.n_orig if which == ORIGINAL else self.n_prot
+
+    def weights(self, which: str) -> np.ndarray | None:
+        return self.weights_orig if which == ORIGINAL else self.weights_prot
+
+    # -- caching -----------------------------------------------------------
+    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """Return ``cache[key]``, computing it once with ``compute()``."""
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
+    # -- shared derived arrays --------------------------------------------
+    def matrix(self, which: str, names: list[str] | None = None) -> np.ndarray:
+        """Continuous variables as an (n, p) float64 array, columns in ``names`` order."""
+        names = self.continuous_names if names is None else list(names)
+        return self.cached(
+            ("matrix", which, tuple(names)),
+            lambda: _column_stack([self.continuous[n].values(which) for n in names], self.n(which)),
+        )
+
+    def table(self, names: str | Iterable[str], which: str, *, weighted: bool = False) -> np.ndarray:
+        """Frequency table of one or more categorical variables, missing as its own category.
+
+        Axis ``k`` has ``n_categories + 1`` cells; the last one counts missing
+        values.  Built with one ``bincount`` on combined codes.  ``weighted``
+        sums the file's weights instead of counting (plain counts when the file
+        has no weights).
+        """
+        names = (names,) if isinstance(names, str) else tuple(names)
+        w = self.weights(which) if weighted else None
+        return self.cached(("table", names, which, w is not None), lambda: self._table(names, which, w))
+
+    def _table(self, names: tuple[str, ...], which: str, w: np.ndarray | None) -> np.ndarray:
+        shape = tuple(self.categorical[n].n_categories + 1 for n in names)
+        flat = np.zeros(self.n(which), dtype=np.int64)
+        for name, size in zip(names, shape):
+            codes = self.categorical[name].codes(which)
+            flat *= size
+            flat += np.where(codes < 0, size - 1, codes)
+        counts = np.bincount(flat, weights=w, minlength=int(np.prod(shape)))
+        return counts.reshape(shape)
+
+    def ranks(self, name: str, which: str) -> np.ndarray:
+        """Average ranks (1..n_valid) of a variable's non-missing values, NaN where missing.
+
+        Continuous variables are ranked by value, categorical ones by code
+        (their category order).
+        """
+
+        def compute() -> np.ndarray:
+            from scipy.stats import rankdata
+
+            if name in self.continuous:
+                x = self.continuous[name].values(which)
+                ok = ~np.isnan(x)
+            else:
+                x = self.categorical[name].codes(which)
+                ok = x >= 0
+            out = np.full(x.shape[0], np.nan)
+            out[ok] = rankdata(x[ok])
+            return out
+
+        return self.cached(("ranks", name, which), compute)
+
+    def recoded(self, name: str) -> CategoricalColumn:
+        """The variable after the spec's global recoding, in both files.
+
+        ``orig`` is the recode applied to the original values, ``prot`` the
+        protected values placed in the same classes.  Raises NotComputed with
+        the reason when the recode does not fit the data.
+        """
+        return self.cached(("recoded", name), lambda: _recode(self, name))
+
+
+def _column_stack(columns: list[np.ndarray], n: int) -> np.ndarray:
+    if not columns:
+        return np.empty((n, 0))
+    return np.ascontiguousarray(np.column_stack(columns))
+
+
+# ---------------------------------------------------------------------------
+# building the pair
+# ---------------------------------------------------------------------------
+def encode_pair(
+    original: pd.DataFrame,
+    protected: pd.DataFrame,
+    spec: Spec | dict | None = None,
+) -> EncodedPair:
+    """Encode an original and a protected DataFrame under a spec.
+
+    Parameters
+    ----------
+    original, protected : pandas.DataFrame
+        The two files.  Missing codes of the spec become missing.
+    spec : Spec, dict or None
+        The variable spec; None infers one from the original file.
+
+    Raises
+    ------
+    InputError
+        When the files cannot be compared under the spec (the message says why).
+    """
+    spec = _resolve_spec(original, spec)
+    _check_frame(original, "original")
+    _check_frame(protected, "protected")
+    check_columns(spec, original.columns, "original")
+    _check_protected_columns(spec, protected)
+    protected, paired = _align(original, protected, spec)
+    variables = [v for v in spec.analysed]
+    if not variables:
+        raise SpecError("the spec lists no variable to analyse; give at least one variable a scale.")
+    categorical: dict[str, CategoricalColumn] = {}
+    continuous: dict[str, ContinuousColumn] = {}
+    missing = _global_missing(spec)
+    for var in variables:
+        o = original[var.name]
+        p = None if var.removed else protected[var.name]
+        if var.scale == "continuous":
+            continuous[var.name] = _encode_continuous(var, o, p, missing)
+        else:
+            categorical[var.name] = _encode_categorical(var, o, p, missing)
+    w_orig = _weights(spec, original, "original")
+    w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
+    if w_prot is None and paired:
+        w_prot = w_orig
+    return EncodedPair(
+        spec=spec,
+        variables=variables,
+        categorical=categorical,
+        continuous=continuous,
+        weights_orig=w_orig,
+        weights_prot=w_prot,
+        paired=paired,
+        n_orig=len(original),
+        n_prot=len(protected),
+    )
+
+
+def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | None) -> Spec:
+    from .spec import spec_from_dict
+
+    if spec is None:
+        return infer_spec(original)
+    if isinstance(spec, dict):
+        spec = spec_from_dict(spec)
+    if spec.analyse_all:
+        spec = spec.copy()
+        for name, var in infer_spec(original).variables.items():
+            spec.variables.setdefault(name, var)
+    return spec
+
+
+def _check_frame(df: pd.DataFrame, which: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"the {which} data must be a pandas DataFrame, got {type(df).__name__}.")
+    if len(df) == 0:
+        raise InputError(f"the {which} file has no records; check that it is the right file and not just a header.")
+    if df.columns.duplicated().any():
+        dup = df.columns[df.columns.duplicated()][0]
+        raise InputError(f"the {which} file has the column {dup!r} twice; give every column a unique name.")
+
+
+def _check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
+    present = set(protected.columns)
+    for var in spec.variables.values():
+        if var.name in present or var.removed:
+            continue
+        if var.role == "weight":
+            continue  # the original's weights are used for paired records
+        if not var.analysed and var.name != spec.pairing_id:
+            continue
+        raise InputError(
+            f"variable {var.name!r} is not a column of the protected file; "
+            "if it was removed on purpose, mark it 'removed: true' in the spec."
+        )
+
+
+def _align(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec) -> tuple[pd.DataFrame, bool]:
+    if spec.pairing == "none":
+        return protected, False
+    if spec.pairing == "row":
+        if len(original) != len(protected):
+            raise InputError(
+                f"the files have {len(original)} and {len(protected)} records, so they cannot be paired by row; "
+                "use --pairing none for unpaired comparison, or pair them by an id column."
+            )
+        return protected.reset_index(drop=True), True
+    return _align_by_id(original, protected, spec.pairing_id), True
+
+
+def _align_by_id(original: pd.DataFrame, protected: pd.DataFrame, id_col: str) -> pd.DataFrame:
+    keys = []
+    for df, which in ((original, "original"), (protected, "protected")):
+        ids = df[id_col]
+        if ids.isna().any():
+            raise InputError(f"the id column {id_col!r} of the {which} file has missing values; every record needs an id.")
+        key = pd.Index(ids.map(normalise_label) if ids.dtype == object or not pd.api.types.is_numeric_dtype(ids) else ids)
+        if key.has_duplicates:
+            example = key[key.duplicated()][0]
+            raise InputError(
+                f"the id column {id_col!r} of the {which} file has duplicate ids (e.g. {example!r}); "
+                "pair by an id that is unique per record, or by row."
+            )
+        keys.append(key)
+    index = keys[1].get_indexer(keys[0])
+    if (index < 0).any() or len(keys[0]) != len(keys[1]):
+        missing = int((index < 0).sum())
+        extra = len(keys[1]) - (len(keys[0]) - missing)
+        raise InputError(
+            f"pairing by {id_col!r}: {missing} original ids are not in the protected file and {extra} protected ids "
+            "are not in the original; use --pairing none to compare unpaired files."
+        )
+    return protected.take(index).reset_index(drop=True)
+
+
+def _global_missing(spec: Spec) -> set[str]:
+    return {normalise_label(m) for m in spec.missing}
+
+
+# -- continuous ------------------------------------------------------------
+def _encode_continuous(
+    var: VariableSpec, o: pd.Series, p: pd.Series | None, missing: set[str]
+) -> ContinuousColumn:
+    orig = _as_float(var, o, "original", missing)
+    if np.isnan(orig).all():
+        raise InputError(
+            f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
+        )
+    prot = None
+    if p is not None:
+        if var.recode is None:
+            _check_same_kind(var, o, p)
+        prot = _as_float(var, p, "protected", missing) if var.recode is None or _numeric_like(p) else None
+        if prot is None:  # recoded into text classes: keep an all-missing float column; the recode view has it
+            prot = np.full(len(p), np.nan)
+    return ContinuousColumn(var.name, orig, prot)
+
+
+def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) -> np.ndarray:
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        col = col.astype(object)
+    if pd.api.types.is_bool_dtype(col):
+        col = col.astype(float)
+    if pd.api.types.is_numeric_dtype(col):
+        x = col.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        text = col.astype(object).where(col.notna(), None)
+        text = text.map(lambda v: None if v is None or normalise_label(v) in missing else v)
+        x = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        bad = text.notna().to_numpy() & np.isnan(x)
+        if bad.any():
+            example = text[bad].iloc[0]
+            raise InputError(
+                f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
+                f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
+            )
+    x = x.copy() if not x.flags.writeable else x
+    if var.missing:
+        codes = [float(m) for m in var.missing if _is_float(m)]
+        if codes:
+            x = np.where(np.isin(x, codes), np.nan, x)
+    x[~np.isfinite(x)] = np.nan
+    return x
+
+
+def _is_float(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _numeric_like(col: pd.Series) -> bool:
+    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        return True
+    values = col.dropna().astype(str).unique()
+    return len(values) > 0 and pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
+
+
+def _check_same_kind(var: VariableSpec, o: pd.Series, p: pd.Series) -> None:
+    kinds = [_numeric_like(c) or c.isna().all() for c in (o, p)]
+    if kinds[0] != kinds[1]:
+        num, text = ("original", "protected") if kinds[0] else ("protected", "original")
+        raise InputError(
+            f"variable {var.name!r} holds numbers in the {num} file but text in the {text} file; "
+            "make the two files use the same codes, or describe the recoding with 'recode:' in the spec."
+        )
+
+
+# -- categorical -----------------------------------------------------------
+def _encode_categorical(
+    var: VariableSpec, o: pd.Series, p: pd.Series | None, missing: set[str]
+) -> CategoricalColumn:
+    if p is not None and var.recode is None:
+        _check_same_kind(var, o, p)
+    o_codes, o_labels = _factorize(var, o, missing)
+    if (o_codes < 0).all():
+        raise InputError(
+            f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
+        )
+    p_codes, p_labels = _factorize(var, p, missing) if p is not None else (None, [])
+    categories = _category_order(var, o, p, o_labels, p_labels)
+    position = {label: i for i, label in enumerate(categories)}
+    orig = _remap(o_codes, o_labels, position)
+    prot = _remap(p_codes, p_labels, position) if p_codes is not None else None
+    return CategoricalColumn(var.name, var.scale, categories, orig, prot)
+
+
+def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str]]:
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
+    drop = missing | {normalise_label(m) for m in var.missing}
+    if drop & set(labels):
+        keep = np.array([label not in drop for label in labels] + [False])
+        codes = np.where(keep[codes], codes, -1)  # codes == -1 indexes the trailing False
+    return codes.astype(np.int32, copy=False), labels
+
+
+def _remap(codes: np.ndarray, labels: list[str], position: dict[str, int]) -> np.ndarray:
+    lookup = np.array([position.get(label, -1) for label in labels] + [-1], dtype=np.int32)
+    return lookup[codes]
+
+
+def _category_order(
+    var: VariableSpec, o: pd.Series, p: pd.Series | None, o_labels: list[str], p_labels: list[str]
+) -> list[str]:
+    present = list(dict.fromkeys(o_labels + p_labels))
+    if var.scale == "ordinal" and var.order is not None:
+        order = [normalise_label(x) for x in var.order]
+        absent = [label for label in present if label not in set(order)]
+        if absent:
+            raise SpecError(
+                f"the 'order' of ordinal variable {var.name!r} misses categories present in the data: "
+                f"{', '.join(map(repr, absent[:5]))}; add them to its order or list them as missing codes."
+            )
+        return order
+    label_order = _label_order(o, p)
+    if label_order is not None:
+        return label_order + [x for x in present if x not in set(label_order)]
+    return sorted(present, key=_sort_key(present))
+
+
+def _label_order(o: pd.Series, p: pd.Series | None) -> list[str] | None:
+    for col in (o, p):
+        if col is not None and isinstance(col.dtype, pd.CategoricalDtype):
+            return [normalise_label(c) for c in col.cat.categories]
+    return None
+
+
+def _sort_key(labels: list[str]) -> Callable[[str], Any]:
+    numeric = all(_is_float(x) for x in labels)
+    return (lambda x: float(x)) if numeric else (lambda x: x)
+
+
+# -- weights ---------------------------------------------------------------
+def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
+    name = spec.weight
+    if name is None:
+        return None
+    col = df[name]
+    if not pd.api.types.is_numeric_dtype(col):
+        col = pd.to_numeric(col, errors="coerce")
+    w = col.to_numpy(dtype=float, na_value=np.nan)
+    if np.isnan(w).any():
+        raise InputError(
+            f"the weight column {name!r} of the {which} file has {int(np.isnan(w).sum())} missing or non-numeric "
+            "values; every record needs a weight."
+        )
+    if (w < 0).any():
+        raise InputError(
+            f"the weight column {name!r} of the {which} file has {int((w < 0).sum())} negative values; "
+            "weights must be zero or positive."
+        )
+    return w
+
+
+# -- global recoding -------------------------------------------------------
+def _recode(pair: EncodedPair, name: str) -> CategoricalColumn:
+    var = pair.variable(name)
+    if var.recode is None:
+        raise NotComputed(f"variable {name!r} has no recode in the spec")
+    kind, rule = next(iter(var.recode.items()))
+    if kind == "map":
+        return _recode_map(pair, var, rule)
+    if kind == "breaks":
+        return _recode_breaks(pair, var, [float(b) for b in rule])
+    raise NotComputed(f"variable {name!r} is {kind}-coded, which keeps it continuous (no classes to compare)")
+
+
+def _recode_map(pair: EncodedPair, var: VariableSpec, rule: dict) -> CategoricalColumn:
+    col = pair.categorical.get(var.name)
+    if col is None:
+        raise NotComputed(f"variable {var.name!r} has a 'recode: map' but is continuous; use 'breaks' for it")
+    mapping = {normalise_label(k): normalise_label(v) for k, v in rule.items()}
+    used = np.unique(col.orig[col.orig >= 0])
+    unmapped = [col.categories[i] for i in used if col.categories[i] not in mapping]
+    if unmapped:
+        raise NotComputed(
+            f"the recode map of {var.name!r} misses the categories {', '.join(map(repr, unmapped[:5]))} "
+            "that the original file has"
+        )
+    new = sorted(set(mapping.values()), key=_sort_key(list(mapping.values())))
+    position = {label: i for i, label in enumerate(new)}
+    lookup = np.array([position.get(mapping.get(c, ""), -1) for c in col.categories] + [-1], dtype=np.int32)
+    orig = lookup[col.orig]
+    prot_labels = col.categories
+    if col.prot is not None:
+        prot_lookup = np.array(
+            [position.get(c, position.get(mapping.get(c, ""), -1)) for c in prot_labels] + [-1], dtype=np.int32
+        )
+        prot = prot_lookup[col.prot]
+        used_prot = np.unique(col.prot[col.prot >= 0])
+        bad = [prot_labels[i] for i in used_prot if prot_lookup[i] < 0]
+        if bad:
+            raise NotComputed(
+                f"the protected file has categories of {var.name!r} ({', '.join(map(repr, bad[:5]))}) "
+                "that are neither original categories nor targets of its recode map"
+            )
+    else:
+        prot = None
+    return CategoricalColumn(var.name, "ordinal" if var.scale == "ordinal" else "nominal", new, orig, prot)
+
+
+def _recode_breaks(pair: EncodedPair, var: VariableSpec, breaks: list[float]) -> CategoricalColumn:
+    labels = [f"[{b:g}, {c:g})" for b, c in zip(breaks[:-1], breaks[1:])]
+
+    def classes(x: np.ndarray, which: str) -> np.ndarray:
+        ok = ~np.isnan(x)
+        outside = ok & ((x < breaks[0]) | (x >= breaks[-1]))
+        if outside.any():
+            raise NotComputed(
+                f"the recode breaks of {var.name!r} ({breaks[0]:g} to {breaks[-1]:g}) do not cover the {which} "
+                f"values (e.g. {x[outside][0]:g})"
+            )
+        out = np.full(x.shape[0], -1, dtype=np.int32)
+        out[ok] = np.searchsorted(breaks, x[ok], side="right") - 1
+        return out
+
+    orig, prot = _values_for_breaks(pair, var)
+    return CategoricalColumn(
+        var.name,
+        "ordinal",
+        labels,
+        classes(orig, "original"),
+        classes(prot, "protected") if prot is not None else None,
+    )
+
+
+def _values_for_breaks(pair: EncodedPair, var: VariableSpec) -> tuple[np.ndarray, np.ndarray | None]:
+    if var.name in pair.continuous:
+        col = pair.continuous[var.name]
+        return col.orig, col.prot
+    col = pair.categorical[var.name]
+    as_float = np.array([float(c) if _is_float(c) else np.nan for c in col.categories] + [np.nan])
+    if np.isnan(as_float[:-1]).any():
+        raise NotComputed(f"variable {var.name!r} has non-numeric categories, so 'recode: breaks' cannot apply")
+    return as_float[col.orig], (as_float[col.prot] if col.prot is not None else None)
