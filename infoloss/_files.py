@@ -1,0 +1,38 @@
+"""Writing output files atomically: a temp file in the same folder, then rename."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import InputError
+
+
+def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Path, ...] = ()) -> Path:
+    """Write ``data`` to ``path`` so that an existing file is replaced only when the new one is complete.
+
+    ``protect`` lists input files that must never be overwritten.
+    """
+    path = Path(path)
+    target = path.resolve()
+    for other in protect:
+        if Path(other).resolve() == target:
+            raise InputError(f"the output file {path} is one of the input files; choose another output path.")
+    if not target.parent.is_dir():
+        raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
+        raise
+    return path

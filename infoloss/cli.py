@@ -1,0 +1,290 @@
+"""The ``infoloss`` command line: compare, spec, measures, example.
+
+Exit status: 0 done; 2 unusable input or arguments (one sentence on standard
+error, no traceback); 1 a bug.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .errors import InputError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Measure the information lost by protecting (anonymising) a microdata file.",
+)
+err = Console(stderr=True)
+out = Console()
+
+
+def _split(values: Optional[list[str]]) -> list[str]:
+    items: list[str] = []
+    for value in values or []:
+        items.extend(v.strip() for v in value.split(",") if v.strip())
+    return items
+
+
+def _fail(message: str) -> None:
+    err.print(f"infoloss: error: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+@app.callback(invoke_without_command=True)
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
+    if version:
+        out.print(f"infoloss {__version__}")
+        raise typer.Exit(0)
+
+
+@app.command()
+def compare(
+    original: Path = typer.Argument(..., help="The original microdata file."),
+    protected: list[Path] = typer.Argument(..., help="One or more protected files (one scenario each)."),
+    spec: Optional[Path] = typer.Option(None, "--spec", help="The variable spec (YAML); inferred when absent."),
+    measures: Optional[str] = typer.Option(None, "--measures", help="Measure ids, comma-separated, or 'all'."),
+    json_out: Optional[str] = typer.Option(None, "--json", help="Write the JSON result here ('-' for standard output)."),
+    html_out: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
+    safe: bool = typer.Option(False, "--safe", help="Make the HTML report safe to share (no small cells, no raw values)."),
+    min_cell: int = typer.Option(5, "--min-cell", min=1, help="Smallest count shown in safe mode."),
+    name: Optional[list[str]] = typer.Option(None, "--name", help="Scenario name, once per protected file."),
+    gdu_weights: Optional[str] = typer.Option(None, "--gdu-weights", help="Weights of univariate and bivariate utility, e.g. 0.5,0.5."),
+    option: Optional[list[str]] = typer.Option(None, "--set", help="A measure option, e.g. lambda.missing_rule=sdcmicro (repeatable)."),
+    nominal: Optional[list[str]] = typer.Option(None, "--nominal", help="Treat these variables as nominal."),
+    ordinal: Optional[list[str]] = typer.Option(None, "--ordinal", help="Treat these variables as ordinal."),
+    continuous: Optional[list[str]] = typer.Option(None, "--continuous", help="Treat these variables as continuous."),
+    key: Optional[list[str]] = typer.Option(None, "--key", help="Mark these variables as key variables."),
+    weight: Optional[str] = typer.Option(None, "--weight", help="The weight column."),
+    id_: Optional[str] = typer.Option(None, "--id", help="The record id column."),
+    pairing: Optional[str] = typer.Option(None, "--pairing", help="row, none, or an id column to pair records by."),
+    all_: bool = typer.Option(False, "--all", help="Analyse every column, not only those listed in the spec."),
+) -> None:
+    """Compare ORIGINAL with each PROTECTED file and report the information lost."""
+    from . import compare as api
+
+    try:
+        the_spec = _spec_for(original, spec, nominal, ordinal, continuous, key, weight, id_, pairing, all_)
+        ids = api._select_measures(measures)
+        options = _options(option, gdu_weights, ids)
+        inputs = [original, *protected] + ([spec] if spec else [])
+        for target in (json_out, html_out):
+            if target not in (None, "-"):
+                _check_output(Path(target), inputs)
+        with _ProgressBar() as progress:
+            report = api.compare(
+                str(original),
+                [str(p) for p in protected],
+                the_spec,
+                names=name,
+                measures=ids,
+                options=options,
+                aggregates=html_out is not None,
+                progress=progress,
+            )
+        if json_out == "-":
+            sys.stdout.write(report.to_json())
+        elif json_out:
+            report.to_json(json_out, protect=inputs)
+        if html_out:
+            report.to_html(html_out, safe=safe, min_cell=min_cell, protect=inputs)
+    except InputError as exc:
+        _fail(str(exc))
+    if not json_out and not html_out:
+        _print_summary(report)
+    else:
+        written = [p for p in (json_out, html_out) if p not in (None, "-")]
+        if written:
+            err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+
+
+def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, continuous, key, weight, id_, pairing, all_):
+    from .io import read_table
+    from .spec import apply_overrides, infer_spec, load_spec
+
+    if spec_path is not None:
+        the_spec = load_spec(spec_path)
+    else:
+        the_spec = infer_spec(read_table(original, None, which="original"))
+    if any([nominal, ordinal, continuous, key, weight, id_, pairing]):
+        the_spec = apply_overrides(
+            the_spec,
+            nominal=_split(nominal),
+            ordinal=_split(ordinal),
+            continuous=_split(continuous),
+            key=_split(key),
+            weight=weight,
+            id=id_,
+            pairing=pairing,
+        )
+    the_spec.analyse_all = all_
+    return the_spec
+
+
+def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[str]) -> dict[str, dict[str, Any]]:
+    options: dict[str, dict[str, Any]] = {}
+    for item in option or []:
+        target, sep, value = item.partition("=")
+        mid, dot, key = target.partition(".")
+        if not sep or not dot or not mid or not key:
+            raise InputError(f"--set {item!r} must look like MEASURE.OPTION=VALUE, e.g. lambda.missing_rule=sdcmicro.")
+        if mid not in ids:
+            raise InputError(f"--set {item!r} names the measure {mid!r}, which is not among the measures run.")
+        options.setdefault(mid, {})[key] = yaml.safe_load(value)
+    if gdu_weights is not None:
+        try:
+            u, b = (float(x) for x in gdu_weights.split(","))
+        except ValueError:
+            raise InputError(f"--gdu-weights {gdu_weights!r} must be two numbers separated by a comma, e.g. 0.5,0.5.") from None
+        if "gdu" in ids:
+            options.setdefault("gdu", {})["weights"] = (u, b)
+    return options
+
+
+def _check_output(path: Path, inputs: list[Path]) -> None:
+    resolved = path.resolve()
+    if any(resolved == Path(p).resolve() for p in inputs):
+        raise InputError(f"the output file {path} is one of the input files; choose another output path.")
+    if not resolved.parent.is_dir():
+        raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
+
+
+def _print_summary(report) -> None:
+    from .registry import get
+
+    table = Table(title=f"Information loss against {report.original.get('path') or 'the original'}", show_lines=False)
+    table.add_column("measure")
+    table.add_column("better", style="dim")
+    for s in report.scenarios:
+        table.add_column(s.name, justify="right")
+    for mid in report.measure_ids:
+        info = get(mid)
+        cells = []
+        for s in report.scenarios:
+            r = s.measures.get(mid)
+            cells.append(f"{r.value:.4g}" if r is not None else "[dim]n/c[/dim]")
+        if all(c.startswith("[dim]") for c in cells):
+            continue
+        table.add_row(mid, info.better, *cells)
+    out.print(table)
+    for s in report.scenarios:
+        for mid, reason in s.not_computed.items():
+            out.print(f"[dim]{s.name}: {mid} not computed: {reason}[/dim]", highlight=False)
+
+
+class _ProgressBar:
+    """A rich progress bar on standard error, shown only once a run has taken over a second."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.bar = None
+        self.task = None
+
+    def __enter__(self) -> "_ProgressBar":
+        return self
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        if self.bar is None:
+            if time.perf_counter() - self.start < 1.0 or not err.is_terminal:
+                return
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                console=err, transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(label, total=total)
+        self.bar.update(self.task, completed=done, description=label)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@app.command("spec")
+def spec_command(
+    original: Path = typer.Argument(..., help="The original microdata file."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the spec here instead of standard output."),
+) -> None:
+    """Infer an editable variable spec from ORIGINAL."""
+    from .io import read_table
+    from .spec import infer_spec
+    from ._files import write_atomic
+
+    try:
+        df = read_table(original, None, which="original")
+        spec = infer_spec(df)
+        header = (
+            f"Variable spec inferred by infoloss {__version__} from {original.name} ({len(df)} records).\n"
+            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | weight | id | "
+            "strata | other.\nFormat: see docs/spec.md."
+        )
+        text = spec.to_yaml(header)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            write_atomic(output, text, protect=(original,))
+            err.print(f"wrote {output}", highlight=False)
+    except InputError as exc:
+        _fail(str(exc))
+
+
+@app.command("measures")
+def measures_command(
+    json_: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+) -> None:
+    """List every measure: id, family, what it measures, range, better, needs pairing."""
+    import json
+
+    from .registry import FAMILIES, registered
+
+    infos = list(registered())
+    if json_:
+        sys.stdout.write(json.dumps([m.to_dict() for m in infos], indent=2) + "\n")
+        return
+    table = Table(title="infoloss measures")
+    for col in ("id", "family", "what it measures", "range", "better", "needs pairing"):
+        table.add_column(col, overflow="fold")
+    for m in infos:
+        table.add_row(m.id, FAMILIES[m.family], m.description, m.range_text, m.better, "yes" if m.needs_pairing else "no")
+    out.print(table)
+
+
+@app.command("example")
+def example_command(directory: Path = typer.Argument(..., help="Folder to write the example files into.")) -> None:
+    """Write the bundled example pair (original, two protected versions) and its spec into DIRECTORY."""
+    from .synth import write_example
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        paths = write_example(directory)
+    except InputError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write into {directory}: {exc.strerror or exc}.")
+    for p in paths:
+        out.print(str(p), highlight=False)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except InputError as exc:  # raised outside a command's own handler
+        err.print(f"infoloss: error: {exc}", markup=False, highlight=False)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
