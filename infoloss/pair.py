@@ -302,9 +302,9 @@ def _align_by_id(original: pd.DataFrame, protected: pd.DataFrame, id_col: str) -
             raise InputError(f"the id column {id_col!r} of the {which} file has missing values; every record needs an id.")
         key = pd.Index(ids.map(normalise_label) if ids.dtype == object or not pd.api.types.is_numeric_dtype(ids) else ids)
         if key.has_duplicates:
-            example = key[key.duplicated()][0]
+            example = normalise_label(key[key.duplicated()][0])
             raise InputError(
-                f"the id column {id_col!r} of the {which} file has duplicate ids (e.g. {example!r}); "
+                f"the id column {id_col!r} of the {which} file has duplicate ids (e.g. {example}); "
                 "pair by an id that is unique per record, or by row."
             )
         keys.append(key)
@@ -420,6 +420,7 @@ def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np
     if drop & set(labels):
         keep = np.array([label not in drop for label in labels] + [False])
         codes = np.where(keep[codes], codes, -1)  # codes == -1 indexes the trailing False
+        labels = [label if label not in drop else None for label in labels]
     return codes.astype(np.int32, copy=False), labels
 
 
@@ -431,7 +432,7 @@ def _remap(codes: np.ndarray, labels: list[str], position: dict[str, int]) -> np
 def _category_order(
     var: VariableSpec, o: pd.Series, p: pd.Series | None, o_labels: list[str], p_labels: list[str]
 ) -> list[str]:
-    present = list(dict.fromkeys(o_labels + p_labels))
+    present = [label for label in dict.fromkeys(o_labels + p_labels) if label is not None]
     if var.scale == "ordinal" and var.order is not None:
         order = [normalise_label(x) for x in var.order]
         absent = [label for label in present if label not in set(order)]

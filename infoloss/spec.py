@@ -297,7 +297,7 @@ def _norm_label(value: Any) -> str:
         f = float(text)
     except ValueError:
         return text
-    if np.isfinite(f) and f.is_integer() and re.fullmatch(r"[+-]?\d+(\.0*)?", text):
+    if np.isfinite(f) and f.is_integer() and re.fullmatch(r"[+-]?(0|[1-9]\d*)(\.0*)?", text):
         return str(int(f))
     return text
 

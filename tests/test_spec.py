@@ -1,0 +1,119 @@
+"""The variable spec: loading, validation, inference, overrides."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from infoloss.errors import SpecError
+from infoloss.spec import apply_overrides, infer_spec, load_spec, normalise_label, spec_from_dict
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def test_every_shared_spec_loads():
+    for path in sorted(DATA.glob("*/spec.yaml")):
+        spec = load_spec(path)
+        assert spec.analysed, path
+
+
+def test_testdata_spec_views():
+    spec = load_spec(DATA / "testdata" / "spec.yaml")
+    assert spec.names("continuous") == ["expend", "income", "savings"]
+    assert spec.names("ordinal") == ["age"]
+    assert spec.weight == "sampling_weight"  # the first weight column
+    assert "ori_hid" not in spec.names()
+    assert spec.pairing == "row"
+
+
+def test_relative_paths_resolve_against_the_spec_file():
+    spec = load_spec(DATA / "adult" / "spec.yaml")
+    assert spec.variables["age"].hierarchy == DATA / "adult" / "adult_hierarchy_age.csv"
+    assert spec.separator == ";"
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        ({"variables": {"A": {"scale": "nominal"}}, "colour": 1}, "unknown key 'colour' at the top"),
+        ({"variables": {"A": {"scale": "nominal", "colour": 1}}}, "unknown key 'colour' for variable 'A'"),
+        ({"variables": {"A": {"scale": "interval"}}}, "variable 'A' has scale 'interval'"),
+        ({"variables": {"A": {"role": "boss", "scale": "nominal"}}}, "variable 'A' has role 'boss'"),
+        ({"variables": {"A": {}}}, "variable 'A' has no scale"),
+        ({"variables": {"A": {"scale": "nominal", "order": [1, 2]}}}, "has an 'order' but its scale is nominal"),
+        ({"variables": {"A": {"scale": "ordinal", "order": [1, 1]}}}, "lists a category twice"),
+        ({"variables": {"A": {"scale": "nominal"}}, "pairing": "rows"}, "'pairing' must be row, none"),
+        ({"variables": {"A": {"scale": "continuous", "recode": {"breaks": [3, 1]}}}}, "strictly increasing"),
+        ({"variables": {"A": {"scale": "continuous", "recode": {"cut": 3}}}}, "'recode' of variable 'A'"),
+        ({"variables": {"A": {"role": "weight", "removed": True}}}, "cannot be marked removed"),
+    ],
+)
+def test_invalid_specs_name_the_problem(raw, message):
+    with pytest.raises(SpecError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        spec_from_dict(raw)
+
+
+def test_broken_yaml_and_missing_file(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("variables:\n  A: {scale: nominal\n")
+    with pytest.raises(SpecError, match="not valid YAML at line"):
+        load_spec(bad)
+    with pytest.raises(SpecError, match="cannot read the spec file"):
+        load_spec(tmp_path / "nope.yaml")
+
+
+def test_pairing_by_id_gives_the_column_the_id_role():
+    spec = spec_from_dict({"variables": {"H": {"scale": "nominal"}, "A": {"scale": "nominal"}}, "pairing": {"by": "H"}})
+    assert spec.pairing_id == "H"
+    assert spec.variables["H"].role == "id"
+    assert spec.names() == ["A"]
+
+
+def test_label_normalisation_makes_2_and_2_0_one_category():
+    assert normalise_label(2) == normalise_label(2.0) == normalise_label("2") == normalise_label("2.0") == "2"
+    assert normalise_label(np.int64(7)) == "7"
+    assert normalise_label("2.5") == "2.5" and normalise_label(2.5) == "2.5"
+    assert normalise_label(" a ") == "a"
+    assert normalise_label("007") == "007"  # leading zeros are a code, not a number
+
+
+def test_inference_rules_and_comments():
+    df = pd.DataFrame(
+        {
+            "hhid": np.arange(100),
+            "weight": np.full(100, 2.5),
+            "income": np.linspace(0, 1, 100),
+            "sex": np.tile([1, 2], 50),
+            "region": ["north", "south"] * 50,
+            "educ": pd.Categorical(["low", "high"] * 50, categories=["low", "high"], ordered=True),
+        }
+    )
+    spec = infer_spec(df)
+    roles = {n: (v.scale, v.role) for n, v in spec.variables.items()}
+    assert roles == {
+        "hhid": (None, "id"),
+        "weight": (None, "weight"),
+        "income": ("continuous", "other"),
+        "sex": ("nominal", "other"),
+        "region": ("nominal", "other"),
+        "educ": ("ordinal", "other"),
+    }
+    text = spec.to_yaml("header")
+    assert "# number with only 2 distinct values" in text
+    reloaded = spec_from_dict(yaml.safe_load(text))
+    assert {n: (v.scale, v.role) for n, v in reloaded.variables.items()} == roles
+
+
+def test_overrides_change_scale_role_and_pairing():
+    spec = spec_from_dict({"variables": {"A": {"scale": "nominal"}, "W": {"role": "weight"}}})
+    new = apply_overrides(spec, continuous=["A"], ordinal=["B"], key=["B"], weight="V", pairing="ID")
+    assert new.variables["A"].scale == "continuous"
+    assert (new.variables["B"].scale, new.variables["B"].role) == ("ordinal", "key")
+    assert new.weight == "V"
+    assert new.variables["W"].role == "other"
+    assert new.pairing == {"by": "ID"} and new.variables["ID"].role == "id"
+    assert spec.variables["A"].scale == "nominal"  # the original spec is untouched
+    with pytest.raises(SpecError, match="--key C: give the variable a scale"):
+        apply_overrides(spec, key=["C"])
