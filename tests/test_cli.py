@@ -1,0 +1,226 @@
+"""The command line: outputs, exit codes, and one clear sentence for every bad input."""
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from infoloss.cli import app
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+runner = CliRunner()
+
+
+def run(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def digest(paths):
+    return {p: hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in paths}
+
+
+@pytest.fixture()
+def small(tmp_path):
+    """A small paired example: original, protected, spec."""
+    rng = np.random.default_rng(3)
+    n = 60
+    orig = pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "region": rng.choice(["north", "south", "east"], n),
+            "educ": rng.integers(0, 4, n),
+            "income": rng.lognormal(10, 1, n).round(2),
+            "w": rng.uniform(1, 3, n).round(3),
+        }
+    )
+    prot = orig.copy()
+    prot["income"] = (prot["income"] * rng.normal(1, 0.05, n)).round(2)
+    prot.loc[[3, 7], "region"] = None
+    spec = {
+        "variables": {
+            "id": {"role": "id"},
+            "region": {"scale": "nominal", "role": "key"},
+            "educ": {"scale": "ordinal"},
+            "income": {"scale": "continuous"},
+            "w": {"role": "weight"},
+        },
+        "pairing": "row",
+    }
+    paths = {"orig": tmp_path / "orig.csv", "prot": tmp_path / "prot.csv", "spec": tmp_path / "spec.yaml"}
+    orig.to_csv(paths["orig"], index=False)
+    prot.to_csv(paths["prot"], index=False)
+    paths["spec"].write_text(yaml.safe_dump(spec, sort_keys=False))
+    paths["orig_df"], paths["prot_df"], paths["spec_dict"] = orig, prot, spec
+    return paths
+
+
+def test_compare_writes_json_with_the_contract_shape(small, tmp_path):
+    before = digest([small["orig"], small["prot"], small["spec"]])
+    out = tmp_path / "out.json"
+    result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--json", out,
+                 "--measures", "suppressions,records_changed,il1s")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert doc["infoloss"] == "0.1.0"
+    assert doc["original"]["n_records"] == 60
+    assert doc["original"]["variables"] == {"region": "nominal", "educ": "ordinal", "income": "continuous"}
+    (scenario,) = doc["scenarios"]
+    assert scenario["name"] == "prot" and scenario["paired"] is True and scenario["n_records"] == 60
+    assert scenario["measures"]["suppressions"]["value"] == 2.0
+    assert scenario["measures"]["suppressions"]["by_variable"]["region"] == 2
+    # records_changed: 2 regions newly missing + every income that changed
+    changed_income = int((small["orig_df"].income != small["prot_df"].income).sum())
+    assert scenario["measures"]["records_changed"]["value"] == 2 + changed_income
+    assert set(scenario["measures"]) | set(scenario["not_computed"]) == {"suppressions", "records_changed", "il1s"}
+    assert digest([small["orig"], small["prot"], small["spec"]]) == before
+
+
+def test_json_to_stdout_and_summary_table(small):
+    result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--json", "-", "--measures", "suppressions")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["scenarios"][0]["measures"]["suppressions"]["value"] == 2.0
+    result = run("compare", small["orig"], small["prot"], small["prot"], "--spec", small["spec"],
+                 "--measures", "suppressions", "--name", "a", "--name", "b")
+    assert result.exit_code == 0
+    assert "suppressions" in result.stdout and " a " in result.stdout and " b " in result.stdout
+
+
+def test_measures_lists_the_registry():
+    from infoloss.registry import registered
+
+    result = run("measures", "--json")
+    listed = json.loads(result.stdout)
+    assert [m["id"] for m in listed] == [m.id for m in registered()]
+    assert {"il1s", "lambda", "gamma", "suppressions"} <= {m["id"] for m in listed}
+    assert all(m["better"] in ("lower", "higher") for m in listed)
+
+
+def test_spec_command_infers_an_editable_spec(tmp_path):
+    out = tmp_path / "spec.yaml"
+    result = run("spec", DATA / "testdata" / "original.csv", "-o", out)
+    assert result.exit_code == 0
+    spec = yaml.safe_load(out.read_text())
+    assert spec["variables"]["income"]["scale"] == "continuous"
+    assert spec["variables"]["sex"]["scale"] == "nominal"
+    assert spec["variables"]["ori_hid"]["role"] == "id"
+    assert spec["variables"]["sampling_weight"]["role"] == "weight"
+    assert "# number" in out.read_text()
+
+
+def test_spec_overrides_on_the_command_line(small, tmp_path):
+    out = tmp_path / "o.json"
+    result = run("compare", small["orig"], small["prot"], "--json", out, "--measures", "suppressions",
+                 "--nominal", "region,educ", "--continuous", "income", "--weight", "w", "--id", "id")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert doc["original"]["variables"] == {"region": "nominal", "educ": "nominal", "income": "continuous"}
+
+
+def test_measure_options_with_set(small, tmp_path):
+    out = tmp_path / "o.json"
+    result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--json", out,
+                 "--measures", "lambda", "--set", "lambda.missing_rule=sdcmicro")
+    assert result.exit_code == 0, result.output
+    details = json.loads(out.read_text())["scenarios"][0]["measures"]["lambda"]["details"]
+    assert details["missing_rule"] == "sdcmicro"
+
+
+def bad_inputs(small, tmp_path):
+    """(arguments, expected message) for inputs that must give exit status 2."""
+    o, p, s = small["orig"], small["prot"], small["spec"]
+    spec = small["spec_dict"]
+
+    def write(name, text):
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    def spec_with(**changes):
+        new = json.loads(json.dumps(spec))
+        for name, settings in changes.items():
+            new["variables"][name] = settings
+        return write(f"spec{len(list(tmp_path.iterdir()))}.yaml", yaml.safe_dump(new))
+
+    def csv_with(df, name):
+        path = tmp_path / name
+        df.to_csv(path, index=False)
+        return path
+
+    orig_df, prot_df = small["orig_df"], small["prot_df"]
+    return [
+        ((o, tmp_path / "nope.csv", "--spec", s), "nope.csv"),
+        ((o, p, "--spec", s, "--measures", "il1"), "unknown measure 'il1' (did you mean 'il1s'?)"),
+        ((o, p, "--spec", write("u.yaml", "variables:\n  region: {scale: nominal, colour: red}\n")), "unknown key 'colour' for variable 'region'"),
+        ((o, p, "--spec", spec_with(REGION={"scale": "nominal"})), "variable 'REGION' of the spec is not a column of the original file (did you mean 'region'?)"),
+        ((o, p, "--spec", spec_with(educ={"scale": "ordinal", "order": [0, 1, 2]})), "'order' of ordinal variable 'educ' misses categories present in the data: '3'"),
+        ((csv_with(orig_df.assign(w=-orig_df.w), "neg.csv"), p, "--spec", s), "weight column 'w' of the original file has 60 negative values"),
+        ((csv_with(orig_df.assign(w=orig_df.w.where(orig_df.index > 0)), "nanw.csv"), p, "--spec", s), "weight column 'w' of the original file has 1 missing"),
+        ((o, csv_with(prot_df.iloc[:50], "short.csv"), "--spec", s), "have 60 and 50 records, so they cannot be paired by row"),
+        ((o, csv_with(prot_df.drop(columns="educ"), "noeduc.csv"), "--spec", s), "'educ' is not a column of the protected file; if it was removed on purpose, mark it 'removed: true'"),
+        ((o, csv_with(prot_df.assign(income="high"), "text.csv"), "--spec", s), "'income' holds numbers in the original file but text in the protected file"),
+        ((o, csv_with(prot_df.assign(id=0), "dupid.csv"), "--spec", s, "--pairing", "id"), "duplicate ids (e.g. 0)"),
+        ((o, csv_with(prot_df.assign(id=prot_df.id + 1), "shiftid.csv"), "--spec", s, "--pairing", "id"), "1 original ids are not in the protected file"),
+        ((o, write("broken.csv", "id,region,educ,income,w\n1,north,2,3.5,1\n2,south,1\n"), "--spec", s), "broken.csv"),
+        ((o, write("empty.csv", ""), "--spec", s), "empty.csv"),
+        ((o, write("data.xyz", "x"), "--spec", s), "unknown ending '.xyz'"),
+        ((o, write("header.csv", "id,region,educ,income,w\n"), "--spec", s), "the protected file has no records"),
+        ((csv_with(orig_df.assign(income=np.nan), "allnan.csv"), p, "--spec", s), "'income' is missing in every record of the original file"),
+        ((o, p, "--spec", s, "--json", o), "is one of the input files"),
+        ((o, p, "--spec", s, "--json", tmp_path / "no" / "dir.json"), "does not exist"),
+        ((o, p, "--spec", s, "--set", "lambda=1"), "must look like MEASURE.OPTION=VALUE"),
+        ((o, p, "--spec", s, "--gdu-weights", "half"), "--gdu-weights 'half' must be two numbers"),
+    ]
+
+
+def test_every_bad_input_exits_2_with_one_clear_sentence(small, tmp_path):
+    cases = bad_inputs(small, tmp_path)
+    inputs = [small["orig"], small["prot"], small["spec"]]
+    before = digest(inputs)
+    for args, message in cases:
+        result = run("compare", *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.startswith("infoloss: error: "), result.stderr
+        assert message in " ".join(result.stderr.split()), (message, result.stderr)
+        assert "Traceback" not in result.output + result.stderr
+    assert digest(inputs) == before
+
+
+def test_spec_command_bad_file(tmp_path):
+    result = run("spec", tmp_path / "missing.sav")
+    assert result.exit_code == 2 and "missing.sav" in result.stderr
+
+
+def test_console_script_exit_codes(small):
+    """The real entry point: status 2 and no traceback for bad input, 0 for good."""
+    bad = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(small["orig"]), "missing.csv"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.startswith("infoloss: error:")
+    usage = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare"], capture_output=True, text=True)
+    assert usage.returncode == 2
+    good = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(small["orig"]), str(small["prot"]),
+                           "--spec", str(small["spec"]), "--measures", "suppressions", "--json", "-"],
+                          capture_output=True, text=True)
+    assert good.returncode == 0, good.stderr
+    assert json.loads(good.stdout)["scenarios"][0]["measures"]["suppressions"]["value"] == 2.0
+
+
+def test_example_command_writes_and_refuses_to_overwrite(tmp_path):
+    target = tmp_path / "ex"
+    result = run("example", target)
+    assert result.exit_code == 0, result.output
+    files = sorted(p.name for p in target.iterdir())
+    assert {"original.csv", "spec.yaml"} <= set(files)
+    before = digest(list(target.iterdir()))
+    again = run("example", target)
+    assert again.exit_code == 2
+    assert digest(list(target.iterdir())) == before
