@@ -1,0 +1,487 @@
+"""Reading data files of every supported format into a pandas DataFrame.
+
+One public function, :func:`read_table`, picks the reader by the file ending,
+turns value labels into categories and applies the spec's missing codes.  The
+libraries do the parsing (pyarrow for CSV, Parquet and Arrow; pyreadstat for
+Stata, SPSS and SAS; openpyxl through pandas for Excel); this module only
+normalises what they return and turns their errors into one-sentence
+:class:`~infoloss.errors.InputError` messages.  Input files are only ever
+opened for reading.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .spec import DEFAULT_MISSING, Spec
+
+CSV_ENDINGS = (".csv", ".tsv", ".txt")
+ENDINGS = CSV_ENDINGS + (".parquet", ".feather", ".arrow", ".dta", ".sav", ".zsav", ".sas7bdat", ".xpt", ".xlsx")
+SNIFF_BYTES = 64 * 1024
+SEPARATORS = ",;\t|"
+_NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_HINTS = {".xls": "save it as .xlsx", ".gz": "unpack it first", ".zip": "unpack it first"}
+
+
+# ---------------------------------------------------------------------------
+# public entry point
+# ---------------------------------------------------------------------------
+def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "original") -> pd.DataFrame:
+    """Read a data file into a DataFrame, choosing the reader by its ending.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; its ending (case-insensitive) is one of ``ENDINGS``.
+    spec : Spec, optional
+        Supplies the CSV separator, the global missing codes (default
+        ``"", "NA", "NaN"``) and per-variable missing codes.
+    which : str
+        ``"original"`` or ``"protected"``; used in error messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        String column names; numeric columns as numpy ``int64`` (no missing)
+        or ``float64`` (missing as NaN); text as object or ``str``; labelled
+        Stata/SPSS/SAS variables as ``Categorical`` with categories in code
+        order (ordered for SPSS ordinal variables).  Zero rows is not an error.
+
+    Raises
+    ------
+    InputError
+        The file is missing, a folder, unreadable, empty, of an unknown
+        ending, broken, not in the format its ending says, or has a duplicate
+        column name.
+    """
+    path = Path(path)
+    label = f"the {which} file {path}"
+    ending = path.suffix.lower()
+    _check_file(path, label, ending)
+    missing = list(spec.missing) if spec is not None else list(DEFAULT_MISSING)
+    if ending in CSV_ENDINGS:
+        df = _read_csv(path, label, _separator(path, label, spec, ending), missing)
+    else:
+        df = _READERS[ending](path, label)
+    df = _finish(df, label)
+    return _apply_missing_codes(df, spec, missing, csv_file=ending in CSV_ENDINGS)
+
+
+# ---------------------------------------------------------------------------
+# checks before reading
+# ---------------------------------------------------------------------------
+def _check_file(path: Path, label: str, ending: str) -> None:
+    """Raise InputError unless ``path`` is a non-empty, readable file with a known ending."""
+    if not path.exists():
+        raise InputError(f"{label} does not exist; check the path.")
+    if path.is_dir():
+        raise InputError(f"{label} is a folder, not a file; give the path of a data file.")
+    if ending not in ENDINGS:
+        known = ", ".join(ENDINGS)
+        what = f"an unknown ending '{ending}'" if ending else "no file ending"
+        hint = f"{_HINTS[ending]} or " if ending in _HINTS else ""
+        raise InputError(f"{label} has {what}; {hint}use one of {known}.")
+    try:
+        with path.open("rb") as handle:
+            handle.read(1)
+    except OSError as exc:
+        raise InputError(f"{label} cannot be read ({exc.strerror or exc}); check its permissions.") from None
+    if path.stat().st_size == 0:
+        raise InputError(f"{label} is empty (0 bytes); give a file with a header row and data.")
+
+
+def _finish(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    """String column names, no duplicates, a RangeIndex and plain numpy numeric dtypes."""
+    names = [str(c) for c in df.columns]
+    _check_unique(names, label)
+    df = df.copy(deep=False)
+    df.columns = names
+    df.index = pd.RangeIndex(len(df))
+    for name in names:
+        column = df[name]
+        plain = _plain(column)
+        if plain is not column:
+            df[name] = plain
+    return df
+
+
+def _plain(s: pd.Series) -> pd.Series:
+    """Nullable, Arrow-backed and narrow numeric dtypes become numpy int64/float64."""
+    dtype = s.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or dtype in (np.int64, np.float64):
+        return s
+    if pd.api.types.is_bool_dtype(dtype):
+        if isinstance(dtype, np.dtype):
+            return s
+        return s.astype(bool) if not s.isna().any() else s.astype(object).where(s.notna(), np.nan)
+    if pd.api.types.is_integer_dtype(dtype):
+        big = s.dtype == np.uint64 or str(dtype).lower().startswith("uint64")
+        if s.isna().any() or (big and len(s) and s.max() > np.iinfo(np.int64).max):
+            return pd.Series(s.to_numpy(dtype=float, na_value=np.nan), index=s.index, name=s.name)
+        return pd.Series(s.to_numpy(dtype=np.int64), index=s.index, name=s.name)
+    if pd.api.types.is_float_dtype(dtype):
+        return pd.Series(s.to_numpy(dtype=np.float64, na_value=np.nan), index=s.index, name=s.name)
+    if pd.api.types.is_string_dtype(dtype) and not isinstance(dtype, np.dtype) and dtype != "str":
+        return s.astype("str")
+    return s
+
+
+# ---------------------------------------------------------------------------
+# CSV
+# ---------------------------------------------------------------------------
+def _separator(path: Path, label: str, spec: Spec | None, ending: str) -> str:
+    """The spec's separator, tab for .tsv, else the one csv.Sniffer finds in the first 64 KiB."""
+    if spec is not None and spec.separator:
+        return spec.separator
+    if ending == ".tsv":
+        return "\t"
+    with path.open("rb") as handle:
+        data = handle.read(SNIFF_BYTES)
+    if len(data) == SNIFF_BYTES and b"\n" in data:
+        data = data[: data.rindex(b"\n")]
+    sample = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    header = sample.split("\n", 1)[0]
+    try:
+        sep = csv.Sniffer().sniff(sample, delimiters=SEPARATORS).delimiter
+    except csv.Error:
+        sep = None
+    if sep is None or sep not in header:
+        counts = {c: header.count(c) for c in SEPARATORS}
+        best = max(counts, key=counts.get)
+        sep = best if counts[best] else ","
+    return sep
+
+
+def _read_csv(path: Path, label: str, sep: str, missing: list) -> pd.DataFrame:
+    """Read a CSV with pyarrow; global missing codes are nulls; non-numeric, non-text columns stay text."""
+    import pyarrow as pa
+
+    nulls = sorted({""} | {_text(m) for m in missing if not _is_nan(m)})
+    encoding = "utf8"
+    table = _arrow_csv(path, label, sep, nulls, encoding, {})
+    if any(pa.types.is_binary(t) or pa.types.is_large_binary(t) for t in table.schema.types):
+        encoding = "latin1"  # not valid UTF-8: the most common other encoding of statistical files
+        table = _arrow_csv(path, label, sep, nulls, encoding, {})
+    keep = (pa.types.is_integer, pa.types.is_floating, pa.types.is_string, pa.types.is_large_string, pa.types.is_null)
+    odd = {f.name: pa.string() for f in table.schema if not any(test(f.type) for test in keep)}
+    if odd:  # dates, times, booleans: read them again as the text they are
+        table = _arrow_csv(path, label, sep, nulls, encoding, odd)
+    _check_unique(table.column_names, label)
+    columns = {}
+    for name, column in zip(table.column_names, table.columns):
+        columns[name] = column.cast(pa.float64()) if pa.types.is_null(column.type) else column
+    table = pa.table(list(columns.values()), names=table.column_names)
+    return table.to_pandas(split_blocks=True)
+
+
+def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, types: dict) -> Any:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    read = pcsv.ReadOptions(encoding=encoding, block_size=1 << 24)
+    parse = pcsv.ParseOptions(delimiter=sep, newlines_in_values=True)
+    convert = pcsv.ConvertOptions(
+        null_values=nulls,
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=True,
+        true_values=[],
+        false_values=[],
+        column_types=types,
+    )
+    try:
+        return pcsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, UnicodeError) as exc:
+        raise InputError(_csv_problem(path, label, sep, str(exc))) from None
+    except OSError as exc:
+        raise InputError(f"{label} cannot be read ({exc.strerror or exc}); check the file.") from None
+
+
+def _csv_problem(path: Path, label: str, sep: str, message: str) -> str:
+    """One sentence for a pyarrow CSV error, with the line number when it can be found."""
+    shown = repr(sep).replace("'\\t'", "tab")
+    if "Empty CSV file" in message:
+        return f"{label} has no header row; give a CSV file whose first line names the columns."
+    match = re.search(r"Expected (\d+) columns, got (\d+)", message)
+    if match:
+        expected, got = match.groups()
+        line = _bad_line(path, sep)
+        where = f"line {line}" if line else "a line"
+        return (
+            f"{label} is not a valid CSV file: {where} has {got} fields but the header has {expected} "
+            f"(separator {shown}); fix that line or set the right 'separator' in the spec."
+        )
+    first = message.strip().splitlines()[0] if message.strip() else "unknown error"
+    return f"{label} could not be read as CSV with separator {shown} ({first}); check the file and its separator."
+
+
+def _bad_line(path: Path, sep: str) -> int | None:
+    """The physical line number of the first row with a wrong field count (single-threaded re-parse)."""
+    import pyarrow.csv as pcsv
+
+    found: list = []
+
+    def handler(row: Any) -> str:
+        found.append(row.number)
+        return "error"
+
+    try:
+        pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(use_threads=False, encoding="latin1"),
+            parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True, invalid_row_handler=handler),
+            convert_options=pcsv.ConvertOptions(column_types={}, strings_can_be_null=True),
+        )
+    except Exception:
+        pass
+    return found[0] if found and found[0] is not None and found[0] > 0 else None
+
+
+def _check_unique(names: Iterable[str], label: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(f"{label} has the column name {name!r} twice; rename one of them.")
+        seen.add(name)
+
+
+# ---------------------------------------------------------------------------
+# Parquet, Feather / Arrow IPC, Excel
+# ---------------------------------------------------------------------------
+def _not_format(label: str, kind: str) -> InputError:
+    return InputError(
+        f"{label} is not a valid {kind} file; check that it is complete and that its ending matches its format."
+    )
+
+
+def _arrow_to_pandas(table: Any) -> pd.DataFrame:
+    """Arrow table to pandas: decimals and all-null columns become float64; a pandas index becomes columns."""
+    import pyarrow as pa
+
+    arrays = []
+    for column in table.columns:
+        if pa.types.is_decimal(column.type) or pa.types.is_null(column.type):
+            column = column.cast(pa.float64())
+        arrays.append(column)
+    fixed = pa.table(arrays, names=table.column_names).replace_schema_metadata(table.schema.metadata)
+    df = fixed.to_pandas(split_blocks=True)
+    if any(n is not None for n in df.index.names):  # a named pandas index was a column: keep it
+        df = df.reset_index()
+    return df
+
+
+def _read_parquet(path: Path, label: str) -> pd.DataFrame:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError, ValueError):
+        raise _not_format(label, "Parquet") from None
+    return _arrow_to_pandas(table)
+
+
+def _read_arrow(path: Path, label: str) -> pd.DataFrame:
+    """Feather v1/v2 or Arrow IPC file; failing that, an Arrow IPC stream."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    try:
+        table = feather.read_table(path, memory_map=False)
+    except (pa.ArrowException, OSError, ValueError):
+        try:
+            with pa.OSFile(str(path), "rb") as source:
+                table = pa.ipc.open_stream(source).read_all()
+        except (pa.ArrowException, OSError, ValueError):
+            raise _not_format(label, "Feather/Arrow") from None
+    return _arrow_to_pandas(table)
+
+
+def _read_xlsx(path: Path, label: str) -> pd.DataFrame:
+    """The first sheet; its first row names the columns (read raw so duplicate names are seen)."""
+    import zipfile
+
+    try:
+        raw = pd.read_excel(path, sheet_name=0, header=None, engine="openpyxl")
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, TypeError):
+        raise _not_format(label, "Excel (.xlsx)") from None
+    except Exception as exc:  # openpyxl raises its own exception classes for corrupt workbooks
+        if type(exc).__module__.startswith(("openpyxl", "zipfile", "xml")):
+            raise _not_format(label, "Excel (.xlsx)") from None
+        raise
+    if raw.shape[0] == 0:
+        return pd.DataFrame()
+    names = [_header_name(v, i) for i, v in enumerate(raw.iloc[0])]
+    _check_unique(names, label)
+    body = raw.iloc[1:].reset_index(drop=True)
+    return pd.DataFrame({n: body[c].infer_objects() for n, c in zip(names, raw.columns)}, columns=names)
+
+
+def _header_name(value: Any, i: int) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return f"Unnamed: {i}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# ---------------------------------------------------------------------------
+# Stata, SPSS, SAS (pyreadstat)
+# ---------------------------------------------------------------------------
+def _readstat(function: str, kind: str, ordinal_measure: bool) -> Callable[[Path, str], pd.DataFrame]:
+    """A reader built on ``pyreadstat.<function>`` that turns value labels into categories."""
+
+    def read(path: Path, label: str) -> pd.DataFrame:
+        import pyreadstat
+
+        extra = {}
+        if function == "read_sas7bdat":
+            catalog = path.with_suffix(".sas7bcat")
+            if catalog.is_file():
+                extra["catalog_file"] = str(catalog)
+        try:
+            df, meta = getattr(pyreadstat, function)(str(path), **extra)
+        except (pyreadstat.ReadstatError, pyreadstat.PyreadstatError, OSError, ValueError, UnicodeError):
+            raise _not_format(label, kind) from None
+        measures = (getattr(meta, "variable_measure", None) or {}) if ordinal_measure else {}
+        labels = getattr(meta, "variable_value_labels", None) or {}
+        for name, mapping in labels.items():
+            if name in df.columns and mapping:
+                df[name] = _labelled(df[name], mapping, ordered=measures.get(name) == "ordinal")
+        return df
+
+    return read
+
+
+def _labelled(codes: pd.Series, mapping: dict, *, ordered: bool) -> pd.Series:
+    """A Categorical of labels in code order; codes without a label stay as the code."""
+    present = pd.unique(codes.dropna())
+    every = set(mapping) | set(present.tolist())
+    try:
+        order = sorted(every)
+    except TypeError:
+        order = sorted(every, key=str)
+    name_of = {code: mapping.get(code, _as_int_if_whole(code)) for code in order}
+    categories = list(dict.fromkeys(name_of.values()))
+    values = codes.map(name_of)
+    cat = pd.Categorical(values, categories=pd.Index(categories, dtype=object), ordered=ordered)
+    return pd.Series(cat, index=codes.index, name=codes.name)
+
+
+def _as_int_if_whole(value: Any) -> Any:
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    return value
+
+
+# ---------------------------------------------------------------------------
+# missing codes
+# ---------------------------------------------------------------------------
+def _apply_missing_codes(df: pd.DataFrame, spec: Spec | None, missing: list, *, csv_file: bool) -> pd.DataFrame:
+    """Global codes on every column (text as text, numbers numerically), then per-variable codes.
+
+    For CSV the global codes were already nulls at parsing; only numeric codes
+    written differently (``-99.0`` for ``-99``) are left to do.
+    """
+    global_codes = [m for m in missing if _number(m) is not None] if csv_file else missing
+    per_variable = {v.name: v.missing for v in spec.variables.values() if v.missing} if spec is not None else {}
+    for name in df.columns:
+        codes = list(global_codes) + list(per_variable.get(name, []))
+        if codes:
+            df[name] = _set_missing(df[name], codes, parse_text=csv_file)
+    return df
+
+
+def _set_missing(s: pd.Series, codes: list, *, parse_text: bool) -> pd.Series:
+    """``s`` with values equal to any code set missing; a text column left with only numbers becomes numeric."""
+    numbers = [x for x in (_number(c) for c in codes) if x is not None]
+    texts = {t for c in codes if not _is_nan(c) for t in (_text(c), _canonical(c))}
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        cats = s.cat.categories
+        keep = [c for c in cats if not _matches(c, numbers, texts)]
+        # set_categories keeps the order (remove_categories may sort); dropped values become missing
+        return s.cat.set_categories(pd.Index(keep, dtype=cats.dtype)) if len(keep) < len(cats) else s
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return s
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        if not numbers:
+            return s
+        mask = s.isin(numbers).to_numpy()
+        return s.where(~mask, np.nan) if mask.any() else s
+    if not (pd.api.types.is_string_dtype(s.dtype) or s.dtype == object):
+        return s
+    mask = s.isin(list(texts)).to_numpy(dtype=bool)
+    if numbers and s.dtype == object:  # numbers mixed into a text column (Excel)
+        mask |= s.map(lambda v: _matches(v, numbers, set())).to_numpy(dtype=bool)
+    if not mask.any():
+        return s
+    return _numeric_if_possible(s.where(~mask, np.nan), parse_text=parse_text)
+
+
+def _matches(value: Any, numbers: list[float], texts: set[str]) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value) in numbers
+    if isinstance(value, str):
+        return value in texts
+    return False
+
+
+def _numeric_if_possible(s: pd.Series, *, parse_text: bool) -> pd.Series:
+    """int64/float64 if every non-missing value is a number (or, for CSV, text of a number)."""
+    present = s.dropna()
+    if present.empty:
+        return pd.Series(np.nan, index=s.index, name=s.name, dtype=np.float64)
+    raw = present.astype(object)
+    all_numbers = raw.map(lambda v: isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
+    if not all_numbers.all():
+        if not parse_text or not raw.map(lambda v: isinstance(v, str) and bool(_NUMBER_RE.fullmatch(v.strip()))).all():
+            return s
+    return _plain(pd.to_numeric(s.astype(object), errors="coerce"))
+
+
+def _number(code: Any) -> float | None:
+    """The numeric value of a missing code (a number or the text of one), else None."""
+    if isinstance(code, bool):
+        return None
+    if isinstance(code, (int, float)):
+        return None if math.isnan(code) else float(code)
+    if isinstance(code, str) and _NUMBER_RE.fullmatch(code.strip()):
+        return float(code)
+    return None
+
+
+def _text(code: Any) -> str:
+    return code if isinstance(code, str) else str(code)
+
+
+def _canonical(code: Any) -> str:
+    """The text of a numeric code without a redundant ``.0`` (so -99.0 matches the text "-99")."""
+    if isinstance(code, float) and code.is_integer():
+        return str(int(code))
+    return _text(code)
+
+
+def _is_nan(code: Any) -> bool:
+    return isinstance(code, float) and math.isnan(code)
+
+
+_READERS: dict[str, Callable[[Path, str], pd.DataFrame]] = {
+    ".parquet": _read_parquet,
+    ".feather": _read_arrow,
+    ".arrow": _read_arrow,
+    ".xlsx": _read_xlsx,
+    ".dta": _readstat("read_dta", "Stata (.dta)", False),
+    ".sav": _readstat("read_sav", "SPSS (.sav)", True),
+    ".zsav": _readstat("read_sav", "SPSS (.zsav)", True),
+    ".sas7bdat": _readstat("read_sas7bdat", "SAS (.sas7bdat)", False),
+    ".xpt": _readstat("read_xport", "SAS transport (.xpt)", False),
+}

@@ -1,0 +1,496 @@
+"""Tests of infoloss.io.read_table: every format, separators, missing codes, labels and errors."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from infoloss.errors import InputError
+from infoloss.io import read_table
+from infoloss.spec import Spec, load_spec, spec_from_dict
+
+SHARED = Path("/work/shared/data")
+
+
+def _frame() -> pd.DataFrame:
+    """A small frame: a float column with a missing value, an integer column and a text column."""
+    return pd.DataFrame({"inc": [1.5, np.nan, 3.25], "n": [1, 2, 3], "city": ["Oslo", "Rome", "Lima"]})
+
+
+def _check_frame(df: pd.DataFrame) -> None:
+    assert list(df.columns) == ["inc", "n", "city"]
+    assert df["inc"].dtype == np.float64
+    assert df["inc"].iloc[0] == 1.5 and math.isnan(df["inc"].iloc[1]) and df["inc"].iloc[2] == 3.25
+    assert df["n"].tolist() == [1, 2, 3]
+    assert pd.api.types.is_numeric_dtype(df["n"])
+    assert df["city"].tolist() == ["Oslo", "Rome", "Lima"]
+    assert isinstance(df.index, pd.RangeIndex)
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _spec(**variables_missing) -> Spec:
+    return spec_from_dict(
+        {"variables": {name: {"scale": "nominal", "missing": codes} for name, codes in variables_missing.items()}}
+    )
+
+
+# ---------------------------------------------------------------------------
+# CSV
+# ---------------------------------------------------------------------------
+def test_csv_types_and_values(tmp_path):
+    path = tmp_path / "d.csv"
+    _frame().to_csv(path, index=False)
+    df = read_table(path)
+    _check_frame(df)
+    assert df["n"].dtype == np.int64
+    assert not isinstance(df["inc"].dtype, pd.ArrowDtype)
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
+def test_csv_separator_is_sniffed(tmp_path, sep):
+    path = tmp_path / "d.csv"
+    _frame().to_csv(path, index=False, sep=sep)
+    _check_frame(read_table(path))
+
+
+def test_tsv_defaults_to_tab(tmp_path):
+    path = tmp_path / "d.TSV"
+    path.write_text("a\tb\n1,5\t2\n")
+    df = read_table(path)
+    assert list(df.columns) == ["a", "b"] and df["a"].tolist() == ["1,5"] and df["b"].tolist() == [2]
+
+
+def test_spec_separator_overrides_sniffing(tmp_path):
+    path = tmp_path / "d.txt"
+    path.write_text("a;b,c\n1;2,3\n4;5,6\n")
+    assert list(read_table(path, spec_from_dict({"separator": ";"}))) == ["a", "b,c"]
+    assert list(read_table(path, spec_from_dict({"separator": ","}))) == ["a;b", "c"]
+
+
+def test_csv_numbers_written_differently_are_numbers(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n2,2.0\n3,3.5\n")
+    df = read_table(path)
+    assert df["a"].dtype == np.int64 and df["b"].dtype == np.float64
+    assert df["a"].tolist() == [2, 3] and df["b"].tolist() == [2.0, 3.5]
+
+
+def test_csv_default_missing_codes(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n1,x\nNA,\nNaN,NA\n4,y\n")
+    df = read_table(path)
+    assert df["a"].dtype == np.float64
+    assert df["a"].isna().tolist() == [False, True, True, False]
+    assert df["b"].isna().tolist() == [False, True, True, False]
+
+
+def test_csv_global_missing_codes_from_spec(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n1,x\n.,.\n-9,y\n-9.0,z\n")
+    df = read_table(path, spec_from_dict({"missing": ["", ".", -9]}))
+    assert df["a"].dtype == np.float64
+    assert df["a"].isna().tolist() == [False, True, True, True]
+    assert df["b"].tolist()[0] == "x" and pd.isna(df["b"].iloc[1])
+
+
+def test_csv_per_variable_missing_codes(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("inc,other,txt,code\n10,-99,a,1\n-99.0,5,refused,refused\n-98,-98,b,3\n20,1,c,4\n")
+    spec = _spec(inc=[-99, -98], txt=["refused"], code=["refused"])
+    df = read_table(path, spec)
+    assert df["inc"].isna().tolist() == [False, True, True, False]
+    assert df["inc"].dtype == np.float64
+    assert df["other"].tolist() == [-99, 5, -98, 1]  # codes of another variable do not apply
+    assert df["txt"].iloc[0] == "a" and pd.isna(df["txt"].iloc[1])
+    # a column that was text only because of its missing code becomes numeric
+    assert df["code"].dtype == np.float64 and df["code"].isna().tolist() == [False, True, False, False]
+
+
+def test_csv_bom_and_quoted_fields(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_bytes('\ufeff"name","note","x"\n"a","one, two",1\n"b","say ""hi""; ok",2\n"c","multi\nline",3\n'.encode())
+    df = read_table(path)
+    assert list(df.columns) == ["name", "note", "x"]
+    assert df["note"].tolist() == ["one, two", 'say "hi"; ok', "multi\nline"]
+    assert df["x"].tolist() == [1, 2, 3]
+
+
+def test_csv_header_only_gives_zero_rows(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a;b;c\n")
+    df = read_table(path)
+    assert list(df.columns) == ["a", "b", "c"] and len(df) == 0
+
+
+def test_csv_dates_and_booleans_stay_text(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("d,b\n2020-01-01,True\n2021-12-31,False\n")
+    df = read_table(path)
+    assert df["d"].tolist() == ["2020-01-01", "2021-12-31"]
+    assert df["b"].tolist() == ["True", "False"]
+
+
+def test_csv_latin1_file(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_bytes("a,b\n1,été\n".encode("latin-1"))
+    assert read_table(path)["b"].tolist() == ["été"]
+
+
+def test_csv_column_names_are_strings(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("2020,2021\n1,2\n")
+    assert list(read_table(path).columns) == ["2020", "2021"]
+
+
+# ---------------------------------------------------------------------------
+# binary formats
+# ---------------------------------------------------------------------------
+def test_parquet(tmp_path):
+    path = tmp_path / "d.parquet"
+    df = _frame()
+    df["n"] = df["n"].astype("Int32")  # nullable in the file, plain int64 when read
+    df["lab"] = pd.Categorical(["lo", "hi", "lo"], categories=["lo", "hi"], ordered=True)
+    df.to_parquet(path, index=False)
+    out = read_table(path)
+    _check_frame(out[["inc", "n", "city"]])
+    assert out["n"].dtype == np.int64
+    assert out["lab"].cat.categories.tolist() == ["lo", "hi"] and out["lab"].cat.ordered
+
+
+def test_parquet_nullable_ints_with_missing_become_float(tmp_path):
+    path = tmp_path / "d.parquet"
+    pd.DataFrame({"k": pd.array([1, None, 3], dtype="Int64")}).to_parquet(path)
+    out = read_table(path)
+    assert out["k"].dtype == np.float64 and out["k"].isna().tolist() == [False, True, False]
+
+
+def test_parquet_index_decimals_and_arrow_dtypes(tmp_path):
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "d.parquet"
+    df = pd.DataFrame(
+        {
+            "hid": [5, 6],
+            "x": pd.array([1, None], dtype=pd.ArrowDtype(pa.int16())),
+            "u": np.array([1, 2], dtype="uint8"),
+            "s": pd.array(["a", None], dtype="string"),
+        }
+    ).set_index("hid")
+    df.to_parquet(path)
+    out = read_table(path)
+    assert list(out.columns) == ["hid", "x", "u", "s"] and out["hid"].tolist() == [5, 6]
+    assert out["x"].dtype == np.float64 and out["u"].dtype == np.int64
+    assert out["s"].iloc[0] == "a" and pd.isna(out["s"].iloc[1])
+    dec = tmp_path / "dec.parquet"
+    pq.write_table(pa.table({"d": pa.array([decimal.Decimal("1.25"), None], pa.decimal128(5, 2))}), dec)
+    got = read_table(dec)["d"]
+    assert got.dtype == np.float64 and got.iloc[0] == 1.25 and pd.isna(got.iloc[1])
+
+
+@pytest.mark.parametrize("ending", [".feather", ".arrow", ".ARROW"])
+def test_feather_and_arrow(tmp_path, ending):
+    path = tmp_path / f"d{ending}"
+    _frame().to_feather(path)
+    _check_frame(read_table(path))
+
+
+def test_arrow_ipc_stream(tmp_path):
+    import pyarrow as pa
+
+    path = tmp_path / "d.arrow"
+    table = pa.Table.from_pandas(_frame(), preserve_index=False)
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    _check_frame(read_table(path))
+
+
+def test_stata_with_value_labels(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    path = tmp_path / "d.dta"
+    df = _frame()
+    df["edu"] = [3, 1, 7]  # 7 has no label
+    pyreadstat.write_dta(df, str(path), variable_value_labels={"edu": {1: "none", 2: "primary", 3: "secondary"}})
+    out = read_table(path)
+    _check_frame(out[["inc", "n", "city"]])  # pyreadstat writes int64 as a Stata double
+    assert isinstance(out["edu"].dtype, pd.CategoricalDtype) and not out["edu"].cat.ordered
+    assert out["edu"].cat.categories.tolist() == ["none", "primary", "secondary", 7]
+    assert out["edu"].tolist() == ["secondary", "none", 7]
+
+
+def test_stata_integer_types_become_int64(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    path = tmp_path / "d.dta"
+    df = pd.DataFrame({"b": np.array([1, 2], dtype="int8"), "i": np.array([300, 400], dtype="int32")})
+    pyreadstat.write_dta(df, str(path))
+    out = read_table(path)
+    assert out["b"].dtype == np.int64 and out["i"].dtype == np.int64
+    assert out["b"].tolist() == [1, 2] and out["i"].tolist() == [300, 400]
+
+
+def test_spss_ordinal_labels_are_ordered_categories(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    path = tmp_path / "d.sav"
+    df = _frame()
+    df["edu"] = [3.0, 1.0, 2.0]
+    df["reg"] = [2.0, 2.0, 1.0]
+    pyreadstat.write_sav(
+        df,
+        str(path),
+        variable_value_labels={"edu": {3: "high", 1: "low", 2: "mid"}, "reg": {1: "north", 2: "south"}},
+        variable_measure={"edu": "ordinal", "reg": "nominal"},
+    )
+    out = read_table(path)
+    _check_frame(out[["inc", "n", "city"]])
+    assert out["edu"].cat.ordered and out["edu"].cat.categories.tolist() == ["low", "mid", "high"]
+    assert out["edu"].tolist() == ["high", "low", "mid"]
+    assert not out["reg"].cat.ordered and out["reg"].tolist() == ["south", "south", "north"]
+
+
+def test_spss_user_missing_and_zsav(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    path = tmp_path / "d.zsav"
+    df = pd.DataFrame({"x": [1.0, -9.0, 3.0], "t": ["a", "NA", "b"]})
+    pyreadstat.write_sav(df, str(path), compress=True, missing_ranges={"x": [-9]})
+    out = read_table(path)
+    assert out["x"].isna().tolist() == [False, True, False]
+    assert out["t"].iloc[0] == "a" and pd.isna(out["t"].iloc[1])  # global "NA" applies to text
+
+
+def test_sas_transport(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    path = tmp_path / "d.xpt"
+    pyreadstat.write_xport(_frame(), str(path))
+    _check_frame(read_table(path))
+
+
+def test_xlsx_with_global_and_per_variable_codes(tmp_path):
+    path = tmp_path / "d.xlsx"
+    df = pd.DataFrame({"inc": [1.5, "NA", 3.25, -99], "n": [1, 2, 3, 4], "city": ["Oslo", "NA", "Lima", "x"]})
+    df.to_excel(path, index=False)
+    out = read_table(path, _spec(inc=[-99]))
+    assert out["inc"].dtype == np.float64 and out["inc"].isna().tolist() == [False, True, False, True]
+    assert out["n"].dtype == np.int64 and out["n"].tolist() == [1, 2, 3, 4]
+    assert out["city"].iloc[0] == "Oslo" and pd.isna(out["city"].iloc[1])
+
+
+def test_xlsx_values(tmp_path):
+    path = tmp_path / "d.xlsx"
+    _frame().to_excel(path, index=False)
+    _check_frame(read_table(path))
+
+
+def test_missing_codes_on_labelled_and_numeric_columns(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    path = tmp_path / "d.sav"
+    df = pd.DataFrame({"x": [1.0, -99.0, 3.0], "lab": [1.0, 2.0, 9.0], "t": ["a", "refused", "b"]})
+    pyreadstat.write_sav(df, str(path), variable_value_labels={"lab": {1: "yes", 2: "no", 9: "refused"}})
+    out = read_table(path, _spec(x=["-99"], lab=["refused"], t=["refused"]))
+    assert out["x"].isna().tolist() == [False, True, False]
+    assert out["lab"].cat.categories.tolist() == ["yes", "no"] and pd.isna(out["lab"].iloc[2])
+    assert pd.isna(out["t"].iloc[1])
+
+
+def test_numeric_columns_ignore_text_codes(tmp_path):
+    path = tmp_path / "d.parquet"
+    pd.DataFrame({"x": [1.0, 2.0], "t": ["NA", "b"]}).to_parquet(path)
+    out = read_table(path, _spec(x=["NA"]))
+    assert out["x"].tolist() == [1.0, 2.0] and pd.isna(out["t"].iloc[0])
+
+
+@pytest.mark.parametrize(
+    "name, write",
+    [
+        ("d.csv", lambda df, p: df.to_csv(p, index=False)),
+        ("d.parquet", lambda df, p: df.to_parquet(p)),
+        ("d.feather", lambda df, p: df.to_feather(p)),
+        ("d.xlsx", lambda df, p: df.to_excel(p, index=False)),
+    ],
+)
+def test_input_file_is_not_modified(tmp_path, name, write):
+    path = tmp_path / name
+    write(_frame(), path)
+    before, mtime = _sha(path), path.stat().st_mtime_ns
+    read_table(path, _spec(inc=[1.5], city=["Oslo"]))
+    assert _sha(path) == before and path.stat().st_mtime_ns == mtime
+
+
+def test_labelled_files_are_not_modified(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    path = tmp_path / "d.sav"
+    pyreadstat.write_sav(_frame(), str(path))
+    before = _sha(path)
+    read_table(path)
+    assert _sha(path) == before
+
+
+# ---------------------------------------------------------------------------
+# shared data sets
+# ---------------------------------------------------------------------------
+def test_shared_testdata_original():
+    path = SHARED / "testdata" / "original.csv"
+    if not path.exists():
+        pytest.skip("shared test data not present")
+    df = read_table(path)
+    assert df.shape == (4580, 15)
+    assert df["income"].dtype == np.float64
+    assert df["urbrur"].dtype == np.int64
+
+
+def test_shared_adult_with_spec():
+    folder = SHARED / "adult"
+    if not (folder / "adult.csv").exists():
+        pytest.skip("shared adult data not present")
+    spec = load_spec(folder / "spec.yaml")
+    assert spec.separator == ";"
+    df = read_table(folder / "adult.csv", spec)
+    assert len(df) == 30162
+    assert set(spec.variables) <= set(df.columns)
+    assert df["age"].dtype == np.int64
+
+
+# ---------------------------------------------------------------------------
+# errors
+# ---------------------------------------------------------------------------
+def test_error_missing_file(tmp_path):
+    with pytest.raises(InputError, match=r"the original file .*nope\.csv does not exist; check the path"):
+        read_table(tmp_path / "nope.csv")
+
+
+def test_error_directory(tmp_path):
+    folder = tmp_path / "data.csv"
+    folder.mkdir()
+    with pytest.raises(InputError, match=r"the protected file .*data\.csv is a folder, not a file"):
+        read_table(folder, which="protected")
+
+
+def test_error_unknown_ending(tmp_path):
+    path = tmp_path / "d.xyz"
+    path.write_text("a\n1\n")
+    with pytest.raises(InputError, match=r"has an unknown ending '\.xyz'; use one of \.csv, \.tsv"):
+        read_table(path)
+
+
+def test_error_no_ending(tmp_path):
+    path = tmp_path / "data"
+    path.write_text("a\n1\n")
+    with pytest.raises(InputError, match=r"has no file ending; use one of \.csv"):
+        read_table(path)
+
+
+def test_error_empty_file(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_bytes(b"")
+    with pytest.raises(InputError, match=r"the original file .*d\.csv is empty \(0 bytes\)"):
+        read_table(path)
+
+
+@pytest.mark.parametrize("name", ["d.parquet", "d.dta", "d.sav"])
+def test_error_empty_binary_file(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(b"")
+    with pytest.raises(InputError, match=r"is empty \(0 bytes\)"):
+        read_table(path)
+
+
+def test_error_unreadable_file(tmp_path, monkeypatch):
+    path = tmp_path / "d.csv"
+    path.write_text("a\n1\n")
+
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "open", refuse)
+    with pytest.raises(InputError, match=r"d\.csv cannot be read \(Permission denied\); check its permissions"):
+        read_table(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can read any file")
+def test_error_unreadable_file_chmod(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a\n1\n")
+    path.chmod(0)
+    try:
+        with pytest.raises(InputError, match=r"cannot be read"):
+            read_table(path)
+    finally:
+        path.chmod(0o644)
+
+
+def test_error_broken_csv_names_the_line(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,c\n1,2,3\n4,5,6\n7,8\n")
+    with pytest.raises(InputError, match=r"d\.csv is not a valid CSV file: line 4 has 2 fields but the header has 3"):
+        read_table(path, which="protected")
+
+
+def test_error_broken_csv_too_many_fields(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n1,2\n3,4,5\n")
+    with pytest.raises(InputError, match=r"line 3 has 3 fields but the header has 2"):
+        read_table(path)
+
+
+def test_error_duplicate_column_names_csv(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,a\n1,2,3\n")
+    with pytest.raises(InputError, match=r"has the column name 'a' twice; rename one of them"):
+        read_table(path)
+
+
+def test_error_duplicate_column_names_xlsx(tmp_path):
+    path = tmp_path / "d.xlsx"
+    pd.DataFrame([["x", "x"], [1, 2]]).to_excel(path, index=False, header=False)
+    with pytest.raises(InputError, match=r"has the column name 'x' twice"):
+        read_table(path)
+
+
+def test_error_only_blank_lines_csv(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("\n\n")
+    with pytest.raises(InputError, match=r"has no header row"):
+        read_table(path)
+
+
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("d.parquet", "Parquet"),
+        ("d.feather", "Feather/Arrow"),
+        ("d.arrow", "Feather/Arrow"),
+        ("d.dta", r"Stata \(\.dta\)"),
+        ("d.sav", r"SPSS \(\.sav\)"),
+        ("d.zsav", r"SPSS \(\.zsav\)"),
+        ("d.sas7bdat", r"SAS \(\.sas7bdat\)"),  # pyreadstat cannot write sas7bdat: only the error path is tested
+        ("d.xpt", r"SAS transport \(\.xpt\)"),
+        ("d.xlsx", r"Excel \(\.xlsx\)"),
+    ],
+)
+def test_error_garbage_file(tmp_path, name, kind):
+    path = tmp_path / name
+    path.write_bytes(b"this is not a data file at all\x00\x01\x02" * 20)
+    pattern = rf"the protected file .*{re.escape(name)} is not a valid {kind} file"
+    with pytest.raises(InputError, match=pattern):
+        read_table(path, which="protected")
+
+
+def test_errors_are_one_sentence(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n1\n")
+    with pytest.raises(InputError) as info:
+        read_table(path)
+    message = str(info.value)
+    assert message.endswith(".") and "\n" not in message and str(path) in message
+    assert info.value.__suppress_context__
