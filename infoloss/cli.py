@@ -71,18 +71,18 @@ def compare(
     all_: bool = typer.Option(False, "--all", help="Analyse every column, not only those listed in the spec."),
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
-    from . import compare as api
+    from .compare import _select_measures, compare as run_compare
 
     try:
         the_spec = _spec_for(original, spec, nominal, ordinal, continuous, key, weight, id_, pairing, all_)
-        ids = api._select_measures(measures)
+        ids = _select_measures(measures)
         options = _options(option, gdu_weights, ids)
         inputs = [original, *protected] + ([spec] if spec else [])
         for target in (json_out, html_out):
             if target not in (None, "-"):
                 _check_output(Path(target), inputs)
         with _ProgressBar() as progress:
-            report = api.compare(
+            report = run_compare(
                 str(original),
                 [str(p) for p in protected],
                 the_spec,
