@@ -25,7 +25,7 @@ def read_table(path: Any, spec: Any = None, *, which: str = "original") -> Any:
     return _read(path, spec, which=which)
 
 
-def measures() -> list[Any]:
+def list_measures() -> list[Any]:
     """Metadata of every registered measure, in registration order."""
     from .registry import registered
 
@@ -55,6 +55,6 @@ __all__ = [
     "encode_pair",
     "infer_spec",
     "load_spec",
-    "measures",
+    "list_measures",
     "read_table",
 ]

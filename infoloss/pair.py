@@ -138,13 +138,22 @@ class EncodedPair:
 
     def _table(self, names: tuple[str, ...], which: str, w: np.ndarray | None) -> np.ndarray:
         shape = tuple(self.categorical[n].n_categories + 1 for n in names)
-        flat = np.zeros(self.n(which), dtype=np.int64)
-        for name, size in zip(names, shape):
-            codes = self.categorical[name].codes(which)
+        flat = self.cell_codes(names[0], which).astype(np.int64)
+        for name, size in zip(names[1:], shape[1:]):
             flat *= size
-            flat += np.where(codes < 0, size - 1, codes)
+            flat += self.cell_codes(name, which)
         counts = np.bincount(flat, weights=w, minlength=int(np.prod(shape)))
         return counts.reshape(shape)
+
+    def cell_codes(self, name: str, which: str) -> np.ndarray:
+        """Category codes with missing moved to the last cell (``n_categories``), as int32."""
+
+        def compute() -> np.ndarray:
+            col = self.categorical[name]
+            codes = col.codes(which)
+            return np.where(codes < 0, np.int32(col.n_categories), codes).astype(np.int32, copy=False)
+
+        return self.cached(("cell_codes", name, which), compute)
 
     def ranks(self, name: str, which: str) -> np.ndarray:
         """Average ranks (1..n_valid) of a variable's non-missing values, NaN where missing.

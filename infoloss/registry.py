@@ -170,13 +170,16 @@ def _as_pair(pair_or_original: Any, protected: Any, spec: Any) -> Any:
 
 def load_all() -> None:
     """Import every measure module so that the registry is complete."""
-    from . import measures  # noqa: F401  (registers on import)
+    import importlib
+
+    importlib.import_module(f"{__package__}.measures")  # registers on import
 
 
 def registered() -> Iterator[MeasureInfo]:
-    """All registered measures, in registration order."""
+    """All registered measures, by family (in ``FAMILIES`` order) then registration order."""
     load_all()
-    return iter(sorted(REGISTRY.values(), key=lambda m: m.order))
+    families = list(FAMILIES)
+    return iter(sorted(REGISTRY.values(), key=lambda m: (families.index(m.family), m.order)))
 
 
 def get(id: str) -> MeasureInfo:
