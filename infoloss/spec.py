@@ -328,8 +328,9 @@ def check_columns(spec: Spec, columns: Iterable[str], which: str) -> None:
 def _close_match(name: str, present: set[str]) -> str:
     import difflib
 
-    match = difflib.get_close_matches(name, sorted(present), n=1)
-    return f" (did you mean {match[0]!r}?)" if match else ""
+    by_lower = {p.lower(): p for p in sorted(present)}
+    match = difflib.get_close_matches(name.lower(), list(by_lower), n=1)
+    return f" (did you mean {by_lower[match[0]]!r}?)" if match else ""
 
 
 # ---------------------------------------------------------------------------
