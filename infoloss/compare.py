@@ -183,10 +183,11 @@ def compare(
     names = _scenario_names(protected_list, names)
     original_df = read_table(original, spec, which="original") if isinstance(original, (str, Path)) else original
     total = len(ids) * len(protected_list)
+    original_cache: dict = {}  # the original is converted once for all scenarios
     results = []
     for k, (prot, name) in enumerate(zip(protected_list, names)):
         prot_df = read_table(prot, spec, which="protected") if isinstance(prot, (str, Path)) else prot
-        pair = encode_pair(original_df, prot_df, spec)
+        pair = encode_pair(original_df, prot_df, spec, original_cache=original_cache)
         del prot_df
         scenario = ScenarioResult(
             name=name,

@@ -200,6 +200,8 @@ def encode_pair(
     original: pd.DataFrame,
     protected: pd.DataFrame,
     spec: Spec | dict | None = None,
+    *,
+    original_cache: dict | None = None,
 ) -> EncodedPair:
     """Encode an original and a protected DataFrame under a spec.
 
@@ -209,6 +211,10 @@ def encode_pair(
         The two files.  Missing codes of the spec become missing.
     spec : Spec, dict or None
         The variable spec; None infers one from the original file.
+    original_cache : dict, optional
+        Pass the same dict when encoding one original against several
+        protected files: the original's columns are then converted once and
+        its float arrays shared between the pairs.
 
     Raises
     ------
@@ -231,9 +237,11 @@ def encode_pair(
         o = original[var.name]
         p = None if var.removed else protected[var.name]
         if var.scale == "continuous":
-            continuous[var.name] = _encode_continuous(var, o, p, missing)
+            orig = _cached_original(original_cache, var, lambda: _original_float(var, o, missing))
+            continuous[var.name] = _encode_continuous(var, orig, o, p, missing)
         else:
-            categorical[var.name] = _encode_categorical(var, o, p, missing)
+            factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
+            categorical[var.name] = _encode_categorical(var, factors, o, p, missing)
     w_orig = _weights(spec, original, "original")
     w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
     if w_prot is None and paired:
@@ -333,14 +341,27 @@ def _global_missing(spec: Spec) -> set[str]:
 
 
 # -- continuous ------------------------------------------------------------
-def _encode_continuous(
-    var: VariableSpec, o: pd.Series, p: pd.Series | None, missing: set[str]
-) -> ContinuousColumn:
+def _cached_original(cache: dict | None, var: VariableSpec, compute: Callable[[], Any]) -> Any:
+    if cache is None:
+        return compute()
+    key = (var.name, var.scale, tuple(map(str, var.missing)))
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
+
+
+def _original_float(var: VariableSpec, o: pd.Series, missing: set[str]) -> np.ndarray:
     orig = _as_float(var, o, "original", missing)
     if np.isnan(orig).all():
         raise InputError(
             f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
         )
+    return orig
+
+
+def _encode_continuous(
+    var: VariableSpec, orig: np.ndarray, o: pd.Series, p: pd.Series | None, missing: set[str]
+) -> ContinuousColumn:
     prot = None
     if p is not None:
         if var.recode is None:
@@ -404,16 +425,25 @@ def _check_same_kind(var: VariableSpec, o: pd.Series, p: pd.Series) -> None:
 
 
 # -- categorical -----------------------------------------------------------
-def _encode_categorical(
-    var: VariableSpec, o: pd.Series, p: pd.Series | None, missing: set[str]
-) -> CategoricalColumn:
-    if p is not None and var.recode is None:
-        _check_same_kind(var, o, p)
+def _original_factors(var: VariableSpec, o: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str]]:
     o_codes, o_labels = _factorize(var, o, missing)
     if (o_codes < 0).all():
         raise InputError(
             f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
         )
+    return o_codes, o_labels
+
+
+def _encode_categorical(
+    var: VariableSpec,
+    factors: tuple[np.ndarray, list[str]],
+    o: pd.Series,
+    p: pd.Series | None,
+    missing: set[str],
+) -> CategoricalColumn:
+    if p is not None and var.recode is None:
+        _check_same_kind(var, o, p)
+    o_codes, o_labels = factors
     p_codes, p_labels = _factorize(var, p, missing) if p is not None else (None, [])
     categories = _category_order(var, o, p, o_labels, p_labels)
     position = {label: i for i, label in enumerate(categories)}

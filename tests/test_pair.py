@@ -187,3 +187,13 @@ def test_testdata_encodes_with_its_spec():
     newly_missing = {n: int(((c.orig >= 0) & (c.prot < 0)).sum()) for n, c in pair.categorical.items()}
     assert {n: v for n, v in newly_missing.items() if v} == {"roof": 14, "walls": 4, "water": 40, "electcon": 6, "relat": 229}
     np.testing.assert_array_equal(pair.weights_orig, orig["sampling_weight"].to_numpy(float))
+
+
+def test_the_original_is_converted_once_for_several_scenarios():
+    orig, prot = frames()
+    cache: dict = {}
+    a = encode_pair(orig, prot, SPEC, original_cache=cache)
+    b = encode_pair(orig, prot.assign(g=["z", "a", "b", "c"]), SPEC, original_cache=cache)
+    assert a.continuous["x"].orig is b.continuous["x"].orig
+    # categories still follow each protected file: "z" exists only in the second scenario
+    assert b.categorical["g"].categories == ["a", "b", "c", "z"] and b.categorical["g"].orig.tolist() == [0, 1, 0, 2]
