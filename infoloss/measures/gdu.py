@@ -617,23 +617,46 @@ class _Degenerate(Exception):
 
 
 class _SideStats:
-    """Per-file machinery: ranks on subsets, cached full ranks of complete columns."""
+    """One file's machinery for the pair tests.
 
-    def __init__(self, sides: dict[str, _Side]):
+    The centred ranks (and, for Pearson / ANOVA, the centred values) of the
+    variables that have no missing value in this file are columns of one
+    matrix, so that every Spearman / Pearson correlation between them comes
+    from one matrix product; group sums come from ``bincount``.  Variables
+    with missing values are re-ranked on each pair's complete cases from their
+    level codes (one ``bincount``, no sort).
+    """
+
+    def __init__(self, sides: dict[str, _Side], rank_names: list[str], value_names: list[str]):
         self.sides = sides
+        self.rank_index = {name: j for j, name in enumerate(rank_names)}
+        self.value_index = {name: j for j, name in enumerate(value_names)}
+        n = next(iter(sides.values())).codes.shape[0] if sides else 0
+        self.rank_matrix = np.empty((n, len(rank_names)), order="F")
+        for j, name in enumerate(rank_names):
+            s = sides[name]
+            table = _avg_rank_table(s.counts) - (s.n_valid + 1) / 2.0
+            np.take(table, s.codes, out=self.rank_matrix[:, j])
+        self.value_matrix = np.empty((n, len(value_names)), order="F")
+        for j, name in enumerate(value_names):
+            x = sides[name].values
+            np.subtract(x, x.mean(), out=self.value_matrix[:, j])
+        self.rank_gram = self.rank_matrix.T @ self.rank_matrix if rank_names else None
+        self.value_gram = self.value_matrix.T @ self.value_matrix if value_names else None
         self._ranks: dict[str, np.ndarray] = {}
+        self._tied: dict[str, np.ndarray] = {}
+        self._tie_sums: dict[str, float] = {}
 
     def valid_ranks(self, name: str) -> np.ndarray:
         """Average ranks among the variable's non-missing values, centred at (N+1)/2; NaN where missing."""
+        if name in self.rank_index:
+            return self.rank_matrix[:, self.rank_index[name]]
         if name not in self._ranks:
             s = self.sides[name]
             table = _avg_rank_table(s.counts) - (s.n_valid + 1) / 2.0
-            if s.complete:
-                r = table[s.codes]
-            else:
-                r = np.full(s.codes.shape[0], np.nan)
-                ok = s.codes >= 0
-                r[ok] = table[s.codes[ok]]
+            r = np.full(s.codes.shape[0], np.nan)
+            ok = s.codes >= 0
+            r[ok] = table[s.codes[ok]]
             self._ranks[name] = r
         return self._ranks[name]
 
@@ -647,6 +670,47 @@ class _SideStats:
         counts = np.bincount(codes, minlength=s.n_levels)
         table = _avg_rank_table(counts) - (n + 1) / 2.0
         return table[codes], counts
+
+    def tie_sum(self, name: str, counts: np.ndarray) -> float:
+        """Σ(t³ − t) over the tied values; only levels tied in the whole file can be tied in a subset."""
+        s = self.sides[name]
+        full = counts is s.counts
+        if full and name in self._tie_sums:
+            return self._tie_sums[name]
+        if name not in self._tied:
+            self._tied[name] = np.flatnonzero(s.counts > 1)
+        t = counts[self._tied[name]].astype(np.float64)
+        value = float(np.sum(t**3 - t))
+        if full:
+            self._tie_sums[name] = value
+        return value
+
+    def values_on(self, name: str, mask: np.ndarray | None) -> tuple[np.ndarray, float]:
+        """Values on the records ``mask`` centred at their mean, and their sum of squares."""
+        if mask is None and name in self.value_index:
+            j = self.value_index[name]
+            return self.value_matrix[:, j], float(self.value_gram[j, j])
+        x = _take(self.sides[name].values, mask)
+        xc = x - x.mean()
+        return xc, float(np.dot(xc, xc))
+
+    def correlation(self, a: str, b: str, mask: np.ndarray | None, n: int, ranked: bool) -> float | None:
+        index, gram = (self.rank_index, self.rank_gram) if ranked else (self.value_index, self.value_gram)
+        if mask is None and a in index and b in index:
+            i, j = index[a], index[b]
+            sxy, sxx, syy = float(gram[i, j]), float(gram[i, i]), float(gram[j, j])
+        else:
+            if ranked:
+                x, _ = self.ranks_on(a, mask, n)
+                y, _ = self.ranks_on(b, mask, n)
+                sxx, syy = float(np.dot(x, x)), float(np.dot(y, y))
+            else:
+                x, sxx = self.values_on(a, mask)
+                y, syy = self.values_on(b, mask)
+            sxy = float(np.dot(x, y))
+        if not (sxx > 0 and syy > 0):
+            return None
+        return float(np.clip(sxy / math.sqrt(sxx * syy), -1.0, 1.0))
 
 
 def _avg_rank_table(counts: np.ndarray) -> np.ndarray:
@@ -695,28 +759,23 @@ def _chi2_pair(table: np.ndarray) -> dict[str, Any]:
             "dof": int(res.dof)}
 
 
-def _group_msd(groups: np.ndarray, k: int, centred: np.ndarray, n: int, power: int) -> tuple[np.ndarray, np.ndarray]:
+def _group_msd(size: np.ndarray, sums: np.ndarray, n: int, power: int) -> tuple[np.ndarray, np.ndarray]:
     """Signed per-record sums of squares between groups, sign(d)·n_g·d²/N^power, d = group mean − grand mean."""
-    size = np.bincount(groups, minlength=k)
-    sums = np.bincount(groups, weights=centred, minlength=k)
     support = size > 0
     grand = sums.sum() / n
-    d = np.zeros(k)
+    d = np.zeros(size.shape[0])
     d[support] = sums[support] / size[support] - grand
     return np.sign(d) * size * d * d / float(n) ** power, support
 
 
-def _kruskal_pair(g: np.ndarray, k: int, rc: np.ndarray, counts: np.ndarray, n: int) -> dict[str, Any]:
-    """Kruskal–Wallis H from centred ranks ``rc`` and groups ``g`` (scipy.stats.kruskal's formula)."""
-    size = np.bincount(g, minlength=k)
-    sums = np.bincount(g, weights=rc, minlength=k)
+def _kruskal_pair(size: np.ndarray, sums: np.ndarray, tie_sum: float, n: int) -> dict[str, Any]:
+    """Kruskal–Wallis H (scipy.stats.kruskal's formula) from group sizes and sums of centred ranks."""
     present = size > 0
     n_groups = int(np.count_nonzero(present))
     if n_groups < 2:
         raise _Degenerate("the nominal variable has a single category among the complete cases")
     nf = float(n)
-    t = counts[counts > 1].astype(np.float64)
-    ties = 1.0 - float(np.sum(t**3 - t)) / (nf**3 - nf) if n > 1 else 0.0
+    ties = 1.0 - tie_sum / (nf**3 - nf)
     if ties <= 0:
         raise _Degenerate("the ranked variable is constant among the complete cases")
     mean_dev = sums[present] / size[present]  # group mean rank − (N+1)/2
@@ -725,19 +784,16 @@ def _kruskal_pair(g: np.ndarray, k: int, rc: np.ndarray, counts: np.ndarray, n: 
     return {"statistic": h, "p": p, "coef": h / (nf - 1.0), "n": n, "dof": n_groups - 1}
 
 
-def _anova_pair(g: np.ndarray, k: int, x: np.ndarray, n: int) -> dict[str, Any]:
-    """One-way ANOVA F (scipy.stats.f_oneway's statistic) and eta² = SSB / TSS."""
-    size = np.bincount(g, minlength=k)
+def _anova_pair(size: np.ndarray, sums: np.ndarray, sumsq: float, n: int) -> dict[str, Any]:
+    """One-way ANOVA F (scipy.stats.f_oneway's statistic) and eta² = SSB / TSS from centred values."""
     present = size > 0
     n_groups = int(np.count_nonzero(present))
     if n_groups < 2:
         raise _Degenerate("the nominal variable has a single category among the complete cases")
     if n - n_groups < 1:
         raise _Degenerate("too few complete cases for the ANOVA (no within-group degrees of freedom)")
-    xc = x - x.mean()
-    sums = np.bincount(g, weights=xc, minlength=k)
     grand = sums.sum() / n
-    tss = float(np.dot(xc, xc)) - n * grand * grand
+    tss = sumsq - n * grand * grand
     if not tss > 0:
         raise _Degenerate("the continuous variable is constant among the complete cases")
     ssb = float(np.sum(sums[present] ** 2 / size[present])) - n * grand * grand
@@ -752,20 +808,9 @@ def _anova_pair(g: np.ndarray, k: int, x: np.ndarray, n: int) -> dict[str, Any]:
     return {"statistic": f, "p": p, "coef": ssb / tss, "n": n, "dof": [dfb, dfw]}
 
 
-def _correlation(a: np.ndarray, b: np.ndarray, centred: bool) -> float | None:
-    if not centred:
-        a = a - a.mean()
-        b = b - b.mean()
-    den = math.sqrt(float(np.dot(a, a)) * float(np.dot(b, b)))
-    if den == 0:
-        return None
-    return float(np.clip(float(np.dot(a, b)) / den, -1.0, 1.0))
-
-
 def _spearman_p(r: float, n: int) -> float:
     dof = n - 2
-    with np.errstate(divide="ignore"):
-        t = r * math.sqrt(max(dof / ((r + 1.0) * (1.0 - r)), 0.0)) if abs(r) < 1 else math.copysign(math.inf, r)
+    t = r * math.sqrt(max(dof / ((r + 1.0) * (1.0 - r)), 0.0)) if abs(r) < 1 else math.copysign(math.inf, r)
     return float(min(1.0, 2.0 * stats.t.sf(abs(t), dof)))
 
 
@@ -777,18 +822,33 @@ def _pearson_p(r: float, n: int) -> float:
 def _run_file(variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str) -> dict[str, Any]:
     """Test statistics of every planned pair in one file."""
     sides = {n: (v.orig if which == ORIGINAL else v.prot) for n, v in variables.items() if not v.removed}
-    machine = _SideStats(sides)
-    out: dict[str, Any] = {}
-    for key, item in plan.items():
+    ranked: set[str] = set()
+    valued: set[str] = set()
+    for item in plan.values():
         if item.get("skip"):
             continue
-        a, b = item["a"], item["b"]
+        test = item["test_orig" if which == ORIGINAL else "test_prot"]
+        pair_names = (item["a"], item["b"])
+        if test in ("spearman", "kruskal"):
+            ranked.update(n for n in pair_names if sides[n].kind != "nominal")
+        elif test in ("pearson", "anova"):
+            valued.update(n for n in pair_names if sides[n].kind != "nominal")
+    order = list(sides)
+    machine = _SideStats(
+        sides,
+        [n for n in order if n in ranked and sides[n].complete],
+        [n for n in order if n in valued and sides[n].complete],
+    )
+
+    def one(item: dict[str, Any]) -> dict[str, Any]:
         test = item["test_orig" if which == ORIGINAL else "test_prot"]
         try:
-            out[key] = _pair_stats(variables, machine, a, b, test, which)
+            return _pair_stats(variables, machine, item["a"], item["b"], test, which)
         except _Degenerate as exc:
-            out[key] = {"degenerate": str(exc)}
-    return out
+            return {"degenerate": str(exc)}
+
+    todo = [(key, item) for key, item in plan.items() if not item.get("skip")]
+    return {key: one(item) for key, item in todo}
 
 
 def _pair_stats(variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str) -> dict[str, Any]:
@@ -797,41 +857,45 @@ def _pair_stats(variables: dict[str, _Var], m: _SideStats, a: str, b: str, test:
     if n < 3:
         raise _Degenerate(f"only {n} complete cases")
     if test == "chi2":
-        res = _chi2_pair(_crosstab(sa.codes, sa.n_levels, sb.codes, sb.n_levels, mask))
+        table = _crosstab(sa.codes, sa.n_levels, sb.codes, sb.n_levels, mask)
+        res = _chi2_pair(table)
         ca, cb = _direction_codes(variables[a], which), _direction_codes(variables[b], which)
-        ka = sa.n_levels if ca is sa.codes else variables[a].recoded.n_categories
-        kb = sb.n_levels if cb is sb.codes else variables[b].recoded.n_categories
-        res["msd"], res["support"] = _residuals(_crosstab(ca, ka, cb, kb, mask))
+        if ca is not sa.codes or cb is not sb.codes:  # recoded nominal: original records in the protected classes
+            ka = sa.n_levels if ca is sa.codes else variables[a].recoded.n_categories
+            kb = sb.n_levels if cb is sb.codes else variables[b].recoded.n_categories
+            table = _crosstab(ca, ka, cb, kb, mask)
+        res["msd"], res["support"] = _residuals(table)
         return res
     if test in ("kruskal", "anova"):
         g_name, x_name = (a, b) if sa.kind == "nominal" else (b, a)
-        sg, sx = m.sides[g_name], m.sides[x_name]
+        sg = m.sides[g_name]
         g = _take(sg.codes, mask)
+        size = sg.counts if mask is None else np.bincount(g, minlength=sg.n_levels)
         if test == "kruskal":
-            rc, counts = m.ranks_on(x_name, mask, n)
-            res = _kruskal_pair(g, sg.n_levels, rc, counts, n)
-            centred, power = rc, 3
+            centred, counts = m.ranks_on(x_name, mask, n)
+            sums = np.bincount(g, weights=centred, minlength=sg.n_levels)
+            res = _kruskal_pair(size, sums, m.tie_sum(x_name, counts), n)
+            power = 3
         else:
-            x = _take(sx.values, mask)
-            res = _anova_pair(g, sg.n_levels, x, n)
-            centred, power = x - x.mean(), 1
+            centred, sumsq = m.values_on(x_name, mask)
+            sums = np.bincount(g, weights=centred, minlength=sg.n_levels)
+            res = _anova_pair(size, sums, sumsq, n)
+            power = 1
         dg = _direction_codes(variables[g_name], which)
-        kg = sg.n_levels if dg is sg.codes else variables[g_name].recoded.n_categories
-        res["msd"], res["support"] = _group_msd(_take(dg, mask), kg, centred, n, power)
+        if dg is not sg.codes:  # a recoded nominal variable: its original records in the protected classes
+            kg = variables[g_name].recoded.n_categories
+            dg = _take(dg, mask)
+            size = np.bincount(dg, minlength=kg)
+            sums = np.bincount(dg, weights=centred, minlength=kg)
+        res["msd"], res["support"] = _group_msd(size, sums, n, power)
         res["group_variable"] = g_name
         return res
-    if test == "spearman":
-        ra, _ = m.ranks_on(a, mask, n)
-        rb, _ = m.ranks_on(b, mask, n)
-        r = _correlation(ra, rb, centred=True)
-        if r is None:
-            raise _Degenerate("one of the two variables is constant among the complete cases")
-        return {"statistic": r, "p": _spearman_p(r, n), "coef": r * r, "n": n, "sign": _sign(r)}
-    x, y = _take(sa.values, mask), _take(sb.values, mask)
-    r = _correlation(x, y, centred=False)
+    ranked = test == "spearman"
+    r = m.correlation(a, b, mask, n, ranked)
     if r is None:
         raise _Degenerate("one of the two variables is constant among the complete cases")
-    return {"statistic": r, "p": _pearson_p(r, n), "coef": r * r, "n": n, "sign": _sign(r)}
+    p = _spearman_p(r, n) if ranked else _pearson_p(r, n)
+    return {"statistic": r, "p": p, "coef": r * r, "n": n, "sign": _sign(r)}
 
 
 def _sign(r: float) -> int:
