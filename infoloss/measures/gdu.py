@@ -251,6 +251,8 @@ def reduction_coefficient(n_orig: int, n_prot: int) -> float:
         raise ValueError(f"need 0 <= kept <= original variables, got {n_p} of {n_o}")
     if n_p == n_o:
         return 1.0
+    if n_p < 2:
+        return 0.0  # no pair of variables left (also the only variable removed)
     return n_p * (n_p - 1) / (n_o * (n_o - 1))
 
 
@@ -359,10 +361,11 @@ def _continuous_side(x: np.ndarray) -> _Side:
     return _Side("continuous", codes, counts, x, xs[starts])
 
 
-def _categorical_side(codes: np.ndarray, n_levels: int, kind: str) -> _Side:
+def _categorical_side(codes: np.ndarray, n_levels: int, kind: str, counts: np.ndarray | None = None) -> _Side:
     codes = np.asarray(codes, dtype=np.int32)
-    counts = np.bincount(codes[codes >= 0], minlength=n_levels).astype(np.int64)
-    return _Side(kind, codes, counts)
+    if counts is None:
+        counts = np.bincount(codes[codes >= 0], minlength=n_levels)
+    return _Side(kind, codes, np.asarray(counts, dtype=np.int64))
 
 
 def _variables(pair: EncodedPair) -> dict[str, _Var]:
@@ -393,8 +396,11 @@ def _make_var(pair: EncodedPair, name: str, sides: dict[int, _Side]) -> _Var:
         raw_prot = sides[id(col.prot)] if col.prot is not None else None
     else:
         col = pair.categorical[name]
-        orig = _categorical_side(col.orig, col.n_categories, spec.scale)
-        raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale) if col.prot is not None else None
+        # the pair's cached one-way tables (last cell: missing) give the counts
+        orig = _categorical_side(col.orig, col.n_categories, spec.scale, pair.table(name, ORIGINAL)[:-1])
+        raw_prot = None
+        if col.prot is not None:
+            raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale, pair.table(name, PROTECTED)[:-1])
     var = _Var(name, spec.scale, spec.removed, orig, None if spec.removed else raw_prot)
     if spec.removed or spec.recode is None:
         return var
@@ -819,7 +825,9 @@ def _pearson_p(r: float, n: int) -> float:
     return float(min(1.0, 2.0 * stats.beta.sf(abs(r), ab, ab, loc=-1, scale=2)))
 
 
-def _run_file(variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str) -> dict[str, Any]:
+def _run_file(
+    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str
+) -> dict[str, Any]:
     """Test statistics of every planned pair in one file."""
     sides = {n: (v.orig if which == ORIGINAL else v.prot) for n, v in variables.items() if not v.removed}
     ranked: set[str] = set()
@@ -843,7 +851,7 @@ def _run_file(variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which
     def one(item: dict[str, Any]) -> dict[str, Any]:
         test = item["test_orig" if which == ORIGINAL else "test_prot"]
         try:
-            return _pair_stats(variables, machine, item["a"], item["b"], test, which)
+            return _pair_stats(pair, variables, machine, item["a"], item["b"], test, which)
         except _Degenerate as exc:
             return {"degenerate": str(exc)}
 
@@ -851,13 +859,18 @@ def _run_file(variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which
     return {key: one(item) for key, item in todo}
 
 
-def _pair_stats(variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str) -> dict[str, Any]:
+def _pair_stats(
+    pair: EncodedPair, variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str
+) -> dict[str, Any]:
     sa, sb = m.sides[a], m.sides[b]
     mask, n = _mask(sa, sb)
     if n < 3:
         raise _Degenerate(f"only {n} complete cases")
     if test == "chi2":
-        table = _crosstab(sa.codes, sa.n_levels, sb.codes, sb.n_levels, mask)
+        if which == ORIGINAL or not (variables[a].classed or variables[b].classed):
+            table = pair.table((a, b), which)[:-1, :-1]  # the pair's cached two-way table
+        else:
+            table = _crosstab(sa.codes, sa.n_levels, sb.codes, sb.n_levels, mask)
         res = _chi2_pair(table)
         ca, cb = _direction_codes(variables[a], which), _direction_codes(variables[b], which)
         if ca is not sa.codes or cb is not sb.codes:  # recoded nominal: original records in the protected classes
@@ -955,8 +968,8 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
                     f"{item['test_prot']} (a variable changed type); Kocar (2018) gives no rule to compare "
                     "their effect sizes",
                 )
-    stats_o = _run_file(variables, plan, ORIGINAL)
-    stats_p = _run_file(variables, plan, PROTECTED)
+    stats_o = _run_file(pair, variables, plan, ORIGINAL)
+    stats_p = _run_file(pair, variables, plan, PROTECTED)
 
     by_pair: dict[str, float] = {}
     pairs: dict[str, Any] = {}
