@@ -70,6 +70,7 @@ revisited. Trends in Sport Sciences 21(1) (epsilon squared).
 from __future__ import annotations
 
 import math
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -441,7 +442,9 @@ def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
     if max(n1, n2) <= _KS_EXACT_MAX_N:
         x1 = a.values[~np.isnan(a.values)]
         x2 = b.values[~np.isnan(b.values)]
-        res = stats.ks_2samp(x1, x2)
+        with warnings.catch_warnings():  # scipy falls back to its asymptotic method with a warning
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = stats.ks_2samp(x1, x2)
         return float(res.statistic), float(res.pvalue)
     # the same statistic from the sorted distinct values and their counts
     cum1 = np.cumsum(a.counts)
