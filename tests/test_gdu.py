@@ -579,3 +579,55 @@ def test_unweighted_and_stated():
     spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}, "w": {"role": "weight"}}}
     for mid in ("ldu_uni", "ldu_biv", "aldu_uni", "aldu_biv", "gdu"):
         assert run(getattr(G, mid), df, df.copy(), spec).details["weighted"] is False
+
+
+def test_ordinal_recoded_into_text_classes_keeps_the_category_order():
+    # the protected file labels age classes "0-4", "5-9", "10-14", "15-19"; ranks must follow age, not text
+    rng = np.random.default_rng(0)
+    age = rng.integers(0, 20, 200)
+    y = age + rng.normal(0, 3, 200)
+    labels = np.array(["0-4", "5-9", "10-14", "15-19"])
+    orig = pd.DataFrame({"a": age, "y": y})
+    prot = pd.DataFrame({"a": labels[age // 5], "y": y})
+    spec = {"variables": {"a": {"scale": "ordinal", "recode": {"map": {str(i): str(labels[i // 5]) for i in range(20)}}},
+                          "y": {"scale": "continuous"}}}
+    pair = encode_pair(orig, prot, spec)
+    d = G.ldu_biv(pair).details["pairs"]["a|y"]
+    rho_o, rho_p = stats.spearmanr(age, y).statistic, stats.spearmanr(age // 5, y).statistic
+    assert d["test_orig"] == d["test_prot"] == "spearman"
+    assert d["statistic_orig"] == pytest.approx(rho_o, rel=1e-12)
+    assert d["statistic_prot"] == pytest.approx(rho_p, rel=1e-12)
+    assert d["step"] == "strength" and d["ldu"] == pytest.approx(rho_p**2 / rho_o**2)
+    u = G.ldu_uni(pair).details["variables"]["a"]
+    assert u["p_value"] == 1.0 and u["recode"]["factor"] == pytest.approx(4 * 3 / (20 * 19))
+
+
+def test_top_coding_is_compared_as_a_perturbation():
+    x = np.arange(1.0, 201.0)
+    orig = pd.DataFrame({"x": x})
+    prot = pd.DataFrame({"x": np.minimum(x, 150.0)})
+    spec = {"variables": {"x": {"scale": "continuous", "recode": {"top": 150}}}}
+    d = run(G.ldu_uni, orig, prot, spec).details["variables"]["x"]
+    ref = stats.ks_2samp(x, np.minimum(x, 150.0))
+    assert d["test"] == "ks_2samp" and "top-coded" in d["note"]
+    assert d["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+    assert d["recode"] is None and d["ldu"] == pytest.approx(G.utility_from_p(ref.pvalue))
+
+
+def test_nonnormal_variable_recoded_with_a_nominal_partner_keeps_kruskal_wallis():
+    rng = np.random.default_rng(4)
+    n = 400
+    x = rng.lognormal(3, 0.8, n)
+    g = np.where(x + rng.normal(0, 10, n) > 25, "hi", "lo")
+    orig = pd.DataFrame({"x": x, "g": g})
+    prot = pd.DataFrame({"x": np.floor(x / 20) * 20, "g": g})
+    spec = {"variables": {"x": {"scale": "continuous", "recode": {"breaks": [0, 20, 40, 60, 80, 100, 10_000]}},
+                          "g": {"scale": "nominal"}}}
+    res = run(G.ldu_biv, orig, prot, spec)
+    assert not res.details["normality"]["x"]["normal"]
+    d = res.details["pairs"]["x|g"]
+    # ε² on the original values and on the classes: the same test, so the paper's equations apply
+    assert d["test_orig"] == d["test_prot"] == "kruskal"
+    classes = np.searchsorted([0, 20, 40, 60, 80, 100, 10_000], prot["x"], side="right") - 1  # 100, 120.. → one class
+    h_p = stats.kruskal(classes[g == "hi"], classes[g == "lo"]).statistic
+    assert d["coef_prot"] == pytest.approx(h_p / (n - 1), rel=1e-10)

@@ -397,11 +397,16 @@ def _make_var(pair: EncodedPair, name: str, sides: dict[int, _Side]) -> _Var:
         raw_prot = sides[id(col.prot)] if col.prot is not None else None
     else:
         col = pair.categorical[name]
-        # the pair's cached one-way tables (last cell: missing) give the counts
-        orig = _categorical_side(col.orig, col.n_categories, spec.scale, pair.table(name, ORIGINAL)[:-1])
-        raw_prot = None
-        if col.prot is not None:
-            raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale, pair.table(name, PROTECTED)[:-1])
+        position = _numeric_order(col.categories) if spec.scale == "ordinal" and spec.order is None else None
+        if position is None:
+            # the pair's cached one-way tables (last cell: missing) give the counts
+            orig = _categorical_side(col.orig, col.n_categories, spec.scale, pair.table(name, ORIGINAL)[:-1])
+            raw_prot = None
+            if col.prot is not None:
+                raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale, pair.table(name, PROTECTED)[:-1])
+        else:
+            orig = _categorical_side(position[col.orig], col.n_categories, spec.scale)
+            raw_prot = None if col.prot is None else _categorical_side(position[col.prot], col.n_categories, spec.scale)
     var = _Var(name, spec.scale, spec.removed, orig, None if spec.removed else raw_prot)
     if spec.removed or spec.recode is None:
         return var
@@ -413,12 +418,67 @@ def _make_var(pair: EncodedPair, name: str, sides: dict[int, _Side]) -> _Var:
     except NotComputed as exc:
         var.broken = str(exc)
         return var
+    if spec.scale == "ordinal" and var.recode_kind == "map":
+        rec = _order_classes(orig.codes, orig.n_levels, rec)
     var.recoded = rec
     kind = "nominal" if spec.scale == "nominal" else "ordinal"
     var.prot = _categorical_side(rec.prot, rec.n_categories, kind)
     if spec.scale == "nominal":
         var.direction_codes = rec.orig
     return var
+
+
+def _numeric_order(categories: list[str]) -> np.ndarray | None:
+    """Codes of an ordinal variable re-ordered with its numeric labels first, in numeric order.
+
+    The pair sorts the shared categories lexically as soon as one label is not
+    a number (e.g. a protected file with classes "0-4", "5-9" next to the
+    original ages), which would rank age "10" before "2".  Returns the new code
+    of every old code (with -1 → -1 in the last cell), or None when the order
+    is already numeric-first.
+    """
+    numeric: list[tuple[float, int]] = []
+    other: list[int] = []
+    for i, label in enumerate(categories):
+        try:
+            numeric.append((float(label), i))
+        except ValueError:
+            other.append(i)
+    order = [i for _, i in sorted(numeric)] + other
+    if order == list(range(len(categories))):
+        return None
+    position = np.empty(len(categories) + 1, dtype=np.int32)
+    position[np.array(order, dtype=np.int64)] = np.arange(len(categories), dtype=np.int32)
+    position[-1] = -1
+    return position
+
+
+def _order_classes(orig_codes: np.ndarray, n_orig: int, rec: CategoricalColumn) -> CategoricalColumn:
+    """Order the classes of an ordinal recode map by the first original category in each.
+
+    The recoded view sorts class labels numerically or lexically, which puts
+    "10-14" before "5-9"; the ranks of an ordinal variable need the order of
+    the original categories instead.  Classes that no original record reaches
+    keep their relative order at the end.
+    """
+    ok = orig_codes >= 0
+    lut = np.full(n_orig, -1, dtype=np.int64)
+    lut[orig_codes[ok]] = rec.orig[ok]  # the map is a function of the original category
+    first: list[int] = []
+    for k in lut:
+        if k >= 0 and k not in first:
+            first.append(int(k))
+    order = first + [k for k in range(rec.n_categories) if k not in first]
+    if order == list(range(rec.n_categories)):
+        return rec
+    position = np.empty(rec.n_categories + 1, dtype=np.int32)
+    position[np.array(order)] = np.arange(rec.n_categories, dtype=np.int32)
+    position[-1] = -1  # code -1 (missing) indexes the last cell
+
+    def remap(codes: np.ndarray | None) -> np.ndarray | None:
+        return None if codes is None else position[codes]
+
+    return CategoricalColumn(rec.name, rec.scale, [rec.categories[k] for k in order], remap(rec.orig), remap(rec.prot))
 
 
 def _numeric_values(pair: EncodedPair, name: str) -> np.ndarray | None:
