@@ -16,21 +16,34 @@ local utility in [0, 1], and averages them:
   removed variables and ``GDU = (w_u·ALDU_uni + w_b·ALDU_biv) × GRC``.
 
 All six measure ids share one computation per pair (cached on the pair); the
-statistics are vectorised so that a million records and 50 variables take
-seconds (one sort per continuous column and file; ranks, group sums and tables
-by ``bincount``).  Equations whose images are lost in the paper are written as
+statistics are vectorised (one sort per continuous column and file; ranks,
+group sums and tables by ``bincount``; the correlations of complete columns
+from one matrix product) and are checked against ``scipy.stats`` in the tests.  Equations whose images are lost in the paper are written as
 in ``formulas.md`` §1.
 
 Decisions where the paper is silent (each is also stated in ``details``):
 
 * Missing values are left out: univariate tests compare the non-missing values
   of each file; bivariate tests use the complete cases of the pair in each
-  file separately.
+  file separately.  A variable whose protected values are all missing scores
+  0, like a removed one.
 * The tests are unweighted, as in the paper; sampling weights are ignored.
 * ``P = 1`` (the two distributions are identical) gives utility 1 exactly
-  instead of ``1 − e^{−14} = 0.99999917``.
+  instead of ``1 − e^{−14} = 0.99999917``, so identical files give GDU = 1.
 * The chi-squared tests use no continuity correction (``correction=False``);
-  it would only apply to 2 × 2 tables (binary variables).
+  it would only apply to 2 × 2 tables (binary variables).  Categories empty
+  in both files are dropped.  A categorical variable with a single category
+  in both files has no univariate test (reason in ``not_computed``).
+* Recoding (``recode: map`` or ``breaks``): ``n`` is the number of distinct
+  original values, ``m`` the number of classes the original records fall
+  into; the chi-squared part compares the recoded original with the
+  protected classes.  The default variant is ``pairwise`` for a categorical
+  and ``heterogeneity`` for a continuous variable.  Biased allocation: a unit
+  is biased when a unit of another class is strictly nearer than every other
+  unit of its own class (a unit alone in its class counts as biased when
+  another class exists).  Heterogeneity uses the original records in both
+  sums (r = s) and is clipped at 0.  ``top``/``bottom`` coding keeps the
+  variable continuous and is compared by the KS test like a perturbation.
 * Normality (Pearson / ANOVA instead of Spearman / Kruskal–Wallis) is decided
   once, on the original variable, by a one-sample KS test against a normal
   with the variable's mean and standard deviation (n − 1) at the threshold;
@@ -40,19 +53,25 @@ Decisions where the paper is silent (each is also stated in ``details``):
   difference (standardised residuals divided by √N, sums of squares between
   groups divided by N, rank sums of squares divided by N³) so that files of
   different sizes compare; when both files have the same size this is the
-  paper's Δ times a positive constant, so the decision is the same.
+  paper's Δ times a positive constant, so the decision is the same.  Cells or
+  groups empty in both files are left out of Δ.
 * For a recoded nominal variable the direction is judged on the protected
   classes (the original records placed in the recode's classes), because the
   two tables must have the same cells; P values and coefficients use each
   file as published.
 * A pair whose original data cannot be tested (a constant variable, a single
-  category, too few complete cases) is left out of the averages with the
+  category, fewer than 3 complete cases) is left out of the averages with the
   reason.  When only the protected data cannot be tested, the association is
   no longer detectable: P = 1 and coefficient 0.
 * A pair whose two files call for different tests with a nominal variable
   (e.g. ANOVA on the original, Kruskal–Wallis after recoding the partner into
   classes) has no rule in the paper; it is left out with that reason.  When
-  both files use the same test the pair is compared as usual.
+  both files use the same test (e.g. Kruskal–Wallis on a non-normal variable
+  and on its classes) the pair is compared as usual.
+* The categories of an ordinal variable without an explicit ``order`` are
+  ranked with its numeric labels first, in numeric order, and the classes of
+  an ordinal ``recode: map`` in the order of the original categories they
+  hold (the shared category list sorts mixed labels as text).
 
 References
 ----------
@@ -105,6 +124,16 @@ _CONVENTIONS = {
     "bivariate tests use each file's complete cases of the pair",
     "weighted": "the tests are unweighted, as in Kocar (2018); sampling weights are ignored",
     "p_equal_1": "P = 1 (identical distributions) gives utility 1 exactly",
+    "chi2": "chi-squared tests without continuity correction; categories empty in both files dropped",
+    "recoding": "n = distinct original values, m = classes the original records fall into; default variant "
+    "'pairwise' for categorical and 'heterogeneity' for continuous variables; top/bottom coding is compared "
+    "by the KS test like a perturbation",
+    "normality": "decided on the original variable by a one-sample KS test against a normal with its mean and "
+    "standard deviation (n - 1), at the significance threshold",
+    "direction": "per-record MSDs (residuals / sqrt(N), SSB_i / N, rank SSB_i / N^3) so that files of different "
+    "sizes compare; the same decision as the raw MSDs when both files have the same size",
+    "type_change": "r2 or rho2 (original) against rho2 (protected) for ordered pairs; pairs with a nominal "
+    "variable whose two files call for different tests are left out (no rule in Kocar 2018)",
 }
 
 
