@@ -493,11 +493,9 @@ def _order_classes(orig_codes: np.ndarray, n_orig: int, rec: CategoricalColumn) 
     ok = orig_codes >= 0
     lut = np.full(n_orig, -1, dtype=np.int64)
     lut[orig_codes[ok]] = rec.orig[ok]  # the map is a function of the original category
-    first: list[int] = []
-    for k in lut:
-        if k >= 0 and k not in first:
-            first.append(int(k))
-    order = first + [k for k in range(rec.n_categories) if k not in first]
+    first = list(dict.fromkeys(int(k) for k in lut if k >= 0))
+    reached = set(first)
+    order = first + [k for k in range(rec.n_categories) if k not in reached]
     if order == list(range(rec.n_categories)):
         return rec
     position = np.empty(rec.n_categories + 1, dtype=np.int32)
