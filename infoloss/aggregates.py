@@ -1,0 +1,311 @@
+"""Aggregated, plot-ready data of one original/protected pair for the HTML report.
+
+:func:`summarise` reduces the encoded pair to what the report draws:
+histograms of the continuous variables on a common grid, kernel density
+estimates evaluated on that grid, quantiles for box plots, one-way tables of
+the categorical variables and two-way tables of the key-variable pairs.  The
+report never sees a record: everything here is a count, a quantile or a
+summary statistic, computed at full detail.  The safe-to-share mode
+(``Report.to_html(safe=True)``) is applied later, at render time, by merging
+small bins and cells and rounding the numbers (see ``infoloss.report.safe``).
+
+Counts are unweighted numbers of records (the safe mode's minimum cell size
+is a number of records); the weighted estimates are in the measures and the
+descriptive statistics.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .pair import ORIGINAL, PROTECTED, EncodedPair
+
+#: quantiles kept for box plots (the 5th/95th are the safe mode's whiskers)
+QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
+#: the common grid of a continuous variable spans these quantiles of the original, widened by GRID_MARGIN
+GRID_QUANTILES = (0.005, 0.995)
+GRID_MARGIN = 0.05
+#: number of fine histogram bins on the grid (the report merges them into 40, 20, ... display bins)
+FINE_BINS = 400
+#: at most this many outliers per side are kept (evenly spaced by rank) for box plots of the full report
+MAX_OUTLIERS = 40
+#: two-way tables are kept for at most this many categorical key variables (pairs: n(n-1)/2)
+MAX_PAIR_VARIABLES = 12
+#: two-way tables with more cells than this are not kept
+MAX_PAIR_CELLS = 40_000
+
+_PROBS = tuple(sorted(set(QUANTILES) | set(GRID_QUANTILES)))
+
+# Summaries of original arrays, shared by the scenarios of one compare() run:
+# the pairs share the original's arrays, so they are keyed by the array's id
+# and dropped when the array is garbage-collected.
+_ORIGINAL_CACHE: dict[tuple, Any] = {}
+
+
+def summarise(pair: EncodedPair) -> dict[str, Any]:
+    """Aggregate a pair into the data the HTML report draws.
+
+    Parameters
+    ----------
+    pair : EncodedPair
+        The encoded original and protected files.
+
+    Returns
+    -------
+    dict
+        ``{"n_orig", "n_prot", "paired", "quantile_probs", "fine_bins",
+        "variables": {name: ...}, "pairs": {"A|B": ...}, "pair_variables",
+        "pair_source", "notes"}``.  A continuous variable has ``grid``
+        (bin edges), ``hist`` (fine-bin counts plus counts ``below`` and
+        ``above`` the grid), ``density`` (Gaussian kernel density on the bin
+        centres) and ``stats`` (n, missing, mean, sd, min, max, quantiles,
+        Tukey whiskers and a few outliers) for ``orig`` and ``prot``.  A
+        categorical variable has its ``categories`` and the one-way tables
+        ``orig``/``prot`` (last cell: missing).  Arrays are numpy arrays;
+        ``prot`` is None for a variable removed from the protected file.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from infoloss.pair import encode_pair
+    >>> orig = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "b"]})
+    >>> prot = pd.DataFrame({"x": [1.0, 2.0, 3.0, 9.0], "g": ["a", "a", "a", None]})
+    >>> spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal", "role": "key"}}}
+    >>> agg = summarise(encode_pair(orig, prot, spec))
+    >>> agg["variables"]["g"]["categories"], agg["variables"]["g"]["orig"].tolist(), agg["variables"]["g"]["prot"].tolist()
+    (['a', 'b'], [2, 2, 0], [3, 0, 1])
+    >>> agg["variables"]["x"]["stats"]["orig"]["quantiles"][3]  # the median
+    2.5
+    """
+    variables: dict[str, Any] = {}
+    notes: list[str] = []
+    for var in pair.variables:
+        name = var.name
+        if name in pair.continuous:
+            variables[name] = _continuous(pair, name)
+        elif name in pair.categorical:
+            variables[name] = _categorical(pair, name)
+        else:  # pragma: no cover - every analysed variable is one or the other
+            continue
+        variables[name]["scale"] = var.scale
+        variables[name]["role"] = var.role
+        variables[name]["removed"] = bool(var.removed)
+    pair_vars, source = _pair_variables(pair)
+    pairs: dict[str, Any] = {}
+    for i, a in enumerate(pair_vars):
+        for b in pair_vars[i + 1 :]:
+            shape = (pair.categorical[a].n_categories + 1) * (pair.categorical[b].n_categories + 1)
+            if shape > MAX_PAIR_CELLS:
+                notes.append(f"the two-way table {a} × {b} has {shape} cells and is not drawn")
+                continue
+            pairs[f"{a}|{b}"] = {
+                "a": a,
+                "b": b,
+                "orig": np.asarray(pair.table((a, b), ORIGINAL), dtype=np.int64),
+                "prot": np.asarray(pair.table((a, b), PROTECTED), dtype=np.int64),
+            }
+    return {
+        "n_orig": int(pair.n_orig),
+        "n_prot": int(pair.n_prot),
+        "paired": bool(pair.paired),
+        "weighted": False,
+        "quantile_probs": list(QUANTILES),
+        "fine_bins": FINE_BINS,
+        "variables": variables,
+        "pairs": pairs,
+        "pair_variables": pair_vars,
+        "pair_source": source,
+        "notes": notes,
+    }
+
+
+# ---------------------------------------------------------------------------
+# continuous variables
+# ---------------------------------------------------------------------------
+def _continuous(pair: EncodedPair, name: str) -> dict[str, Any]:
+    col = pair.continuous[name]
+    orig = _original_summary(col.orig)
+    edges = orig["edges"]
+    out: dict[str, Any] = {
+        "kind": "continuous",
+        "grid": edges,
+        "stats": {"orig": orig["stats"], "prot": None},
+        "hist": {"orig": orig["hist"], "prot": None},
+        "density": {"x": 0.5 * (edges[:-1] + edges[1:]) if edges is not None else None, "orig": orig["density"], "prot": None},
+    }
+    if col.prot is not None:
+        prot = _summary(col.prot, edges)
+        out["stats"]["prot"] = prot["stats"]
+        out["hist"]["prot"] = prot["hist"]
+        out["density"]["prot"] = prot["density"]
+    return out
+
+
+def _original_summary(x: np.ndarray) -> dict[str, Any]:
+    key = (id(x), x.shape, x.ctypes.data)
+    hit = _ORIGINAL_CACHE.get(key)
+    if hit is not None:
+        return hit
+    stats = _stats(x)
+    edges = _grid(stats)
+    result = _summary(x, edges, stats)
+    _ORIGINAL_CACHE[key] = result
+    try:
+        weakref.finalize(x, _ORIGINAL_CACHE.pop, key, None)
+    except TypeError:  # pragma: no cover - arrays support weak references
+        _ORIGINAL_CACHE.pop(key, None)
+    return result
+
+
+def _summary(x: np.ndarray, edges: np.ndarray | None, stats: dict[str, Any] | None = None) -> dict[str, Any]:
+    stats = _stats(x) if stats is None else stats
+    if edges is None or stats["n"] == 0:
+        return {"stats": stats, "edges": edges, "hist": None, "density": None}
+    hist = histogram(x, edges)
+    density = binned_kde(hist["counts"], edges, bandwidth(stats), stats["n"])
+    return {"stats": stats, "edges": edges, "hist": hist, "density": density}
+
+
+def _stats(x: np.ndarray) -> dict[str, Any]:
+    ok = ~np.isnan(x)
+    valid = x[ok]
+    n = int(valid.size)
+    out: dict[str, Any] = {"n": n, "missing": int(x.size - n)}
+    if n == 0:
+        return out
+    q = np.quantile(valid, _PROBS, overwrite_input=True)  # valid is our own copy
+    quantiles = dict(zip(_PROBS, (float(v) for v in q)))
+    mean = float(np.mean(valid))
+    sd = float(np.std(valid, ddof=1)) if n > 1 else 0.0
+    lo, hi = float(np.min(valid)), float(np.max(valid))
+    q1, q3 = quantiles[0.25], quantiles[0.75]
+    iqr = q3 - q1
+    fence_lo, fence_hi = q1 - 1.5 * iqr, q3 + 1.5 * iqr
+    low = valid[valid < fence_lo]
+    high = valid[valid > fence_hi]
+    whisker_lo = float(valid[valid >= fence_lo].min())
+    whisker_hi = float(valid[valid <= fence_hi].max())
+    out.update(
+        mean=mean,
+        sd=sd,
+        min=lo,
+        max=hi,
+        quantiles=[quantiles[p] for p in QUANTILES],
+        grid_quantiles=[quantiles[p] for p in GRID_QUANTILES],
+        whiskers=[whisker_lo, whisker_hi],
+        outliers={
+            "low": int(low.size),
+            "high": int(high.size),
+            "low_values": _spread(np.sort(low)),
+            "high_values": _spread(np.sort(high)),
+        },
+    )
+    return out
+
+
+def _spread(values: np.ndarray) -> list[float]:
+    """At most MAX_OUTLIERS values evenly spaced by rank, always keeping both ends."""
+    if values.size <= MAX_OUTLIERS:
+        return [float(v) for v in values]
+    idx = np.unique(np.linspace(0, values.size - 1, MAX_OUTLIERS).round().astype(np.intp))
+    return [float(v) for v in values[idx]]
+
+
+def _grid(stats: dict[str, Any]) -> np.ndarray | None:
+    """Bin edges from the original's 0.5% and 99.5% quantiles, widened and rounded to 2 significant digits."""
+    if stats["n"] == 0:
+        return None
+    lo, hi = stats["grid_quantiles"]
+    if hi <= lo:
+        lo, hi = stats["min"], stats["max"]
+    if hi <= lo:
+        half = max(abs(lo) * 0.05, 0.5)
+        lo, hi = lo - half, hi + half
+    margin = GRID_MARGIN * (hi - lo)
+    lo, hi = lo - margin, hi + margin
+    step = 10.0 ** (math.floor(math.log10(hi - lo)) - 1)
+    lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+    return np.linspace(lo, hi, FINE_BINS + 1)
+
+
+def histogram(x: np.ndarray, edges: np.ndarray) -> dict[str, Any]:
+    """Counts of ``x`` in equal-width bins ``edges`` (right edge of the last bin included), plus below/above counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> h = histogram(np.array([0.0, 0.5, 1.0, 2.0, -1.0, np.nan]), np.array([0.0, 1.0, 2.0]))
+    >>> h["counts"].tolist(), h["below"], h["above"]
+    ([2, 2], 1, 0)
+    """
+    lo, hi = float(edges[0]), float(edges[-1])
+    bins = edges.size - 1
+    pos = (x - lo) * (bins / (hi - lo))
+    inside = (x >= lo) & (x <= hi)
+    idx = np.minimum(pos[inside].astype(np.intp), bins - 1)
+    counts = np.bincount(idx, minlength=bins).astype(np.int64)
+    return {"counts": counts, "below": int(np.count_nonzero(x < lo)), "above": int(np.count_nonzero(x > hi))}
+
+
+def bandwidth(stats: dict[str, Any]) -> float:
+    """Silverman's rule of thumb, 0.9·min(sd, IQR/1.34)·n^(-1/5) (R's ``bw.nrd0``)."""
+    n = stats["n"]
+    if n < 2:
+        return 0.0
+    q = dict(zip(QUANTILES, stats["quantiles"]))
+    iqr = q[0.75] - q[0.25]
+    spread = min(stats["sd"], iqr / 1.34) if iqr > 0 else stats["sd"]
+    if spread <= 0:
+        spread = abs(stats["mean"]) or 1.0
+    return 0.9 * spread * n ** (-0.2)
+
+
+def binned_kde(counts: np.ndarray, edges: np.ndarray, h: float, n: int) -> np.ndarray | None:
+    """Gaussian kernel density on the bin centres from binned counts (normalised by ``n`` records).
+
+    The mass outside the grid is not drawn, so the curve integrates to the
+    share of records inside it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = binned_kde(np.array([0, 0, 10, 0, 0]), np.linspace(0, 5, 6), 1.0, 10)
+    >>> round(float(d[2]), 4)  # 1/sqrt(2*pi): the kernel's peak
+    0.3989
+    """
+    if n <= 0 or h <= 0:
+        return None
+    width = float(edges[1] - edges[0])
+    hb = h / width
+    half = int(min(math.ceil(4 * hb), counts.size))
+    offsets = np.arange(-half, half + 1)
+    kernel = np.exp(-0.5 * (offsets / hb) ** 2) if hb > 0 else (offsets == 0).astype(float)
+    kernel /= kernel.sum()
+    full = np.convolve(counts.astype(float), kernel, mode="full")  # kernel centred: drop `half` cells each side
+    return full[half : half + counts.size] / (n * width)
+
+
+# ---------------------------------------------------------------------------
+# categorical variables
+# ---------------------------------------------------------------------------
+def _categorical(pair: EncodedPair, name: str) -> dict[str, Any]:
+    col = pair.categorical[name]
+    return {
+        "kind": "categorical",
+        "categories": list(col.categories),
+        "orig": np.asarray(pair.table(name, ORIGINAL), dtype=np.int64),
+        "prot": np.asarray(pair.table(name, PROTECTED), dtype=np.int64) if col.prot is not None else None,
+    }
+
+
+def _pair_variables(pair: EncodedPair) -> tuple[list[str], str]:
+    """The categorical variables whose two-way tables are kept: the keys, else all categorical ones."""
+    categorical = [n for n in pair.categorical_names if n in pair.categorical]
+    keys = [v.name for v in pair.variables if v.role == "key" and v.name in categorical]
+    if len(keys) >= 2:
+        return keys[:MAX_PAIR_VARIABLES], "key"
+    return categorical[:MAX_PAIR_VARIABLES], "categorical"
