@@ -21,8 +21,8 @@ values.  Everything is vectorised; 1,000,000 × 50 takes a few seconds.
 Examples
 --------
 >>> df = make_survey(1000, n_continuous=6, n_categorical=4, seed=1)
->>> df.shape
-(1000, 11)
+>>> df.shape   # id, 6 continuous, 4 categorical, weight
+(1000, 12)
 >>> prot = protect(df, seed=2)
 >>> int(prot["sex"].isna().sum()) > 0   # key variables have local suppressions
 True
