@@ -410,8 +410,14 @@ def _is_float(value: Any) -> bool:
 def _numeric_like(col: pd.Series) -> bool:
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         return True
-    values = col.dropna().astype(str).unique()
-    return len(values) > 0 and pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
+    # only the distinct values are converted to text: a million-row column has few of them
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        distinct = col.cat.categories[np.unique(codes[codes >= 0])]
+    else:
+        distinct = pd.unique(col.dropna())
+    values = pd.Series(np.asarray(distinct, dtype=object)).astype(str)
+    return len(values) > 0 and pd.to_numeric(values, errors="coerce").notna().all()
 
 
 def _check_same_kind(var: VariableSpec, o: pd.Series, p: pd.Series) -> None:

@@ -44,7 +44,7 @@ from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, measure
 
-__all__ = ["ks", "ecdf_max", "ecdf_mean", "ks_2samp_fast"]
+__all__ = ["ks", "ecdf_max", "ecdf_mean", "ks_2samp_fast", "ks_asymp_pvalue"]
 
 _KS_EXACT_MAX_N = 10_000  # scipy's ks_2samp (method "auto") is exact up to this sample size
 _KS_SMIRNOV_MAX_N = 20_000  # above this, scipy's O(n) Smirnov series is replaced by the limit law
@@ -99,7 +99,7 @@ def ks_2samp_fast(x1: np.ndarray, x2: np.ndarray, *, pvalue: str = "auto") -> tu
         method = "asymp" if any("Switching to" in str(w.message) for w in caught) else "exact"
         return float(res.statistic), float(res.pvalue), method
     d = _ks_statistic(x1, x2)
-    return (d, *_ks_asymp_pvalue(d, n1, n2, pvalue))
+    return (d, *ks_asymp_pvalue(d, n1, n2, pvalue))
 
 
 def _ks_statistic(x1: np.ndarray, x2: np.ndarray) -> float:
@@ -126,7 +126,8 @@ def _ks_statistic(x1: np.ndarray, x2: np.ndarray) -> float:
     return min_s if min_s > max_s else max_s
 
 
-def _ks_asymp_pvalue(d: float, n1: int, n2: int, pvalue: str) -> tuple[float, str]:
+def ks_asymp_pvalue(d: float, n1: int, n2: int, pvalue: str = "auto") -> tuple[float, str]:
+    """scipy's asymptotic two-sample KS p-value, with the limit law for very large samples (see ks_2samp_fast)."""
     m, n = sorted([float(n1), float(n2)], reverse=True)
     en = float(np.round(m * n / (m + n)))
     if pvalue == "auto" and en > _KS_SMIRNOV_MAX_N and en * d * d >= 2.2 and d < 0.5:
@@ -228,7 +229,7 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto") -> MeasureResult:
                                    if max(job[1].shape[0], job[2].shape[0]) > _KS_EXACT_MAX_N else None, jobs))
         results = [
             ks_2samp_fast(x1, x2, pvalue=pvalue) if d is None
-            else (d, *_ks_asymp_pvalue(d, x1.shape[0], x2.shape[0], pvalue))
+            else (d, *ks_asymp_pvalue(d, x1.shape[0], x2.shape[0], pvalue))
             for (_, x1, x2), d in zip(jobs, stats_)
         ]
     else:

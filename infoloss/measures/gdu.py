@@ -100,6 +100,7 @@ from scipy import stats
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, CategoricalColumn, EncodedPair
 from ..registry import MeasureResult, measure
+from .distributions import ks_asymp_pvalue
 
 RATE = 14.0  # x = 14 P in the exponential information-loss law
 VARIANTS = ("pairwise", "biased", "heterogeneity")
@@ -524,7 +525,12 @@ def _numeric_values(pair: EncodedPair, name: str) -> np.ndarray | None:
 # univariate tests
 # ---------------------------------------------------------------------------
 def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
-    """Two-sample KS statistic and p-value, equal to scipy.stats.ks_2samp (method 'auto')."""
+    """Two-sample KS statistic and p-value, equal to scipy.stats.ks_2samp (method 'auto').
+
+    Above 20,000 effective records and for p-values below about 0.025 the p-value is
+    the limiting Kolmogorov law instead of scipy's O(n) exact series, as in
+    ``distributions.ks_2samp_fast`` (relative difference below 2 %).
+    """
     n1, n2 = a.n_valid, b.n_valid
     if max(n1, n2) <= _KS_EXACT_MAX_N:
         x1 = a.values[~np.isnan(a.values)]
@@ -542,9 +548,7 @@ def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
     max_s = float(diff.max())
     min_s = float(np.clip(-diff.min(), 0, 1))
     d = min_s if min_s > max_s else max_s
-    m, n = sorted([float(n1), float(n2)], reverse=True)
-    en = m * n / (m + n)
-    p = float(np.clip(stats.kstwo.sf(d, np.round(en)), 0, 1))
+    p, _ = ks_asymp_pvalue(d, n1, n2)
     return d, p
 
 
