@@ -92,12 +92,13 @@ def compare(
                 aggregates=html_out is not None,
                 progress=progress,
             )
+            if html_out:
+                progress.label("writing the HTML report")
+                report.to_html(html_out, safe=safe, min_cell=min_cell, protect=inputs)
         if json_out == "-":
             sys.stdout.write(report.to_json())
         elif json_out:
             report.to_json(json_out, protect=inputs)
-        if html_out:
-            report.to_html(html_out, safe=safe, min_cell=min_cell, protect=inputs)
     except InputError as exc:
         _fail(str(exc))
     if not json_out and not html_out:
@@ -207,6 +208,11 @@ class _ProgressBar:
             self.task = self.bar.add_task(label, total=total)
         self.bar.update(self.task, completed=done, description=label)
 
+    def label(self, text: str) -> None:
+        """Say what the run does after the last counted step."""
+        if self.bar is not None:
+            self.bar.update(self.task, description=text)
+
     def __exit__(self, *exc: Any) -> None:
         if self.bar is not None:
             self.bar.stop()
@@ -243,15 +249,19 @@ def spec_command(
 @app.command("measures")
 def measures_command(
     json_: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+    markdown: bool = typer.Option(False, "--markdown", help="Print the list as a Markdown table (docs/measures.md)."),
 ) -> None:
     """List every measure: id, family, what it measures, range, better, needs pairing."""
     import json
 
-    from .registry import FAMILIES, registered
+    from .registry import FAMILIES, markdown_table, registered
 
     infos = list(registered())
     if json_:
         sys.stdout.write(json.dumps([m.to_dict() for m in infos], indent=2) + "\n")
+        return
+    if markdown:
+        sys.stdout.write(markdown_table())
         return
     table = Table(title="infoloss measures")
     for col in ("id", "family", "what it measures", "range", "better", "needs pairing"):

@@ -182,7 +182,8 @@ def compare(
         raise InputError("give at least one protected file.")
     names = _scenario_names(protected_list, names)
     original_df = read_table(original, spec, which="original") if isinstance(original, (str, Path)) else original
-    total = len(ids) * len(protected_list)
+    steps = len(ids) + (1 if aggregates else 0)  # the report's plot data is a step of its own
+    total = steps * len(protected_list)
     original_cache: dict = {}  # the original is converted once for all scenarios
     results = []
     for k, (prot, name) in enumerate(zip(protected_list, names)):
@@ -197,11 +198,13 @@ def compare(
         )
         for j, mid in enumerate(ids):
             if progress is not None:
-                progress(k * len(ids) + j, total, f"{name}: {mid}")
+                progress(k * steps + j, total, f"{name}: {mid}")
             _run_measure(scenario, pair, mid, options.get(mid, {}))
         if statistics:
             scenario.statistics = _statistics(pair)
         if aggregates:
+            if progress is not None:
+                progress(k * steps + len(ids), total, f"{name}: plot data for the report")
             scenario.aggregates = _aggregates(pair)
         results.append(scenario)
         if k == 0:

@@ -185,3 +185,14 @@ def registered() -> Iterator[MeasureInfo]:
 def get(id: str) -> MeasureInfo:
     load_all()
     return REGISTRY[id]
+
+
+def markdown_table() -> str:
+    """The registry as a Markdown table, one row per measure (the table in docs/measures.md)."""
+    rows = ["| id | family | what it measures | range | better | needs pairing |", "| --- | --- | --- | --- | --- | --- |"]
+    for m in registered():
+        description = m.description.replace("|", "\\|")
+        rows.append(
+            f"| `{m.id}` | {m.family} | {description} | {m.range_text} | {m.better} | {'yes' if m.needs_pairing else 'no'} |"
+        )
+    return "\n".join(rows) + "\n"

@@ -65,6 +65,8 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 def fmt_tick(x: float) -> str:
     """Short axis label: 1.5M, 250k, 0.25, 3."""
     ax = abs(x)
+    if ax >= 1e12:
+        return f"{x:.2g}"
     if ax >= 1e9:
         return f"{x / 1e9:g}G"
     if ax >= 1e6:
@@ -75,12 +77,16 @@ def fmt_tick(x: float) -> str:
 
 
 def fmt_value(x: float | None, digits: int = 3) -> str:
-    """A value for a label: 3 significant digits, thousands grouped."""
+    """A value for a label: 3 significant digits, thousands grouped, powers of ten from 10^7.
+
+    >>> fmt_value(1234.5), fmt_value(0.012345), fmt_value(2.1e14)
+    ('1,234', '0.0123', '2.1e+14')
+    """
     if x is None or not math.isfinite(x):
         return "–"
     if x == 0:
         return "0"
-    if abs(x) >= 10 ** digits:
+    if 10**digits <= abs(x) < 1e7:
         return f"{round(x):,}"
     return f"{x:.{digits}g}"
 
@@ -105,7 +111,7 @@ def _n(x: float) -> str:
 def svg(width: float, height: float, body: Iterable[str], *, label: str, cls: str = "chart") -> Markup:
     """Wrap chart elements in an ``<svg>`` with a title for screen readers."""
     return Markup(
-        f'<svg class="{cls}" xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(height)}" '
+        f'<svg class="{cls}" width="{_n(width)}" height="{_n(height)}" '
         f'viewBox="0 0 {_n(width)} {_n(height)}" role="img" aria-label="{esc(label)}"><title>{esc(label)}</title>'
         + "".join(body)
         + "</svg>"
@@ -338,15 +344,15 @@ def histogram_panel(
 ) -> Markup:
     """Original histogram as grey bars, the protected one as a coloured step line, with density curves.
 
-    Bins are ``(left, right, density, count)``; heights are densities, so
-    merged (wider) bins keep the shape.
+    Bins are ``(left, right, height, count)``; heights are in % of records
+    per standard bar width (densities), so merged (wider) bins keep the shape.
     """
     left, right, top, bottom = 40, 8, 20, 34 + (12 if note else 0)
     sx = Scale(xlim[0], xlim[1], left, width - right)
     sy = Scale(0, ymax if ymax > 0 else 1.0, height - bottom, top)
     out = [text(left, 13, title, size=FONT, weight="bold")]
     out += x_axis(sx, height - bottom, nice_ticks(xlim[0], xlim[1], 4))
-    out += y_axis(sy, left, nice_ticks(0, sy.d1, 3), grid_to=width - right, fmt=lambda t: f"{t:.2g}")
+    out += y_axis(sy, left, nice_ticks(0, sy.d1, 3), grid_to=width - right, fmt=_percent)
     for a, b, d, c in orig_bins:
         out.append(rect(sx(a), sy(d), sx(b) - sx(a), sy(0) - sy(d), "#cfcfcf", count=c,
                         title=f"original: {fmt_value(c)} records"))
@@ -367,6 +373,10 @@ def histogram_panel(
     return svg(width, height, out, label=label)
 
 
+def _percent(t: float) -> str:
+    return f"{t:.2g}%"
+
+
 def density_panel(
     *,
     title: str,
@@ -383,7 +393,7 @@ def density_panel(
     sy = Scale(0, ymax if ymax > 0 else 1.0, height - bottom, top)
     out = [text(left, 13, title, size=FONT, weight="bold")]
     out += x_axis(sx, height - bottom, nice_ticks(xlim[0], xlim[1], 4))
-    out += y_axis(sy, left, nice_ticks(0, sy.d1, 3), grid_to=width - right, fmt=lambda t: f"{t:.2g}")
+    out += y_axis(sy, left, nice_ticks(0, sy.d1, 3), grid_to=width - right, fmt=_percent)
     for name, col, pts, dashed in curves:
         if pts:
             out.append(polyline([(sx(x), sy(y)) for x, y in pts], col, 1.3 if dashed else 1.6, "4,2" if dashed else None))
@@ -445,25 +455,29 @@ def mosaic_columns(
     *,
     title: str,
     label: str,
-    col_width: float = 54,
-    height: float = 230,
+    marks: Sequence[tuple[str, str]] = (),
+    col_width: float = 46,
+    height: float = 250,
 ) -> Markup:
     """Stacked 100 % columns, one per file (the Practice Guide's Fig. 19).
 
     ``columns`` = [(column title, [(category label, count, colour), ...])]:
     each column is split in proportion to its counts, top to bottom.
+    ``marks`` = [(colour, text)] per column: a colour bar under the column
+    (the file's colour) and a short text above it (e.g. how much it changed).
     """
-    top, bottom = 22, 40
-    gap = 10
+    top, bottom = 34, 62
+    gap = 8
     left = 8
     plot_h = height - top - bottom
     k = len(columns)
-    legend_x = left + k * (col_width + gap) + 8
+    legend_x = left + k * (col_width + gap) + 6
     legend_rows = max(len(legend), 1)
     row_h = min(14.0, max(9.0, plot_h / legend_rows))
     legend_h = row_h * legend_rows
     total_h = max(height, top + legend_h + 10)
     width = legend_x + 10 + 6.0 * min(max([len(lbl) for lbl, _ in legend] + [6]), 34) + 14
+    width = max(width, left + 6.5 * len(title) + 10)
     out = [text(left, 13, title, size=FONT, weight="bold")]
     for c, (ctitle, segs) in enumerate(columns):
         x = left + c * (col_width + gap)
@@ -482,8 +496,13 @@ def mosaic_columns(
         if total <= 0:
             out.append(rect(x, top, col_width, plot_h, "#f4f4f4", stroke=LIGHT))
             out.append(text(x + col_width / 2, top + plot_h / 2, "no data", anchor="middle", size=FONT - 3, fill=GREY))
-        out.append(text(x + col_width / 2, top + plot_h + 12, _short(ctitle, 12), anchor="end", size=FONT - 2,
-                        rotate=-30))
+        if c < len(marks):
+            mcol, mtext = marks[c]
+            out.append(rect(x, top + plot_h + 2, col_width, 4, mcol))
+            if mtext:
+                out.append(text(x + col_width / 2, top - 4, mtext, anchor="middle", size=FONT - 3, fill=GREY))
+        out.append(text(x + col_width / 2 + 4, top + plot_h + 16, _short(ctitle, 18), anchor="end", size=FONT - 2,
+                        rotate=-35))
     for i, (lbl, col) in enumerate(legend):
         y = top + i * row_h
         out.append(rect(legend_x, y + 1, 10, row_h - 3, col, stroke="#999"))

@@ -1,0 +1,318 @@
+"""Plot-ready numbers from the aggregates, with the safe-to-share rules applied.
+
+Everything the variable plots draw passes through here: histogram bins on
+the common grid, density curves, box-plot statistics and (one- and two-way)
+category counts.  With ``safe=True`` the rules of :mod:`infoloss.report.safe`
+apply: no bin or cell below ``min_cell`` records, box plots without extremes
+or outliers, and rounded statistics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..aggregates import QUANTILES, bandwidth, binned_kde
+from .safe import merge_bins, merge_small, round_sig
+
+#: histogram bars drawn per variable (the fine bins are merged into these)
+DISPLAY_BINS = 40
+#: points per density curve
+CURVE_POINTS = 100
+#: a mosaic shows at most this many categories; the rest are grouped
+MAX_SEGMENTS = 14
+
+Bin = tuple[float, float, float, int]  # (left, right, density, count)
+
+
+@dataclass
+class Policy:
+    """How much detail the page may show."""
+
+    safe: bool = False
+    min_cell: int = 5
+
+    def count_ok(self, n: int) -> bool:
+        """Whether a count may be printed: always in full mode, else 0 or at least ``min_cell``."""
+        return not self.safe or n == 0 or n >= self.min_cell
+
+    def number(self, x: float | None, digits: int = 3) -> float | None:
+        """A statistic of the data as it may be shown (rounded in safe mode)."""
+        return round_sig(x, digits) if self.safe else x
+
+
+# ---------------------------------------------------------------------------
+# continuous variables
+# ---------------------------------------------------------------------------
+def display_bins(hist: dict[str, Any] | None, edges: np.ndarray, n: int, policy: Policy) -> list[Bin]:
+    """Histogram bars ``(left, right, density, count)`` on the common grid.
+
+    The fine bins are summed into :data:`DISPLAY_BINS` bars; in safe mode
+    adjacent bars are merged until each has 0 or at least ``min_cell`` records.
+    Heights are densities (count / (n · width)), so merged bars keep the shape.
+
+    >>> import numpy as np
+    >>> edges = np.linspace(0, 4, 5)
+    >>> hist = {"counts": np.array([6, 1, 0, 5])}
+    >>> [b[3] for b in display_bins(hist, edges, 12, Policy())]
+    [6, 1, 0, 5]
+    >>> [(b[0], b[1], b[3]) for b in display_bins(hist, edges, 12, Policy(safe=True))]
+    [(0.0, 1.0, 6), (1.0, 4.0, 6)]
+    """
+    if hist is None or n <= 0:
+        return []
+    counts = _coarsen(np.asarray(hist["counts"]), DISPLAY_BINS)
+    coarse_edges = np.linspace(float(edges[0]), float(edges[-1]), counts.size + 1)
+    groups = merge_bins(counts, policy.min_cell) if policy.safe else [(i, i + 1, int(c)) for i, c in enumerate(counts)]
+    out = []
+    for first, last, count in groups:
+        left, right = float(coarse_edges[first]), float(coarse_edges[last])
+        out.append((left, right, count / (n * (right - left)), int(count)))
+    return out
+
+
+def _coarsen(counts: np.ndarray, target: int) -> np.ndarray:
+    """Sum consecutive fine bins into ``target`` bins (when the fine count is a multiple of it)."""
+    if counts.size <= target or counts.size % target:
+        return counts.astype(np.int64)
+    return counts.reshape(target, -1).sum(axis=1)
+
+
+def density_curve(side: dict[str, Any], bins: Sequence[Bin], edges: np.ndarray, policy: Policy,
+                  density: np.ndarray | None) -> list[tuple[float, float]]:
+    """The kernel density curve to draw, as ``CURVE_POINTS`` (x, y) points.
+
+    Full mode uses the density from the fine bins.  Safe mode recomputes it
+    from the merged bars (each bar's records spread evenly over its width),
+    so that no small group of records shows as a bump.
+    """
+    stats = side["stats"]
+    if not stats or stats.get("n", 0) < 2:
+        return []
+    fine = edges.size - 1
+    if policy.safe:
+        spread = np.zeros(fine)
+        width = (float(edges[-1]) - float(edges[0])) / fine
+        for left, right, _, count in bins:
+            i0 = int(round((left - float(edges[0])) / width))
+            i1 = max(int(round((right - float(edges[0])) / width)), i0 + 1)
+            spread[i0:i1] = count / (i1 - i0)
+        density = binned_kde(spread, edges, bandwidth(stats), stats["n"])
+    if density is None:
+        return []
+    centres = 0.5 * (edges[:-1] + edges[1:])
+    step = max(fine // CURVE_POINTS, 1)
+    return [(float(x), float(y)) for x, y in zip(centres[::step], density[::step])]
+
+
+def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | None:
+    """Box-plot numbers: quartiles, whiskers, outliers and mean.
+
+    Full mode: Tukey whiskers (1.5 IQR) and a sample of the outliers.  Safe
+    mode: whiskers at the 5th and 95th percentiles, no outliers, every number
+    rounded to 3 significant digits.
+    """
+    if not stats or stats.get("n", 0) == 0:
+        return None
+    q = dict(zip(QUANTILES, stats["quantiles"]))
+    if policy.safe:
+        whiskers = [q[0.05], q[0.95]]
+        outliers: list[float] = []
+    else:
+        whiskers = list(stats["whiskers"])
+        outliers = list(stats["outliers"]["low_values"]) + list(stats["outliers"]["high_values"])
+    r = policy.number
+    return {
+        "q1": r(q[0.25]),
+        "median": r(q[0.5]),
+        "q3": r(q[0.75]),
+        "whiskers": [r(whiskers[0]), r(whiskers[1])],
+        "outliers": outliers,
+        "mean": r(stats.get("mean")),
+        "sd": r(stats.get("sd")),
+        "n": stats["n"],
+        "missing": stats.get("missing", 0),
+    }
+
+
+def outside_text(hist: dict[str, Any] | None, policy: Policy) -> str:
+    """'12 below, 3 above the axis' (safe mode: small counts become 'fewer than N')."""
+    if hist is None:
+        return ""
+    parts = []
+    for key in ("below", "above"):
+        n = int(hist.get(key, 0))
+        if n == 0:
+            continue
+        shown = f"{n:,}" if policy.count_ok(n) else f"fewer than {policy.min_cell}"
+        parts.append(f"{shown} {key}")
+    return ", ".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# categorical variables
+# ---------------------------------------------------------------------------
+@dataclass
+class Grouping:
+    """Categories (last: missing) mapped to the segments a chart draws."""
+
+    labels: list[str]
+    index: np.ndarray  # category -> segment
+    kinds: list[str]  # per segment: "category", "group", "other", "missing"
+
+    def apply(self, counts: np.ndarray) -> np.ndarray:
+        """Counts per segment."""
+        return np.bincount(self.index, weights=counts, minlength=len(self.labels)).astype(np.int64)
+
+    def apply2(self, table: np.ndarray, other: "Grouping") -> np.ndarray:
+        """A two-way table with rows grouped by ``self`` and columns by ``other``."""
+        rows = np.zeros((len(self.labels), table.shape[1]), dtype=np.int64)
+        np.add.at(rows, self.index, table)
+        out = np.zeros((len(self.labels), len(other.labels)), dtype=np.int64)
+        np.add.at(out.T, other.index, rows.T)
+        return out
+
+
+def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], ordinal: bool,
+                      policy: Policy) -> Grouping:
+    """How the categories of one variable are drawn in every chart of the page.
+
+    Many categories are grouped for readability: an ordinal variable into
+    about :data:`MAX_SEGMENTS` consecutive ranges of equal size in the
+    original, a nominal one into its largest categories plus "other
+    categories".  In safe mode, categories with fewer than ``min_cell``
+    records in any of ``tables`` (original and scenarios) are merged into
+    "other (< N)", with more categories joining it until it has at least
+    ``min_cell`` records in every table where it is not empty.
+
+    >>> import numpy as np
+    >>> g = category_grouping(["a", "b", "c"], [np.array([10, 3, 8, 0]), np.array([9, 4, 8, 0])], False,
+    ...                       Policy(safe=True))
+    >>> g.labels, g.apply(np.array([10, 3, 8, 0])).tolist()
+    (['a', 'other (categories merged, min. cell 5)', 'missing'], [10, 11, 0])
+    """
+    k = len(categories)
+    labels = list(categories) + ["missing"]
+    index = np.arange(k + 1)
+    kinds = ["category"] * k + ["missing"]
+    base = Grouping(labels, index, kinds)
+    if policy.safe:
+        base = _merge_small_jointly(base, tables, policy.min_cell)
+    if len(base.labels) - 1 > MAX_SEGMENTS:
+        base = _group_many(base, tables[0], ordinal)
+    return base
+
+
+def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: int) -> Grouping:
+    counts = [g.apply(np.asarray(t)) for t in tables]
+    n_seg = len(g.labels)
+    merged = np.zeros(n_seg, dtype=bool)
+    for c in counts:
+        m, _ = merge_small(c, min_cell)
+        merged |= m
+    changed = True
+    while changed:  # secondary merging until "other" is 0 or >= min_cell in every table
+        changed = False
+        for c in counts:
+            other = int(c[merged].sum())
+            if 0 < other < min_cell:
+                free = np.flatnonzero((c > 0) & ~merged)
+                if free.size:
+                    merged[free[np.argmin(c[free])]] = True
+                    changed = True
+    if not merged.any():
+        return g
+    keep = np.flatnonzero(~merged)
+    labels = [g.labels[i] for i in keep] + [f"other (categories merged, min. cell {min_cell})"]
+    kinds = [g.kinds[i] for i in keep] + ["other"]
+    new_pos = np.full(n_seg, len(keep))
+    new_pos[keep] = np.arange(len(keep))
+    # keep "missing" last when it is not merged
+    labels, kinds, new_pos = _missing_last(labels, kinds, new_pos)
+    return Grouping(labels, new_pos[g.index], kinds)
+
+
+def _missing_last(labels: list[str], kinds: list[str], pos: np.ndarray) -> tuple[list[str], list[str], np.ndarray]:
+    if "missing" not in kinds or kinds[-1] == "missing":
+        return labels, kinds, pos
+    m = kinds.index("missing")
+    order = [i for i in range(len(labels)) if i != m] + [m]
+    remap = np.empty(len(labels), dtype=np.int64)
+    remap[order] = np.arange(len(labels))
+    return [labels[i] for i in order], [kinds[i] for i in order], remap[pos]
+
+
+def _group_many(g: Grouping, original: np.ndarray, ordinal: bool) -> Grouping:
+    counts = g.apply(np.asarray(original))
+    real = [i for i, kind in enumerate(g.kinds) if kind == "category"]
+    special = [i for i, kind in enumerate(g.kinds) if kind != "category"]
+    groups: list[list[int]] = []
+    if ordinal:
+        share = np.cumsum(counts[real]) / max(counts[real].sum(), 1)
+        cut = np.minimum((share * MAX_SEGMENTS - 1e-9).astype(int), MAX_SEGMENTS - 1)
+        for c in np.unique(cut):
+            groups.append([real[i] for i in np.flatnonzero(cut == c)])
+        labels = [g.labels[grp[0]] if len(grp) == 1 else f"{g.labels[grp[0]]} – {g.labels[grp[-1]]}" for grp in groups]
+        kinds = ["category" if len(grp) == 1 else "group" for grp in groups]
+    else:
+        top = sorted(real, key=lambda i: -counts[i])[: MAX_SEGMENTS - 1]
+        rest = [i for i in real if i not in set(top)]
+        groups = [[i] for i in sorted(top)] + ([rest] if rest else [])
+        labels = [g.labels[i] for i in sorted(top)] + ([f"{len(rest)} other categories"] if rest else [])
+        kinds = ["category"] * len(top) + (["group"] if rest else [])
+    groups += [[i] for i in special]
+    labels += [g.labels[i] for i in special]
+    kinds += [g.kinds[i] for i in special]
+    pos = np.empty(len(g.labels), dtype=np.int64)
+    for new, grp in enumerate(groups):
+        pos[grp] = new
+    return Grouping(labels, pos[g.index], kinds)
+
+
+def safe_two_way(table: np.ndarray, policy: Policy) -> tuple[np.ndarray, np.ndarray]:
+    """Which cells of a (grouped) two-way table are drawn, and which rows are merged.
+
+    Returns ``(cells, merged_rows)``: ``cells`` is the table to draw with an
+    extra last column holding, per row, the records of its small cells merged
+    together ("other"); ``merged_rows`` marks rows (categories of the first
+    variable) folded into one "other" row because their total is small.  In
+    full mode nothing is merged.
+
+    >>> import numpy as np
+    >>> cells, rows = safe_two_way(np.array([[9, 2, 7], [6, 1, 8], [1, 1, 1]]), Policy(safe=True))
+    >>> cells.tolist(), rows.tolist()  # rows 2 and 3 fold into "other"; small cells merge within each row
+    ([[9, 0, 0, 9], [0, 0, 9, 9]], [False, True, True])
+    """
+    table = np.asarray(table, dtype=np.int64)
+    extra = np.zeros((table.shape[0], 1), dtype=np.int64)
+    if not policy.safe:
+        return np.hstack([table, extra]), np.zeros(table.shape[0], dtype=bool)
+    merged_rows, _ = merge_small(table.sum(axis=1), policy.min_cell)
+    if merged_rows.any():
+        folded = table[merged_rows].sum(axis=0, keepdims=True)
+        table = np.vstack([table[~merged_rows], folded])
+        extra = np.zeros((table.shape[0], 1), dtype=np.int64)
+    cells = np.hstack([table, extra])
+    for r in range(table.shape[0]):
+        small, other = merge_small(table[r], policy.min_cell)
+        if small.all() and other < policy.min_cell:
+            cells[r] = 0  # a row with fewer than min_cell records in all: not drawn
+            continue
+        cells[r, :-1][small] = 0
+        cells[r, -1] = other
+    return cells, merged_rows
+
+
+def total_variation(a: np.ndarray, b: np.ndarray) -> float:
+    """Half the L1 distance between two tables as proportions (0: same, 1: disjoint).
+
+    >>> import numpy as np
+    >>> total_variation(np.array([5, 5]), np.array([10, 0]))
+    0.5
+    """
+    sa, sb = float(np.sum(a)), float(np.sum(b))
+    if sa <= 0 or sb <= 0:
+        return 0.0
+    return 0.5 * float(np.abs(np.asarray(a) / sa - np.asarray(b) / sb).sum())

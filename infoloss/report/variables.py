@@ -1,0 +1,248 @@
+"""The plots per variable (the Practice Guide's set), drawn from the aggregates only.
+
+Continuous variables: one histogram per scenario over the original's (grey
+bars; the scenario as a coloured step line, densities as curves, all on a
+common scale), the density curves of every file on one axis, and box plots
+of every file.  Categorical variables: the multi-scenario mosaic (one
+stacked column per file, as in the Practice Guide's Fig. 19).  Then
+two-way mosaic plots of the key-variable pairs that changed most.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from markupsafe import Markup
+
+from . import svg
+from .parts import join, slug
+from .plotdata import (
+    DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, density_curve, display_bins, outside_text, safe_two_way,
+    total_variation,
+)
+
+#: two-way mosaics are drawn for this many pairs
+TOP_PAIRS = 3
+
+
+def variable_sections(report: Any, policy: Policy) -> tuple[list[tuple[str, str, str, str, Markup]], Markup]:
+    """``(anchor, name, description, css class, html)`` per variable in spec order, and the two-way mosaics."""
+    aggs = [(i, s, s.aggregates) for i, s in enumerate(report.scenarios) if s.aggregates]
+    if not aggs:
+        return [], Markup("")
+    first = aggs[0][2]
+    out = []
+    groupings: dict[str, Grouping] = {}
+    for k, (name, var) in enumerate(first["variables"].items()):
+        per = [(i, s, a["variables"].get(name)) for i, s, a in aggs]
+        if var["kind"] == "continuous":
+            html = continuous_plots(name, var, per, policy)
+        else:
+            groupings[name] = _grouping(var, per, policy)
+            html = categorical_plots(name, var, per, groupings[name])
+        out.append((slug("var", k), name, _kind_text(var), var["kind"], html))
+    return out, pair_mosaics(aggs, groupings, policy)
+
+
+def _kind_text(var: dict[str, Any]) -> str:
+    role = var.get("role")
+    return var.get("scale", var["kind"]) + (f", {role}" if role and role != "other" else "")
+
+
+# ---------------------------------------------------------------------------
+# continuous
+# ---------------------------------------------------------------------------
+def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Policy) -> Markup:
+    """Histograms per scenario, all densities on one axis, box plots of every file."""
+    edges = var["grid"]
+    if edges is None:
+        return Markup('<p class="note">No values in the original file.</p>')
+    xlim = (float(edges[0]), float(edges[-1]))
+    unit = 100.0 * (xlim[1] - xlim[0]) / DISPLAY_BINS  # density -> % of records per bar
+    orig_bins = _percent(display_bins(var["hist"]["orig"], edges, var["stats"]["orig"]["n"], policy), unit)
+    orig_curve = _scale(density_curve({"stats": var["stats"]["orig"]}, orig_bins, edges, policy,
+                                      var["density"]["orig"]), unit)
+    panels = []
+    for i, s, v in per:
+        if v is None or v["stats"]["prot"] is None:
+            panels.append((i, s, None, [], ""))
+            continue
+        n = v["stats"]["prot"]["n"]
+        bins = _percent(display_bins(v["hist"]["prot"], edges, n, policy), unit)
+        curve = _scale(density_curve({"stats": v["stats"]["prot"]}, bins, edges, policy, v["density"]["prot"]), unit)
+        panels.append((i, s, bins, curve, outside_text(v["hist"]["prot"], policy)))
+    ymax = max([d for _, _, b, _, _ in panels if b for _, _, d, _ in b] + [d for _, _, d, _ in orig_bins] + [0.0])
+    ymax = max([ymax] + [y for _, _, _, c, _ in panels for _, y in c] + [y for _, y in orig_curve]) * 1.08
+    figs = []
+    orig_out = outside_text(var["hist"]["orig"], policy)
+    for i, s, bins, curve, out_text in panels:
+        if bins is None:
+            figs.append(Markup('<figure class="chart missing"><p>{}: removed from this scenario</p></figure>')
+                        .format(s.name))
+            continue
+        note = "outside the axis: " + "; ".join(t for t in (f"original {orig_out}" if orig_out else "",
+                                                           f"{s.name} {out_text}" if out_text else "") if t)
+        chart = svg.histogram_panel(
+            title=f"{s.name} vs original", xlim=xlim, ymax=ymax, orig_bins=orig_bins, prot_bins=bins,
+            prot_colour=svg.colour(i), orig_curve=orig_curve, prot_curve=curve,
+            note=note if (orig_out or out_text) else "", label=f"histogram of {name}: {s.name} and original")
+        figs.append(Markup('<figure class="chart">{}</figure>').format(chart))
+    curves = [("original", svg.ORIGINAL_COLOUR, orig_curve, True)]
+    curves += [(s.name, svg.colour(i), c, False) for i, s, b, c, _ in panels if b is not None]
+    second = [svg.density_panel(title="densities (dashed: original)", xlim=xlim, curves=curves,
+                                label=f"density curves of {name}"),
+              _boxes(name, var, per, xlim, policy)]
+    return Markup('<div class="charts">{}</div><div class="charts">{}</div>').format(
+        join(figs), join(Markup('<figure class="chart">{}</figure>').format(c) for c in second))
+
+
+def _percent(bins: list, unit: float) -> list:
+    return [(a, b, d * unit, c) for a, b, d, c in bins]
+
+
+def _scale(curve: list, unit: float) -> list:
+    return [(x, y * unit) for x, y in curve]
+
+
+def _boxes(name: str, var: dict[str, Any], per: Sequence, xlim: tuple[float, float], policy: Policy) -> Markup:
+    boxes = []
+    sides = [("original", svg.ORIGINAL_COLOUR, var["stats"]["orig"])]
+    sides += [(s.name, svg.colour(i), v["stats"]["prot"]) for i, s, v in per if v is not None]
+    for label, col, stats in sides:
+        b = box_stats(stats, policy)
+        if b is None:
+            continue
+        tip = f"{label}: median {svg.fmt_value(b['median'])}, quartiles {svg.fmt_value(b['q1'])}–{svg.fmt_value(b['q3'])}"
+        boxes.append({**b, "name": label, "colour": col, "tip": tip})
+    note = ("whiskers: 5th and 95th percentiles; no outliers shown (safe mode)" if policy.safe
+            else "whiskers: 1.5 IQR; circles: outliers (a sample); ◆ mean")
+    return svg.box_panel(title="box plots", boxes=boxes, xlim=xlim, label=f"box plots of {name}", note=note)
+
+
+# ---------------------------------------------------------------------------
+# categorical
+# ---------------------------------------------------------------------------
+def _grouping(var: dict[str, Any], per: Sequence, policy: Policy) -> Grouping:
+    tables = [np.asarray(var["orig"])] + [np.asarray(v["prot"]) for _, _, v in per if v is not None and v["prot"] is not None]
+    return category_grouping(var["categories"], tables, var.get("scale") == "ordinal", policy)
+
+
+def segment_colours(g: Grouping, ordinal: bool) -> list[str]:
+    """Colour per segment: a ramp for ordinal variables, a qualitative palette for nominal ones."""
+    out = []
+    real = [i for i, kind in enumerate(g.kinds) if kind in ("category", "group")]
+    for i, kind in enumerate(g.kinds):
+        if kind == "missing":
+            out.append(svg.MISSING_COLOUR)
+        elif kind == "other":
+            out.append(svg.OTHER_COLOUR)
+        elif ordinal:
+            t = real.index(i) / max(len(real) - 1, 1)
+            out.append(svg.ramp(("#deebf7", "#6baed6", "#08306b"), t))
+        else:
+            out.append(svg.CATEGORY_COLOURS[real.index(i) % len(svg.CATEGORY_COLOURS)])
+    return out
+
+
+def categorical_plots(name: str, var: dict[str, Any], per: Sequence, g: Grouping) -> Markup:
+    """The multi-scenario mosaic: one stacked 100 % column for the original and one per scenario.
+
+    Above each scenario's column: the share of records that would have to
+    move to another category to turn its table into the original's (total
+    variation distance of the drawn, grouped tables).
+    """
+    colours = segment_colours(g, var.get("scale") == "ordinal")
+    orig = g.apply(np.asarray(var["orig"]))
+    columns = [("original", _segments(g, orig, colours))]
+    marks = [(svg.ORIGINAL_COLOUR, "")]
+    for i, s, v in per:
+        prot = None if v is None or v["prot"] is None else g.apply(np.asarray(v["prot"]))
+        columns.append((s.name, _segments(g, prot, colours) if prot is not None else []))
+        marks.append((svg.colour(i), "" if prot is None else f"Δ {100 * total_variation(orig, prot):.1f}%"))
+    legend = [(lbl, col) for lbl, col in zip(g.labels, colours)]
+    chart = svg.mosaic_columns(columns, legend, title="% of records per category", marks=marks, label=f"mosaic plot of {name}")
+    return Markup('<figure class="chart">{}</figure>').format(chart)
+
+
+def _segments(g: Grouping, grouped: np.ndarray, colours: list[str]) -> list[tuple[str, int, str]]:
+    return [(lbl, int(n), col) for lbl, n, col in zip(g.labels, grouped, colours)]
+
+
+# ---------------------------------------------------------------------------
+# two-way mosaics of the pairs that changed most
+# ---------------------------------------------------------------------------
+def changed_pairs(aggs: Sequence, top: int = TOP_PAIRS) -> list[tuple[str, float]]:
+    """The pairs whose association changed most, with their largest change.
+
+    A pair's change is the total variation distance between its original and
+    protected two-way tables, less the larger change of its two one-way
+    tables (what the univariate mosaics already show), at its largest over
+    the scenarios.  Each variable appears in at most two of the chosen pairs,
+    so that one heavily recoded variable does not fill the section.
+    """
+    score: dict[str, tuple[float, float]] = {}
+    for _, _, a in aggs:
+        for key, t in a["pairs"].items():
+            orig, prot = np.asarray(t["orig"]), np.asarray(t["prot"])
+            joint = total_variation(orig, prot)
+            margins = max(total_variation(orig.sum(axis=1), prot.sum(axis=1)),
+                          total_variation(orig.sum(axis=0), prot.sum(axis=0)))
+            old = score.get(key, (0.0, 0.0))
+            score[key] = (max(old[0], joint - margins), max(old[1], joint))
+    chosen: list[tuple[str, float]] = []
+    used: dict[str, int] = {}
+    for key, (excess, joint) in sorted(score.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0])):
+        a, b = key.split("|", 1)
+        if joint <= 0 or used.get(a, 0) >= 2 or used.get(b, 0) >= 2:
+            continue
+        chosen.append((key, joint))
+        used[a], used[b] = used.get(a, 0) + 1, used.get(b, 0) + 1
+        if len(chosen) == top:
+            break
+    return chosen
+
+
+def pair_mosaics(aggs: Sequence, groupings: dict[str, Grouping], policy: Policy) -> Markup:
+    """Two-way mosaic plots (original and every scenario) of the pairs that changed most."""
+    blocks = []
+    source = aggs[0][2].get("pair_source", "key")
+    for key, tv in changed_pairs(aggs):
+        a, b = key.split("|", 1)
+        ga, gb = groupings.get(a), groupings.get(b)
+        if ga is None or gb is None:
+            continue
+        colours = segment_colours(gb, aggs[0][2]["variables"][b].get("scale") == "ordinal")
+        tables = [("original", aggs[0][2]["pairs"][key]["orig"])]
+        tables += [(s.name, ag["pairs"][key]["prot"]) for _, s, ag in aggs if key in ag["pairs"]]
+        figs = [_mosaic2(title, table, ga, gb, colours, a, b, policy) for title, table in tables]
+        legend = join(Markup('<span class="key"><span class="swatch" style="background:{}"></span>{}</span>')
+                      .format(c, lbl) for lbl, c in zip(gb.labels + ["other cells (merged)"] * policy.safe,
+                                                        colours + [svg.OTHER_COLOUR] * policy.safe))
+        blocks.append(Markup(
+            '<div class="pairblock"><h4>{} × {}</h4><p class="note">Column widths: the shares of {}; heights '
+            "within a column: the shares of {}. Largest change of this two-way table in any scenario: {:.1%} of "
+            'the records would have to move to another cell (total variation distance).</p><div class="legend">{}</div><div class="charts">{}</div></div>'
+        ).format(a, b, a, b, tv, legend, join(figs)))
+    if not blocks:
+        return Markup("")
+    intro = ("key variables" if source == "key" else "categorical variables")
+    return Markup('<p class="note">The pairs of {} whose two-way tables changed most.</p>{}').format(intro, join(blocks))
+
+
+def _mosaic2(title: str, table: Any, ga: Grouping, gb: Grouping, colours: list[str], a: str, b: str,
+             policy: Policy) -> Markup:
+    grouped = ga.apply2(np.asarray(table), gb)
+    cells, merged_rows = safe_two_way(grouped, policy)
+    row_labels = [lbl for lbl, m in zip(ga.labels, merged_rows) if not m]
+    if merged_rows.any():
+        row_labels.append("other (merged)")
+    seg_labels = gb.labels + ["other cells (merged)"]
+    seg_colours = colours + [svg.OTHER_COLOUR]
+    columns = []
+    for lbl, row in zip(row_labels, cells):
+        segs = [(sl, int(n), c) for sl, n, c in zip(seg_labels, row, seg_colours)]
+        columns.append((lbl, int(row.sum()), segs))
+    chart = svg.mosaic_2way(columns, title=title, label=f"mosaic plot of {a} by {b}, {title}", xlabel=a,
+                            width=262, height=210)
+    return Markup('<figure class="chart">{}</figure>').format(chart)

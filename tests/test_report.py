@@ -1,0 +1,337 @@
+"""The HTML utility report: safe mode, escaping, self-containment, atomic writes,
+summary colours and reading, size, and a real headless browser (Debian's chromium).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import infoloss
+from infoloss import report as report_pkg
+from infoloss.report.safe import round_sig
+
+REPO = Path(__file__).resolve().parents[1]
+TESTDATA = REPO.parent / "shared" / "data" / "testdata"
+OUTPUT = REPO / "test-output" / "report"
+UNIQUE = 987654.321
+
+
+# ---------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------
+def _survey(n=400, seed=0):
+    """A small survey with one record unique in its categories and in its income."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "region": rng.choice(["North", "South", "East"], n),
+        "sex": rng.choice(["f", "m"], n),
+        "size": rng.integers(1, 6, n).astype(str),
+        "income": rng.normal(3000, 600, n).round(2),
+        "spend": rng.normal(1200, 300, n).round(2),
+    })
+    df.loc[7, ["region", "sex", "size", "income"]] = ["Zanzibar", "f", "9", UNIQUE]
+    return df
+
+
+SPEC = {"variables": {"region": {"scale": "nominal", "role": "key"}, "sex": {"scale": "nominal", "role": "key"},
+                      "size": {"scale": "ordinal", "role": "key"}, "income": {"scale": "continuous"},
+                      "spend": {"scale": "continuous"}}}
+
+
+def _noisy(df, scale, seed=1):
+    rng = np.random.default_rng(seed)
+    out = df.copy()
+    for col in ("income", "spend"):
+        out[col] = df[col] + rng.normal(0, scale * df[col].std(), len(df))
+    flip = rng.random(len(df)) < min(scale, 0.5)
+    out.loc[flip, "sex"] = rng.choice(["f", "m"], int(flip.sum()))
+    return out
+
+
+def fake_statistics(orig: pd.DataFrame, prot: pd.DataFrame, names: list[str]) -> dict:
+    """``ScenarioResult.statistics`` in the documented shape (until the moments family fills it)."""
+
+    def side(df):
+        x = df[names].astype(float)
+        n = x.notna().sum()
+        mean, sd = x.mean(), x.std(ddof=1)
+        half = 1.96 * sd / np.sqrt(n)
+        return {"n": n.to_dict(), "mean": mean.to_dict(), "sd": sd.to_dict(), "variance": (sd**2).to_dict(),
+                "mean_ci": {v: [mean[v] - half[v], mean[v] + half[v]] for v in names},
+                "cov": x.cov().to_numpy().tolist(), "corr": x.corr().to_numpy().tolist()}
+
+    return {"variables": names, "weighted": False, "confidence": 0.95, "orig": side(orig), "prot": side(prot)}
+
+
+def _compare(orig, prots, names, spec=SPEC, measures=None, stats=True):
+    rep = infoloss.compare(orig, prots, spec, names=names, measures=measures)
+    if stats:
+        cont = [v for v, s in spec["variables"].items() if s.get("scale") == "continuous"]
+        for s, p in zip(rep.scenarios, prots):
+            if s.statistics is None:
+                s.statistics = fake_statistics(orig, p, cont)
+    return rep
+
+
+@pytest.fixture(scope="module")
+def survey_report():
+    orig = _survey()
+    return _compare(orig, [_noisy(orig, 0.05), _noisy(orig, 0.5, seed=2)], ["light", "heavy"])
+
+
+@pytest.fixture(scope="module")
+def safe_html(survey_report):
+    return survey_report.to_html(safe=True, min_cell=5)
+
+
+@pytest.fixture(scope="module")
+def full_html(survey_report):
+    return survey_report.to_html()
+
+
+# ---------------------------------------------------------------------------
+# safe-to-share mode
+# ---------------------------------------------------------------------------
+def _forms(x: float) -> set[str]:
+    """The ways a number could be printed: exact and rounded to 2..7 significant digits."""
+    out = {repr(x), f"{x}", f"{x:.2f}", f"{x:,.2f}", f"{x:.1f}"}
+    for d in range(2, 8):
+        r = round_sig(x, d)
+        out |= {f"{r:g}", f"{r:,.0f}", f"{r:.0f}", f"{r / 1e3:g}k", f"{r / 1e6:g}M", f"{r:.{d}g}"}
+    return {s for s in out if len(s) >= 3}
+
+
+def test_safe_mode_shows_no_value_of_the_unique_record(safe_html):
+    for form in _forms(UNIQUE):
+        assert form not in safe_html, form
+    assert "Zanzibar" not in safe_html
+
+
+def test_safe_mode_shows_no_count_below_min_cell(safe_html):
+    counts = [int(c) for c in re.findall(r'data-count="(\d+)"', safe_html)]
+    assert counts, "the charts carry their counts"
+    assert not [c for c in counts if 0 < c < 5]
+    assert not re.search(r"(?<![\d.,])[1-4] records?\b", safe_html)
+
+
+def test_safe_mode_states_its_settings_and_hides_outliers(safe_html):
+    assert "Safe-to-share mode, minimum cell size 5" in safe_html
+    assert "5th and 95th percentiles" in safe_html
+    assert "<circle cx" not in safe_html.split('id="variables"')[1]  # no outlier marks in box plots
+
+
+def test_full_mode_shows_more_detail(full_html, safe_html):
+    assert "Zanzibar" in full_html and "Full-detail report" in full_html
+    counts = [int(c) for c in re.findall(r'data-count="(\d+)"', full_html)]
+    assert [c for c in counts if 0 < c < 5]
+    assert "outliers" in full_html
+
+
+def test_min_cell_is_a_setting(survey_report):
+    html = survey_report.to_html(safe=True, min_cell=20)
+    assert "minimum cell size 20" in html
+    assert not [c for c in map(int, re.findall(r'data-count="(\d+)"', html)) if 0 < c < 20]
+
+
+# ---------------------------------------------------------------------------
+# escaping and self-containment
+# ---------------------------------------------------------------------------
+def test_names_and_labels_are_escaped():
+    rng = np.random.default_rng(3)
+    evil = "<script>alert(1)</script>"
+    orig = pd.DataFrame({evil: rng.choice(['a"b & c', "plain"], 200), "v": rng.normal(size=200)})
+    prot = orig.assign(v=orig["v"] + 0.1)
+    spec = {"variables": {evil: {"scale": "nominal", "role": "key"}, "v": {"scale": "continuous"}}}
+    html = infoloss.compare(orig, prot, spec).to_html()
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "a&#34;b &amp; c" in html
+    assert html.count("<script>") == 1  # the page's own check script only
+
+
+def test_page_loads_nothing_from_outside(full_html):
+    refs = re.findall(r'(?:src|href)\s*=\s*["\']([^"\']*)', full_html)
+    assert all(r.startswith("#") for r in refs), [r for r in refs if not r.startswith("#")]
+    assert not re.search(r"url\(|@import|https?://", full_html)
+
+
+def test_jupyter_shows_the_report_inline(survey_report):
+    assert survey_report._repr_html_().startswith("<!DOCTYPE html>")
+
+
+# ---------------------------------------------------------------------------
+# summary
+# ---------------------------------------------------------------------------
+def test_summary_colours_and_reading_follow_the_registry_direction():
+    orig = _survey(seed=5)
+    rep = _compare(orig, [_noisy(orig, 0.6), orig.copy()], ["noisy", "copy"], stats=False)
+    html = rep.to_html()
+    summary = html.split('<table class="summary">')[1].split("</table>")[0]
+    for row in re.findall(r"<tr>(.*?)</tr>", summary, re.S)[1:]:
+        cells = re.findall(r'<td class="num ([a-z]+)', row)
+        if "tie" not in cells and "nc" not in cells:
+            assert cells == ["worst", "best"], row  # the unchanged copy is best on every measure
+    assert re.search(r"<b>copy</b> loses least information: it is best on (\d+) of the \1 headline", html)
+    assert "<b>noisy</b> loses most" in html
+
+
+def test_higher_is_better_measures_colour_the_higher_value_best():
+    from infoloss.report.parts import positions
+
+    assert positions([0.9, 0.7, 0.8], "higher") == [0.0, 1.0, pytest.approx(0.5)]
+    assert positions([0.9, 0.7, 0.8], "lower") == [1.0, 0.0, pytest.approx(0.5)]
+
+
+def test_families_and_not_computed_reasons_appear(survey_report):
+    orig = _survey(seed=6)
+    unpaired = {**SPEC, "pairing": "none"}
+    rep = _compare(orig, [_noisy(orig, 0.2).sample(frac=1, random_state=0)], ["shuffled"], spec=unpaired)
+    html = rep.to_html()
+    from infoloss.registry import FAMILIES, get
+
+    families = {get(m).family for m in rep.measure_ids}
+    for fam in families:
+        assert f"<h2>{FAMILIES[fam]}</h2>" in html
+    assert "Not computed" in html and "needs record-paired files" in html
+    assert "Means before/after" in html and "Correlation matrices before/after" in html
+
+
+# ---------------------------------------------------------------------------
+# files
+# ---------------------------------------------------------------------------
+def test_to_html_replaces_an_existing_file_atomically(tmp_path, survey_report, monkeypatch):
+    path = tmp_path / "report.html"
+    path.write_text("old report " * 10000)
+    survey_report.to_html(path)
+    new = path.read_text()
+    assert new.startswith("<!DOCTYPE html>") and new.rstrip().endswith("</html>") and "old report" not in new
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("render failed")
+
+    monkeypatch.setattr(report_pkg, "render_html", broken)
+    with pytest.raises(RuntimeError):
+        survey_report.to_html(path)
+    assert path.read_text() == new
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_a_large_comparison_gives_a_small_page():
+    n = 200_000
+    rng = np.random.default_rng(7)
+    orig = pd.DataFrame({f"c{i}": rng.lognormal(8, 1, n) for i in range(6)})
+    for i in range(4):
+        orig[f"k{i}"] = rng.choice([f"cat{j}" for j in range(8)], n)
+    spec = {"variables": {**{f"c{i}": {"scale": "continuous"} for i in range(6)},
+                          **{f"k{i}": {"scale": "nominal", "role": "key"} for i in range(4)}}}
+    prot = orig.copy()
+    for i in range(6):
+        prot[f"c{i}"] = orig[f"c{i}"] * rng.normal(1, 0.1, n)
+    rep = infoloss.compare(orig, [prot, orig], spec, measures=["il1s", "lambda"])
+    html = rep.to_html()
+    assert len(html.encode()) < 2_000_000  # far under 10 MB: aggregates, not records
+
+
+# ---------------------------------------------------------------------------
+# a real browser
+# ---------------------------------------------------------------------------
+def _find_chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    found = _find_chromium()
+    if found:
+        return found
+    reason = "chromium is not installed"
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        try:
+            subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, capture_output=True, timeout=600)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=True,
+                           env=env, capture_output=True, timeout=1200)
+        except (subprocess.SubprocessError, OSError) as exc:
+            out = getattr(exc, "stderr", b"") or b""
+            reason = f"installing chromium failed: {exc} {out.decode(errors='replace')[-500:]}"
+        found = _find_chromium()
+    else:
+        reason += " and this is not root with apt-get, so it cannot be installed"
+    if not found:
+        print(f"SKIP browser test: {reason}", file=sys.stderr)
+        pytest.skip(reason)
+    return found
+
+
+def _browser(chromium: str, url: str, *args: str) -> subprocess.CompletedProcess:
+    """Run headless chromium offline: in a network namespace when possible, and with no name resolution."""
+    cmd = [chromium, "--headless", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+           "--no-proxy-server", "--host-resolver-rules=MAP * ~NOTFOUND", "--disable-background-networking",
+           "--enable-logging=stderr", "--v=0", "--hide-scrollbars", *args, url]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.insert(1, "--no-sandbox")
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-n", "true"], capture_output=True).returncode == 0:
+        cmd = [unshare, "-n", *cmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def _testdata_report():
+    names = ["ls_k3.csv", "recode_pram_noise50.csv", "recode_mdav3_ls_k3.csv"]
+    if TESTDATA.is_dir():
+        rep = infoloss.compare(TESTDATA / "original.csv", [TESTDATA / n for n in names], TESTDATA / "spec.yaml")
+        orig = pd.read_csv(TESTDATA / "original.csv")
+        cont = ["expend", "income", "savings"]
+        for s, n in zip(rep.scenarios, names):
+            if s.statistics is None:
+                s.statistics = fake_statistics(orig, pd.read_csv(TESTDATA / n), cont)
+        return "testdata", rep
+    orig = _survey()
+    return "survey", _compare(orig, [_noisy(orig, 0.05), _noisy(orig, 0.3), _noisy(orig, 0.6)], ["a", "b", "c"])
+
+
+@pytest.fixture(scope="module")
+def browser_pages(tmp_path_factory):
+    name, rep = _testdata_report()
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    pages = {}
+    for mode, safe in (("full", False), ("safe", True)):
+        path = OUTPUT / f"{name}_{mode}.html"
+        rep.to_html(path, safe=safe)
+        pages[mode] = path
+    return pages
+
+
+@pytest.mark.parametrize("mode", ["full", "safe"])
+def test_report_renders_in_a_real_browser(chromium, browser_pages, mode):
+    path = browser_pages[mode]
+    url = path.resolve().as_uri()
+    result = _browser(chromium, url, "--dump-dom", "--virtual-time-budget=5000")
+    dom = result.stdout
+    root = re.search(r"<html[^>]*>", dom)
+    assert root, f"no DOM dumped: {result.stderr[-2000:]}"
+    attrs = dict(re.findall(r'(data-[a-z-]+)="([^"]*)"', root.group(0)))
+    assert attrs.get("data-check") == "done", attrs
+    assert attrs["data-errors"] == ""
+    n_charts = path.read_text().count('<svg class="chart"')
+    assert int(attrs["data-charts"]) == n_charts > 10
+    assert attrs["data-charts-empty"] == "0"
+    # console messages of the page itself (chromium's own chrome:// pages log too; they are not ours)
+    console = [ln for ln in result.stderr.splitlines()
+               if ("CONSOLE" in ln and "source: file:" in ln) or "Uncaught" in ln]
+    assert not console, console
+
+    shot = path.with_suffix(".png")
+    shot.unlink(missing_ok=True)
+    _browser(chromium, url, f"--screenshot={shot}", "--window-size=1280,4000")
+    assert shot.is_file() and shot.stat().st_size > 20_000
+    print(f"screenshot: {shot}")
