@@ -33,7 +33,7 @@ class MeasureInfo:
     id: str
     family: str
     description: str
-    range: tuple[float, float | None]  # None: unbounded above
+    range: tuple[float | None, float | None]  # None: unbounded on that side
     better: str  # "lower" | "higher"
     needs_pairing: bool
     func: Callable[..., "MeasureResult"] = field(repr=False, compare=False)
@@ -43,7 +43,7 @@ class MeasureInfo:
     @property
     def range_text(self) -> str:
         low, high = self.range
-        return f"[{_fmt(low)}, {'∞' if high is None else _fmt(high)}]"
+        return f"[{'−∞' if low is None else _fmt(low)}, {'∞' if high is None else _fmt(high)}]"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -111,7 +111,7 @@ def measure(
     *,
     family: str,
     description: str,
-    range: tuple[float, float | None],
+    range: tuple[float | None, float | None],
     better: str,
     needs_pairing: bool,
     headline: bool = False,

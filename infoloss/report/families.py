@@ -96,7 +96,7 @@ def pair_charts(report: Any, rows: Sequence[Row]) -> Markup:
         names = _ordered(report, {v for k in keys for v in k.split("|", 1)})
         values = [v for p in per if p for v in p.values() if v is not None and math.isfinite(v)]
         lo, hi = row.info.range
-        lo = min([lo] + values)
+        lo = min(values + ([] if lo is None else [lo]))
         hi = max(values + [lo + 1e-12]) if hi is None else max([hi] + values)
         charts = []
         for s, p in zip(report.scenarios, per):

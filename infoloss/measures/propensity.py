@@ -1,0 +1,1001 @@
+"""Propensity and cluster measures: pMSE (Snoke et al. 2018) and Woo et al.'s U_c.
+
+Both measures merge the two files, label each record by its file, and ask how
+well the label can be told from the variables: by a propensity model (pMSE)
+or by clusters fitted without the label (U_c).  They compare the files as
+samples: the record pairing is not needed, the files may have different
+sizes, and survey weights are not used (``details["weights"]`` says so).
+
+Ids: ``pmse``, ``pmse_ratio``, ``pmse_std`` (one model fit per pair, shared
+by the three) and ``cluster_utility``.
+
+Conventions (where the literature leaves a choice):
+
+* **Variables.** Every analysed variable that was not removed from the
+  protected file.  Continuous variables are standardised on the merged file
+  (mean and standard deviation of its non-missing values; a constant
+  variable carries no information and is left out); a missing continuous
+  value becomes 0 (the merged mean) and gets an indicator column, present
+  only when the merged file has both missing and non-missing values.
+  Categorical variables (nominal and ordinal) are one-hot coded over the
+  categories present in the merged file, with *missing as a category of its
+  own*, so no record is dropped and suppressions count as changes.
+* **Propensity design (logit).** One reference category per variable (its
+  most frequent one in the merged file) is dropped.  Columns that are exact
+  linear combinations of the intercept and earlier-pivoted columns (nested
+  categorical variables, an indicator equal to a category, ...) are found by
+  a pivoted Cholesky factorisation of the design's correlation matrix
+  (a column is aliased when less than 1e-9 of its variance is left after the
+  others) and dropped.  ``k`` = intercept + non-aliased columns, the
+  ``km1 + 1`` of synthpop.
+* **Separation.** The unpenalised logit has no finite maximum likelihood
+  estimate when a category (or a missing indicator) occurs in only one file:
+  its coefficient runs to ±∞ and its records' fitted propensities to exactly
+  0 or 1.  Those records get that limit (their label) and the model is
+  fitted to the others (repeated until no such category is left);
+  ``details["separated"]`` counts them.  When the fitted linear predictor
+  separates the remaining records of the two files completely, every record
+  gets its limit, so a perfectly separable pair gives ``pMSE = c(1 - c)``.
+  Any other non-convergence is reported in ``details["converged"]`` and
+  ``details["warnings"]``.
+* **Fit.** scikit-learn's ``LogisticRegression`` without penalty
+  (``C=inf``, Newton-CG, gradient tolerance 1e-8 on columns scaled to unit
+  variance, 1e-6 above 20,000 fitted records, where the pMSE is then within
+  about 1e-5 of its converged value, relatively); the fitted propensities do
+  not depend on that scaling.
+  ``model="cart"``: ``DecisionTreeClassifier`` on the full one-hot design
+  with ``min_samples_leaf=5`` and a pre-pruning threshold
+  ``min_impurity_decrease = cp * 2c(1-c)`` (``cp = 0.001``, the analogue of
+  rpart's complexity parameter on the Gini impurity); ``k`` is its number
+  of leaves.
+* **Null of the logit.** E0 and SD0 are Snoke et al.'s (and synthpop's):
+  the null of data synthesised from a correct model fitted to the
+  original.  Two independent samples of one distribution have the larger
+  expectation ``(k-1)c(1-c)/N = E0/(1-c)`` (twice E0 for files of equal
+  size; checked by simulation in the tests), given as
+  ``details["e0_independent"]`` and ``details["sd0_independent"]``.
+* **Null for CART.** The logit formulas for E0 and SD0 do not hold for a
+  tree.  For ``model="cart"`` the null is a permutation null: the file labels
+  are permuted ``n_permutations`` times (default 20, seeded), a tree is fitted
+  each time, and E0 and SD0 are the mean and standard deviation of those
+  pMSEs (each permutation is one more tree fit: at 50,000 records per file
+  one tree takes a few seconds).  This is the null of two files drawn from
+  one distribution;
+  synthpop's CART ``S_pMSE`` divides by *half* that mean (a null for data
+  synthesised from the original), so its values are twice ours.
+* **Large files.** The model is fitted on a seeded simple random sample when
+  a file has more than ``max_records`` records (default 50,000 for the
+  propensity model; 5,000 for the clusters, whose cost grows as N·G, i.e.
+  N²/100 with the default G): the larger file is sampled to
+  ``max_records`` and the other with the same sampling fraction, so ``c``
+  stays the full files' share.  Record-paired files of equal size are
+  sampled at the same record numbers.  The pMSE, E0 and SD0 are those of the
+  sample (``N`` and ``c`` in ``details`` are the sample's);
+  ``details["sample"]`` says so.
+* **Clusters.** k-means (scikit-learn ``KMeans``, k-means++ start, one
+  seeded run) on the merged file coded as above but with every category's
+  0/1 column (no reference dropped) and missing indicators as 0/1 columns:
+  two records with different categories of a variable are at squared
+  distance 2 from each other on it, the mean squared distance of two records
+  on a standardised continuous variable.  k-prototypes would need a further
+  dependency and gives the same role to the categorical variables through
+  a matching distance.  ``G`` defaults to 1 % of the merged records (of the
+  sample, when sampled), at least 2; clusters that end up empty are not
+  counted; ``w_j = 1``.
+* **Range of pmse_std.** Its lower end is ``-sqrt((k-1)/2)`` (at pMSE = 0),
+  which depends on ``k``, so the registry declares it unbounded on both sides.
+
+References
+----------
+Snoke, J., Raab, G. M., Nowok, B., Dibben, C. & Slavković, A. (2018). General
+and specific utility measures for synthetic data. *Journal of the Royal
+Statistical Society A* 181(3), 663-688.
+
+Woo, M.-J., Reiter, J. P., Oganian, A. & Karr, A. F. (2009). Global measures
+of data utility for microdata masked for disclosure limitation. *Journal of
+Privacy and Confidentiality* 1(1), 111-124.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.linalg import lapack
+
+from ..errors import InputError, NotComputed
+from ..pair import ORIGINAL, PROTECTED, EncodedPair
+from ..registry import MeasureResult, measure
+
+__all__ = ["pmse", "pmse_ratio", "pmse_std", "cluster_utility"]
+
+MODELS = ("logit", "cart")
+_ALIAS_TOL = 1e-9  # share of a column's variance left after the others, below which it is aliased
+_LOGIT_TOL = 1e-8  # gradient tolerance of the Newton-CG fit (columns scaled to unit variance) ...
+_LOGIT_TOL_LARGE = 1e-6  # ... and above _LOGIT_LARGE merged records, where it keeps the pMSE within ~1e-5 relative
+_LOGIT_LARGE = 20_000
+_LOGIT_MAX_ITER = 100
+_CART_CP = 1e-3
+_CART_MIN_LEAF = 5
+WEIGHTS_NOTE = "not used: the files are compared as samples"
+_REFERENCES = "Snoke, Raab, Nowok, Dibben & Slavkovic (2018), JRSS A 181(3):663-688"
+
+
+# ---------------------------------------------------------------------------
+# the merged file, coded once per sample
+# ---------------------------------------------------------------------------
+@dataclass
+class _Merged:
+    """The merged (possibly sampled) file: labels, numeric block, categorical codes."""
+
+    y: np.ndarray  # 0 original, 1 protected
+    n_o: int
+    n_p: int
+    dense: np.ndarray  # (N, q): standardised continuous variables, then missing indicators
+    dense_names: list[str]
+    indicator: np.ndarray  # (q,) bool: which dense columns are 0/1 missing indicators
+    cat_names: list[str]
+    cat_codes: list[np.ndarray]  # per variable: codes 0..L-1 over the categories present
+    cat_labels: list[list[str]]
+    sample: dict | None
+    variables: list[str]
+
+    @property
+    def n(self) -> int:
+        return self.n_o + self.n_p
+
+    @property
+    def c(self) -> float:
+        return self.n_p / self.n
+
+
+def _check_pair(pair: EncodedPair) -> None:
+    if pair.n_orig < 1 or pair.n_prot < 1:
+        which = "original" if pair.n_orig < 1 else "protected"
+        raise InputError(f"the {which} file has no records, so the files cannot be compared.")
+
+
+def _check_records(max_records: int) -> int:
+    if int(max_records) != max_records or int(max_records) < 1:
+        raise ValueError("max_records must be a positive whole number")
+    return int(max_records)
+
+
+def _sample(pair: EncodedPair, max_records: int, seed: int) -> tuple[np.ndarray | None, np.ndarray | None, dict | None]:
+    """Seeded sample indices of each file (None: every record), keeping the files' ratio."""
+    n_o, n_p = pair.n_orig, pair.n_prot
+    if max(n_o, n_p) <= max_records:
+        return None, None, None
+    rng = np.random.default_rng(seed)
+    if pair.paired and n_o == n_p:
+        idx = np.sort(rng.choice(n_o, max_records, replace=False))
+        io, ip = idx, idx
+        how = "the same record numbers in both files (record-paired files)"
+    else:
+        f = max_records / max(n_o, n_p)
+        m_o, m_p = max(1, round(f * n_o)), max(1, round(f * n_p))
+        io = None if m_o >= n_o else np.sort(rng.choice(n_o, m_o, replace=False))
+        ip = None if m_p >= n_p else np.sort(rng.choice(n_p, m_p, replace=False))
+        how = "independent simple random samples with the same sampling fraction"
+    size_o = n_o if io is None else io.shape[0]
+    size_p = n_p if ip is None else ip.shape[0]
+    info = {
+        "orig": int(size_o),
+        "prot": int(size_p),
+        "records_orig": int(n_o),
+        "records_prot": int(n_p),
+        "max_records": int(max_records),
+        "seed": int(seed),
+        "how": how,
+        "note": "the model is fitted and evaluated on seeded simple random samples of the files",
+    }
+    return io, ip, info
+
+
+def _take(x: np.ndarray, idx: np.ndarray | None) -> np.ndarray:
+    return x if idx is None else x[idx]
+
+
+def _merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
+    key = ("propensity", "merged", int(max_records), int(seed))
+    return pair.cached(key, lambda: _build_merged(pair, max_records, seed))
+
+
+def _build_merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
+    _check_pair(pair)
+    cont = [n for n in pair.continuous_names if pair.continuous[n].prot is not None]
+    cats = [n for n in pair.categorical_names if pair.categorical[n].prot is not None]
+    if not cont and not cats:
+        raise NotComputed("every analysed variable was removed from the protected file")
+    io, ip, info = _sample(pair, max_records, seed)
+    n_o = pair.n_orig if io is None else io.shape[0]
+    n_p = pair.n_prot if ip is None else ip.shape[0]
+    n = n_o + n_p
+    y = np.zeros(n)
+    y[n_o:] = 1.0
+    values, names, indicators, ind_names = [], [], [], []
+    for name in cont:
+        col = pair.continuous[name]
+        x = np.concatenate([_take(col.orig, io), _take(col.prot, ip)])
+        miss = np.isnan(x)
+        n_miss = int(np.count_nonzero(miss))
+        if n_miss == n:
+            continue  # missing everywhere: nothing tells the files apart
+        ok = x[~miss] if n_miss else x
+        mean = float(ok.mean())
+        sd = float(ok.std())
+        if sd > 0 and np.isfinite(sd):
+            z = (x - mean) / sd
+            if n_miss:
+                z[miss] = 0.0
+            values.append(z)
+            names.append(name)
+        if n_miss:
+            indicators.append(miss.astype(float))
+            ind_names.append(f"{name}=<missing>")
+    dense = np.column_stack(values + indicators) if values or indicators else np.empty((n, 0))
+    codes, labels = [], []
+    for name in cats:
+        col = pair.categorical[name]
+        cells = np.concatenate([_take(pair.cell_codes(name, ORIGINAL), io), _take(pair.cell_codes(name, PROTECTED), ip)])
+        present = np.flatnonzero(np.bincount(cells, minlength=col.n_categories + 1))
+        lookup = np.full(col.n_categories + 1, -1, dtype=np.int32)
+        lookup[present] = np.arange(present.shape[0], dtype=np.int32)
+        codes.append(lookup[cells])
+        labels.append([col.categories[i] if i < col.n_categories else "<missing>" for i in present])
+    return _Merged(
+        y=y,
+        n_o=n_o,
+        n_p=n_p,
+        dense=np.ascontiguousarray(dense),
+        dense_names=names + ind_names,
+        indicator=np.array([False] * len(names) + [True] * len(ind_names), dtype=bool),
+        cat_names=cats,
+        cat_codes=codes,
+        cat_labels=labels,
+        sample=info,
+        variables=cont + cats,
+    )
+
+
+def _csr(
+    dense: np.ndarray,
+    codes: list[np.ndarray],
+    levels: list[np.ndarray],
+    scales: list[np.ndarray] | None = None,
+) -> sparse.csr_matrix:
+    """``[dense | one column per given level of each variable]`` as CSR, built in one pass.
+
+    Level columns hold 1 (or the level's entry of ``scales``) where the record
+    has that level; columns follow ``levels`` variable by variable.
+    """
+    n, q = dense.shape
+    idx = [np.broadcast_to(np.arange(q, dtype=np.int64), (n, q))]
+    val = [dense]
+    offset = q
+    for v, (c, lev) in enumerate(zip(codes, levels)):
+        if lev.shape[0] == 0:
+            continue
+        size = max(int(c.max(initial=-1)) + 1, int(lev.max()) + 1)
+        lookup = np.full(size, -1, dtype=np.int64)
+        lookup[lev] = offset + np.arange(lev.shape[0])
+        weight = np.zeros(size)
+        weight[lev] = 1.0 if scales is None else scales[v]
+        idx.append(lookup[c][:, None])
+        val.append(weight[c][:, None])
+        offset += lev.shape[0]
+    if offset == 0:
+        return sparse.csr_matrix((n, 0))
+    all_idx = np.hstack(idx)
+    keep = all_idx >= 0
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(keep.sum(axis=1), out=indptr[1:])
+    return sparse.csr_matrix((np.hstack(val)[keep], all_idx[keep], indptr), shape=(n, offset))
+
+
+# ---------------------------------------------------------------------------
+# the logit design: reference categories, aliasing, k
+# ---------------------------------------------------------------------------
+@dataclass
+class _Design:
+    dense_keep: np.ndarray  # indices of the merged numeric columns kept
+    levels: list[np.ndarray]  # per categorical variable: its non-reference, non-aliased categories
+    references: dict[str, str]
+    aliased: list[str]
+
+    @property
+    def k(self) -> int:
+        return 1 + self.dense_keep.shape[0] + sum(lev.shape[0] for lev in self.levels)
+
+
+def _logit_design(m: _Merged) -> _Design:
+    levels, names, references = [], [], {}
+    for name, c, lab in zip(m.cat_names, m.cat_codes, m.cat_labels):
+        counts = np.bincount(c, minlength=len(lab))
+        ref = int(np.argmax(counts))
+        references[name] = lab[ref]
+        lev = np.array([i for i in range(len(lab)) if i != ref], dtype=np.int64)
+        levels.append(lev)
+        names += [f"{name}={lab[i]}" for i in lev]
+    keep = _independent_columns(m.dense, m.cat_codes, levels, m.n)
+    q = m.dense.shape[1]
+    kept = np.zeros(q + len(names), dtype=bool)
+    kept[keep] = True
+    all_names = m.dense_names + names
+    starts = np.cumsum([q] + [lev.shape[0] for lev in levels])
+    return _Design(
+        dense_keep=np.flatnonzero(kept[:q]),
+        levels=[lev[kept[starts[v]:starts[v + 1]]] for v, lev in enumerate(levels)],
+        references=references,
+        aliased=[all_names[i] for i in np.flatnonzero(~kept)],
+    )
+
+
+def _crosstabs(codes: list[np.ndarray], levels: list[np.ndarray], n: int) -> np.ndarray:
+    """The Gram matrix of the 0/1 columns of ``levels`` of each variable: counts of pairs of categories."""
+    sizes = [int(c.max(initial=-1)) + 1 for c in codes]
+    starts = np.cumsum([0] + [lev.shape[0] for lev in levels])
+    out = np.zeros((starts[-1], starts[-1]))
+    for a, (ca, la) in enumerate(zip(codes, levels)):
+        if la.shape[0] == 0:
+            continue
+        counts = np.bincount(ca, minlength=sizes[a])
+        out[starts[a]:starts[a + 1], starts[a]:starts[a + 1]] = np.diag(counts[la].astype(float))
+        for b in range(a + 1, len(codes)):
+            lb = levels[b]
+            if lb.shape[0] == 0:
+                continue
+            table = np.bincount(ca.astype(np.int64) * sizes[b] + codes[b], minlength=sizes[a] * sizes[b])
+            block = table.reshape(sizes[a], sizes[b])[np.ix_(la, lb)]
+            out[starts[a]:starts[a + 1], starts[b]:starts[b + 1]] = block
+            out[starts[b]:starts[b + 1], starts[a]:starts[a + 1]] = block.T
+    return out
+
+
+def _independent_columns(dense: np.ndarray, codes: list[np.ndarray], levels: list[np.ndarray], n: int) -> np.ndarray:
+    """Indices (dense first, then dummies) of a maximal set of columns independent of each other and the intercept.
+
+    Pivoted Cholesky of the correlation matrix of the columns (the centred
+    Gram matrix, which projects out the intercept): a column is aliased when
+    less than ``_ALIAS_TOL`` of its variance is left after the columns
+    pivoted before it.
+    """
+    q, L = dense.shape[1], sum(lev.shape[0] for lev in levels)
+    p = q + L
+    if p == 0:
+        return np.empty(0, dtype=np.int64)
+    gram = np.empty((p, p))
+    sums = np.empty(p)
+    if q:
+        gram[:q, :q] = np.dot(dense.T, dense)
+        sums[:q] = dense.sum(axis=0)
+    if L:
+        gram[q:, q:] = _crosstabs(codes, levels, n)
+        sums[q:] = np.diag(gram[q:, q:])
+        if q:
+            cross = np.asarray(_csr(np.empty((n, 0)), codes, levels).T @ dense)
+            gram[q:, :q] = cross
+            gram[:q, q:] = cross.T
+    mean = sums / n
+    cov = gram / n - np.outer(mean, mean)
+    var = np.diag(cov).copy()
+    live = np.flatnonzero(var > 1e-12 * np.maximum(1.0, np.abs(mean) ** 2))
+    if live.shape[0] == 0:
+        return live.astype(np.int64)
+    s = 1.0 / np.sqrt(var[live])
+    corr = cov[np.ix_(live, live)] * s[:, None] * s[None, :]
+    _, piv, rank, info = lapack.dpstrf(corr, tol=_ALIAS_TOL, lower=1)
+    if info < 0:  # pragma: no cover - LAPACK argument error
+        raise RuntimeError(f"dpstrf failed with info={info}")
+    return np.sort(live[piv[:rank] - 1]).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# fits
+# ---------------------------------------------------------------------------
+def _separated_records(m: _Merged) -> np.ndarray:
+    """Records whose fitted propensity is 0 or 1 in the limit: a category or indicator of one file only.
+
+    Repeated on the remaining records until no such category is left.
+    """
+    y = m.y.astype(bool)
+    out = np.zeros(m.n, dtype=bool)
+    groups = list(m.cat_codes)
+    groups += [m.dense[:, j].astype(np.int64) for j in np.flatnonzero(m.indicator)]
+    while True:
+        rest = ~out
+        added = False
+        for g in groups:
+            size = int(g.max(initial=0)) + 1
+            n_o = np.bincount(g[rest & ~y], minlength=size)
+            n_p = np.bincount(g[rest & y], minlength=size)
+            one = ((n_o == 0) | (n_p == 0)) & (n_o + n_p > 0)
+            if one.any():
+                hit = rest & one[g]
+                if hit.any():
+                    out |= hit
+                    rest = ~out
+                    added = True
+        if not added or out.all():
+            return out
+
+
+def _logit_fit(m: _Merged) -> dict:
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    design = _logit_design(m)
+    y = m.y
+    p_hat = y.copy()  # limit for separated records
+    sep = _separated_records(m)
+    rest = np.flatnonzero(~sep)
+    info: dict = {"converged": True, "iterations": 0, "warnings": []}
+    separation = "none"
+    if sep.any():
+        separation = "quasi-complete"
+    if rest.shape[0] and 0 < y[rest].sum() < rest.shape[0]:
+        x_dense = m.dense[np.ix_(rest, design.dense_keep)]
+        sd = x_dense.std(axis=0)
+        ok_d = sd > 0
+        x_dense = (x_dense[:, ok_d] - x_dense[:, ok_d].mean(axis=0)) / sd[ok_d]
+        codes = [c[rest] for c in m.cat_codes]
+        levels, scales = [], []
+        for c, lev in zip(codes, design.levels):
+            share = np.bincount(c, minlength=int(lev.max(initial=-1)) + 1)[lev] / rest.shape[0]
+            ok = (share > 0) & (share < 1)
+            levels.append(lev[ok])
+            scale = np.zeros(int(lev.max(initial=-1)) + 1)
+            scale[lev[ok]] = 1.0 / np.sqrt(share[ok] * (1 - share[ok]))
+            scales.append(scale[lev[ok]])
+        x = _csr(x_dense, codes, levels, scales)
+        if x.shape[1] == 0:
+            p_hat[rest] = y[rest].mean()
+        else:
+            tol = _LOGIT_TOL if rest.shape[0] <= _LOGIT_LARGE else _LOGIT_TOL_LARGE
+            model = LogisticRegression(C=np.inf, solver="newton-cg", tol=tol, max_iter=_LOGIT_MAX_ITER)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                model.fit(x, y[rest])
+                eta = model.decision_function(x)
+            messages = [str(w.message).split("\n")[0] for w in caught if not issubclass(w.category, DeprecationWarning)]
+            iterations = int(np.max(model.n_iter_))
+            converged = iterations < _LOGIT_MAX_ITER and not any(
+                issubclass(w.category, ConvergenceWarning) for w in caught
+            )
+            info.update(converged=converged, iterations=iterations, warnings=sorted(set(messages)))
+            yr = y[rest].astype(bool)
+            if eta[yr].min() > eta[~yr].max():
+                # the fitted linear predictor separates the files: no finite maximum exists and the
+                # likelihood's supremum is the limit p = y (the solver stops on a flat gradient first)
+                p_hat[rest] = y[rest]
+                separation = "complete"
+            else:
+                p_hat[rest] = 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
+    else:
+        separation = "complete"  # every record, or every remaining one, is of one file: p = y
+    c = m.c
+    return {
+        "p": p_hat,
+        "pmse": float(np.mean((p_hat - c) ** 2)),
+        "k": design.k,
+        "separated": int(sep.sum()),
+        "separation": separation,
+        "design": design,
+        **info,
+    }
+
+
+def _cart_columns(m: _Merged) -> tuple[sparse.csc_matrix, list[str]]:
+    levels = [np.arange(len(lab), dtype=np.int64) for lab in m.cat_labels]
+    names = m.dense_names + [f"{n}={lab}" for n, labs in zip(m.cat_names, m.cat_labels) for lab in labs]
+    x = _csr(m.dense, m.cat_codes, levels).tocsc()
+    return x, names
+
+
+def _cart_pmse(x: sparse.csc_matrix, y: np.ndarray, c: float, seed: int) -> tuple[float, int]:
+    from sklearn.tree import DecisionTreeClassifier
+
+    if x.shape[1] == 0:
+        return 0.0, 1
+    tree = DecisionTreeClassifier(
+        min_samples_leaf=_CART_MIN_LEAF,
+        min_impurity_decrease=_CART_CP * 2 * c * (1 - c),
+        random_state=seed,
+    )
+    tree.fit(x, y)
+    p = tree.predict_proba(x)[:, list(tree.classes_).index(1.0)] if 1.0 in tree.classes_ else np.zeros(y.shape[0])
+    return float(np.mean((p - c) ** 2)), int(tree.get_n_leaves())
+
+
+def _fit(pair: EncodedPair, model: str, max_records: int, seed: int) -> dict:
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+    max_records = _check_records(max_records)
+    key = ("propensity", model, max_records, int(seed))
+
+    def compute() -> dict:
+        m = _merged(pair, max_records, seed)
+        if model == "logit":
+            fit = _logit_fit(m)
+        else:
+            x, _ = _cart_columns(m)
+            value, leaves = _cart_pmse(x, m.y, m.c, seed)
+            fit = {"pmse": value, "k": leaves, "separated": None}
+        fit["merged"] = m
+        return fit
+
+    return pair.cached(key, compute)
+
+
+def _permutation_null(pair: EncodedPair, max_records: int, seed: int, n_permutations: int) -> tuple[float, float]:
+    if int(n_permutations) < 2:
+        raise ValueError("n_permutations must be at least 2")
+    key = ("propensity", "cart-null", _check_records(max_records), int(seed), int(n_permutations))
+
+    def compute() -> tuple[float, float]:
+        m = _merged(pair, max_records, seed)
+        x, _ = _cart_columns(m)
+        rng = np.random.default_rng([int(seed), 1])
+        values = [_cart_pmse(x, rng.permutation(m.y), m.c, seed)[0] for _ in range(int(n_permutations))]
+        return float(np.mean(values)), float(np.std(values, ddof=1))
+
+    return pair.cached(key, compute)
+
+
+def _null(pair: EncodedPair, fit: dict, model: str, max_records: int, seed: int, n_permutations: int) -> dict:
+    m: _Merged = fit["merged"]
+    c, n = m.c, m.n
+    if model == "logit":
+        if fit["k"] <= 1:
+            raise NotComputed(
+                "the propensity model has only an intercept (no variable varies in the merged file), "
+                "so the null expectation of the pMSE is 0"
+            )
+        e0 = (fit["k"] - 1) * (1 - c) ** 2 * c / n
+        sd0 = math.sqrt(2 * (fit["k"] - 1)) * (1 - c) ** 2 * c / n
+        return {
+            "e0": e0,
+            "sd0": sd0,
+            "null": "Snoke et al. (2018): E0 = (k-1)(1-c)^2 c/N, SD0 = sqrt(2(k-1))(1-c)^2 c/N, the null of data "
+            "synthesised from a correct model fitted to the original; two independent samples of one "
+            "distribution have the larger e0_independent = (k-1)c(1-c)/N = E0/(1-c)",
+            "e0_independent": (fit["k"] - 1) * c * (1 - c) / n,
+            "sd0_independent": math.sqrt(2 * (fit["k"] - 1)) * c * (1 - c) / n,
+        }
+    e0, sd0 = _permutation_null(pair, max_records, seed, n_permutations)
+    if not e0 > 0 or not sd0 > 0:
+        raise NotComputed("the permuted CART fits all have pMSE 0 (the trees never split), so there is no null scale")
+    return {
+        "e0": e0,
+        "sd0": sd0,
+        "null": f"permutation null: mean and standard deviation of the pMSE of {int(n_permutations)} trees "
+        "fitted to randomly permuted file labels (synthpop's CART S_pMSE divides by half that mean)",
+    }
+
+
+def _details(fit: dict, model: str) -> dict:
+    m: _Merged = fit["merged"]
+    out: dict = {
+        "model": (
+            "logistic regression, main effects, unpenalised (scikit-learn LogisticRegression, newton-cg)"
+            if model == "logit"
+            else f"CART (scikit-learn DecisionTreeClassifier, min_samples_leaf={_CART_MIN_LEAF}, "
+            f"min_impurity_decrease={_CART_CP} x root Gini)"
+        ),
+        "model_id": model,
+        "k": int(fit["k"]),
+        "c": m.c,
+        "N": int(m.n),
+        "n_orig": int(m.n_o),
+        "n_prot": int(m.n_p),
+        "sampled": m.sample is not None,
+        "sample": m.sample,
+        "variables": list(m.variables),
+        "weights": WEIGHTS_NOTE,
+        "max_pmse": m.c * (1 - m.c),
+    }
+    if model == "logit":
+        design: _Design = fit["design"]
+        out.update(
+            k_meaning="parameters of the logit: intercept + non-aliased columns",
+            reference_categories=design.references,
+            aliased=design.aliased,
+            separated=fit["separated"],
+            separation=fit["separation"],
+            converged=fit["converged"],
+            iterations=fit["iterations"],
+        )
+        if fit["warnings"]:
+            out["warnings"] = fit["warnings"]
+    else:
+        out["k_meaning"] = "number of leaves of the tree"
+    return out
+
+
+@measure(
+    "pmse",
+    family="propensity",
+    description="propensity-score mean squared error: how well a model tells the files apart (0: not at all)",
+    range=(0, 0.25),
+    better="lower",
+    needs_pairing=False,
+    headline=True,
+)
+def pmse(pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0) -> MeasureResult:
+    r"""Propensity-score mean squared error (Woo et al. 2009; Snoke et al. 2018).
+
+    .. math::
+
+        pMSE = \frac{1}{N}\sum_{i=1}^{N} (\hat p_i - c)^2, \qquad c = \frac{n_M}{N}
+
+    over the merged file of :math:`n_O` original and :math:`n_M` protected
+    records, :math:`N = n_O + n_M`; :math:`\hat p_i` is the fitted
+    probability that record :math:`i` is protected.  It lies in
+    :math:`[0, c(1-c)]`: 0 when the model cannot tell the files apart,
+    :math:`c(1-c)` when it separates them perfectly.  The coding of the
+    variables, the handling of separation and sampling are in the module
+    documentation.
+
+    Parameters
+    ----------
+    pair : EncodedPair
+        Original and protected file (paired or not, any sizes).
+    model : {"logit", "cart"}
+        Logistic regression with main effects (default) or a classification tree.
+    max_records : int
+        A file with more records is replaced by a seeded simple random
+        sample (the larger file to ``max_records``, the other with the same
+        sampling fraction); default 50,000.
+    seed : int
+        Seed of the sampling and of the tree's tie-breaks.
+
+    Returns
+    -------
+    MeasureResult
+        value pMSE; details: ``model``, ``k`` (parameters), ``c``, ``N``,
+        ``e0`` and ``sd0`` (null expectation and standard deviation, logit
+        only), ``sampled``/``sample``, ``separated`` (records in a category
+        of one file only), ``aliased`` columns, ``converged``, ``weights``.
+
+    References
+    ----------
+    Snoke, J., Raab, G. M., Nowok, B., Dibben, C. & Slavković, A. (2018).
+    General and specific utility measures for synthetic data. *Journal of
+    the Royal Statistical Society A* 181(3), 663-688.
+
+    Woo, M.-J., Reiter, J. P., Oganian, A. & Karr, A. F. (2009). Global
+    measures of data utility for microdata masked for disclosure limitation.
+    *Journal of Privacy and Confidentiality* 1(1), 111-124.
+
+    Examples
+    --------
+    Two original and four protected records that ``x`` separates perfectly:
+    every fitted propensity is 0 or 1, so pMSE = c(1 - c) with c = 4/6.
+
+    >>> import pandas as pd
+    >>> from infoloss.measures.propensity import pmse
+    >>> orig = pd.DataFrame({"x": [1.0, 2.0]})
+    >>> prot = pd.DataFrame({"x": [3.0, 4.0, 5.0, 6.0]})
+    >>> spec = {"variables": {"x": {"scale": "continuous"}}, "pairing": "none"}
+    >>> r = pmse(orig, prot, spec)
+    >>> round(r.value, 6), round(2 / 3 * (1 - 2 / 3), 6), r.details["k"]
+    (0.222222, 0.222222, 2)
+    """
+    fit = _fit(pair, model, max_records, seed)
+    details = _details(fit, model)
+    if model == "logit" and fit["k"] > 1:
+        details.update({k: v for k, v in _null(pair, fit, model, max_records, seed, 20).items()})
+    return MeasureResult(value=fit["pmse"], details=details)
+
+
+@measure(
+    "pmse_ratio",
+    family="propensity",
+    description="pMSE over its expectation for two files from one distribution (about 1: no detectable loss)",
+    range=(0, None),
+    better="lower",
+    needs_pairing=False,
+)
+def pmse_ratio(
+    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20
+) -> MeasureResult:
+    r"""The pMSE ratio: the pMSE over its null expectation (Snoke et al. 2018).
+
+    .. math::
+
+        \frac{pMSE}{E_0}, \qquad E_0 = \frac{(k-1)(1-c)^2 c}{N}
+
+    :math:`k` = number of parameters of the logit (intercept included,
+    non-aliased), :math:`c = n_M/N`.  :math:`E_0` is Snoke et al.'s null
+    expectation, that of a protected file *synthesised from a correct model
+    fitted to the original*: such files give a ratio of about 1 in
+    expectation (any one pair scatters around it).  Two *independent*
+    samples of one distribution differ more: their expected pMSE is
+    :math:`(k-1)c(1-c)/N = E_0/(1-c)` (``details["e0_independent"]``), so
+    their ratio is about :math:`1/(1-c)`, 2 for files of equal size.  A
+    subsample of the original differs less (a 50 % subsample: about 1/2).
+    The ratio grows with detectable differences; a file against itself
+    gives 0.  With ``model="cart"``, :math:`E_0` is the mean pMSE of trees
+    fitted to permuted file labels (``n_permutations`` of them, seeded),
+    the null of two files from one distribution.
+
+    Parameters
+    ----------
+    pair : EncodedPair
+        Original and protected file (paired or not, any sizes).
+    model : {"logit", "cart"}
+        Logistic regression with main effects (default) or a classification tree.
+    max_records : int
+        Per-file sample size for large files; see :func:`pmse`.
+    seed : int
+        Seed of the sampling and of the permutations.
+    n_permutations : int
+        Number of label permutations for the CART null (ignored for the logit).
+
+    Returns
+    -------
+    MeasureResult
+        value pMSE/E0; details as :func:`pmse` plus ``pmse``, ``e0``, ``sd0``, ``null``.
+
+    Raises
+    ------
+    NotComputed
+        When the model has no parameter besides the intercept (E0 = 0).
+
+    References
+    ----------
+    Snoke, J., Raab, G. M., Nowok, B., Dibben, C. & Slavković, A. (2018).
+    General and specific utility measures for synthetic data. *Journal of
+    the Royal Statistical Society A* 181(3), 663-688.
+
+    Examples
+    --------
+    The perfectly separable pair of :func:`pmse`: pMSE = c(1-c) = 2/9 and
+    k = 2, so E0 = (1/3)^2 (2/3) / 6 = 1/81 and the ratio is 18.
+
+    >>> import pandas as pd
+    >>> from infoloss.measures.propensity import pmse_ratio
+    >>> orig = pd.DataFrame({"x": [1.0, 2.0]})
+    >>> prot = pd.DataFrame({"x": [3.0, 4.0, 5.0, 6.0]})
+    >>> spec = {"variables": {"x": {"scale": "continuous"}}, "pairing": "none"}
+    >>> round(pmse_ratio(orig, prot, spec).value, 6)
+    18.0
+    """
+    fit = _fit(pair, model, max_records, seed)
+    null = _null(pair, fit, model, max_records, seed, n_permutations)
+    details = {**_details(fit, model), **null, "pmse": fit["pmse"]}
+    return MeasureResult(value=fit["pmse"] / null["e0"], details=details)
+
+
+@measure(
+    "pmse_std",
+    family="propensity",
+    description="standardised pMSE, (pMSE - E0)/SD0: about 0 when the files are indistinguishable",
+    range=(None, None),
+    better="lower",
+    needs_pairing=False,
+)
+def pmse_std(
+    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20
+) -> MeasureResult:
+    r"""The standardised pMSE (Snoke et al. 2018).
+
+    .. math::
+
+        \frac{pMSE - E_0}{SD_0}, \qquad
+        E_0 = \frac{(k-1)(1-c)^2 c}{N}, \quad SD_0 = \frac{\sqrt{2(k-1)}\,(1-c)^2 c}{N}
+
+    About standard normal (logit, large :math:`N`) for a file synthesised
+    from a correct model fitted to the original; see :func:`pmse_ratio` for
+    other nulls.  Its smallest possible value, at pMSE = 0 (a file against
+    itself), is :math:`-\sqrt{(k-1)/2}`.  With ``model="cart"``, :math:`E_0`
+    and :math:`SD_0` are the mean and standard deviation of the pMSE of trees
+    fitted to permuted file labels.  (The registry declares the range
+    unbounded: the lower end depends on ``k``.)
+
+    Parameters
+    ----------
+    pair : EncodedPair
+        Original and protected file (paired or not, any sizes).
+    model : {"logit", "cart"}
+        Logistic regression with main effects (default) or a classification tree.
+    max_records : int
+        Per-file sample size for large files; see :func:`pmse`.
+    seed : int
+        Seed of the sampling and of the permutations.
+    n_permutations : int
+        Number of label permutations for the CART null (ignored for the logit).
+
+    Returns
+    -------
+    MeasureResult
+        value (pMSE - E0)/SD0; details as :func:`pmse_ratio`.
+
+    Raises
+    ------
+    NotComputed
+        When the model has no parameter besides the intercept (SD0 = 0).
+
+    References
+    ----------
+    Snoke, J., Raab, G. M., Nowok, B., Dibben, C. & Slavković, A. (2018).
+    General and specific utility measures for synthetic data. *Journal of
+    the Royal Statistical Society A* 181(3), 663-688.
+
+    Examples
+    --------
+    A file against itself: pMSE = 0, so the value is -E0/SD0 = -sqrt((k-1)/2);
+    with one continuous variable k = 2.
+
+    >>> import pandas as pd
+    >>> from infoloss.measures.propensity import pmse_std
+    >>> df = pd.DataFrame({"x": [1.0, 2.0, 4.0, 8.0]})
+    >>> spec = {"variables": {"x": {"scale": "continuous"}}, "pairing": "none"}
+    >>> round(pmse_std(df, df.copy(), spec).value, 6), round(-(1 / 2) ** 0.5, 6)
+    (-0.707107, -0.707107)
+    """
+    fit = _fit(pair, model, max_records, seed)
+    null = _null(pair, fit, model, max_records, seed, n_permutations)
+    details = {**_details(fit, model), **null, "pmse": fit["pmse"]}
+    return MeasureResult(value=(fit["pmse"] - null["e0"]) / null["sd0"], details=details)
+
+
+# ---------------------------------------------------------------------------
+# cluster measure
+# ---------------------------------------------------------------------------
+def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int) -> dict:
+    max_records = _check_records(max_records)
+    key = ("propensity", "clusters", None if G is None else int(G), max_records, int(seed))
+
+    def compute() -> dict:
+        from sklearn.cluster import KMeans
+
+        m = _merged(pair, max_records, seed)
+        n = m.n
+        g = max(2, n // 100) if G is None else int(G)
+        if G is not None and (int(G) != G or g < 1):
+            raise ValueError("G must be a positive whole number")
+        if g > n:
+            raise NotComputed(f"G = {g} clusters are more than the {n} records of the merged file")
+        levels = [np.arange(len(lab), dtype=np.int64) for lab in m.cat_labels]
+        x = _csr(m.dense, m.cat_codes, levels)
+        distinct = _n_distinct(x)
+        if x.shape[1] == 0 or distinct == 1:
+            labels = np.zeros(n, dtype=np.int64)
+            note = "every record has the same values: one cluster"
+            caught_msgs: list[str] = []
+        else:
+            g_fit = min(g, distinct)
+            km = KMeans(n_clusters=g_fit, n_init=1, random_state=seed, algorithm="lloyd")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                labels = km.fit_predict(x)
+            caught_msgs = sorted({str(w.message).split("\n")[0] for w in caught
+                                  if not issubclass(w.category, DeprecationWarning)})
+            note = None if g_fit == g else f"only {distinct} distinct records, so at most {distinct} clusters"
+        sizes = np.bincount(labels)
+        n_orig_in = np.bincount(labels[: m.n_o], minlength=sizes.shape[0])
+        used = sizes > 0
+        c = m.n_o / n
+        terms = (n_orig_in[used] / sizes[used] - c) ** 2
+        return {
+            "value": float(terms.mean()),
+            "G": int(g),
+            "clusters": int(used.sum()),
+            "c": c,
+            "merged": m,
+            "sizes": sizes[used],
+            "note": note,
+            "warnings": caught_msgs,
+        }
+
+    return pair.cached(key, compute)
+
+
+def _n_distinct(x: sparse.csr_matrix) -> int:
+    """Number of distinct rows, from a random projection of each row (equal rows, equal hash)."""
+    if x.shape[1] == 0:
+        return 1
+    projection = np.random.default_rng(12345).standard_normal(x.shape[1])
+    return int(np.unique(x @ projection).shape[0])
+
+
+@measure(
+    "cluster_utility",
+    family="propensity",
+    description="Woo et al. U_c: how unevenly the files share k-means clusters of the merged file",
+    range=(0, 1),
+    better="lower",
+    needs_pairing=False,
+)
+def cluster_utility(
+    pair: EncodedPair, *, G: int | None = None, max_records: int = 5_000, seed: int = 0
+) -> MeasureResult:
+    r"""Woo et al.'s cluster measure :math:`U_c`.
+
+    .. math::
+
+        U_c = \frac{1}{G}\sum_{j=1}^{G} w_j \left(\frac{n_{jO}}{n_j} - c\right)^2,
+        \qquad c = \frac{n_O}{N}, \quad w_j = 1
+
+    :math:`G` clusters are fitted to the merged file of :math:`n_O` original
+    and :math:`n_M` protected records (:math:`N = n_O + n_M`) without the
+    file label; cluster :math:`j` holds :math:`n_j` records, :math:`n_{jO}` of
+    them original.  0 when every cluster holds the files in the proportion
+    of the merged file (as for a file against itself); at most
+    :math:`\max(c, 1-c)^2`.
+
+    The clusters are k-means clusters (scikit-learn ``KMeans``, k-means++
+    start, one run seeded by ``seed``) of the records coded as: continuous
+    variables standardised on the merged file (missing → 0, plus a 0/1
+    missing indicator), every category of a categorical variable (missing
+    included) a 0/1 column.  Clusters left empty are not counted.
+
+    Parameters
+    ----------
+    pair : EncodedPair
+        Original and protected file (paired or not, any sizes).
+    G : int, optional
+        Number of clusters; default 1 % of the merged records (of the
+        sample, when sampled), at least 2.
+    max_records : int
+        A file with more records is replaced by a seeded simple random
+        sample (the larger file to ``max_records``, the other with the same
+        sampling fraction); default 5,000 (k-means costs N·G, that is N²/100
+        with the default G).
+    seed : int
+        Seed of the sampling and of the k-means start.
+
+    Returns
+    -------
+    MeasureResult
+        value :math:`U_c`; details: ``G``, ``clusters`` (non-empty), ``c``,
+        ``clustered`` (what was clustered), ``cluster_sizes`` (min, max),
+        ``sampled``/``sample``, ``weights``.
+
+    References
+    ----------
+    Woo, M.-J., Reiter, J. P., Oganian, A. & Karr, A. F. (2009). Global
+    measures of data utility for microdata masked for disclosure limitation.
+    *Journal of Privacy and Confidentiality* 1(1), 111-124.
+
+    Examples
+    --------
+    Two well-separated groups of values; the original has 3 records in the
+    low one and 1 in the high one, the protected file the reverse.  With
+    G = 2 each cluster is 3/4 or 1/4 original while c = 1/2, so
+    U_c = ((1/4)^2 + (1/4)^2)/2 = 1/16.
+
+    >>> import pandas as pd
+    >>> from infoloss.measures.propensity import cluster_utility
+    >>> orig = pd.DataFrame({"x": [0.0, 0.1, 0.2, 10.0]})
+    >>> prot = pd.DataFrame({"x": [0.1, 10.0, 10.1, 10.2]})
+    >>> spec = {"variables": {"x": {"scale": "continuous"}}, "pairing": "none"}
+    >>> cluster_utility(orig, prot, spec, G=2).value
+    0.0625
+    """
+    res = _clusters(pair, G, max_records, seed)
+    m: _Merged = res["merged"]
+    details = {
+        "G": res["G"],
+        "clusters": res["clusters"],
+        "c": res["c"],
+        "N": int(m.n),
+        "cluster_sizes": {"min": int(res["sizes"].min()), "max": int(res["sizes"].max())},
+        "algorithm": f"k-means (scikit-learn KMeans, lloyd, k-means++ start, 1 run, random_state={int(seed)})",
+        "clustered": "merged file: continuous variables standardised on it (missing -> 0 plus a 0/1 missing "
+        "indicator), each category of a categorical variable (missing included) as a 0/1 column",
+        "cluster_weights": "w_j = 1",
+        "variables": list(m.variables),
+        "sampled": m.sample is not None,
+        "sample": m.sample,
+        "weights": WEIGHTS_NOTE,
+    }
+    if res["note"]:
+        details["note"] = res["note"]
+    if res["warnings"]:
+        details["warnings"] = res["warnings"]
+    return MeasureResult(value=res["value"], details=details)
