@@ -16,8 +16,6 @@ from scipy import stats
 
 from infoloss.errors import InputError, NotComputed
 from infoloss.measures.distributions import ecdf_max, ecdf_mean, ks, ks_2samp_fast
-from infoloss.pair import encode_pair
-from infoloss.spec import load_spec
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TESTDATA = DATA / "testdata"
@@ -187,13 +185,8 @@ def test_ecdf_subsamples_large_files_and_rejects_empty_ones():
 # ---------------------------------------------------------------------------
 # unpaired: a 50 % subsample of testdata
 # ---------------------------------------------------------------------------
-def test_a_half_subsample_loses_little():
-    orig = pd.read_csv(TESTDATA / "original.csv")
-    spec = load_spec(TESTDATA / "spec.yaml")
-    spec.pairing = "none"
-    rng = np.random.default_rng(20240611)
-    sub = orig.iloc[np.sort(rng.choice(len(orig), len(orig) // 2, replace=False))]
-    pair = encode_pair(orig, sub, spec)
+def test_a_half_subsample_loses_little(testdata_half_subsample):
+    pair, orig, sub = testdata_half_subsample
     n = len(orig)
     # KS of a half subsample S against O: F_S - F_O = (F_S - F_R)/2 with R the other half, and
     # sqrt(n/4) D(S, R) is about Kolmogorov-distributed, so D(S, O) < K_0.999 / sqrt(n)

@@ -17,7 +17,6 @@ import statsmodels.api as sm
 from infoloss.errors import InputError, NotComputed
 from infoloss.measures.propensity import cluster_utility, pmse, pmse_ratio, pmse_std
 from infoloss.pair import encode_pair
-from infoloss.spec import load_spec
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TESTDATA = DATA / "testdata"
@@ -367,13 +366,8 @@ def test_cluster_utility_identical_default_g_and_errors():
 # ---------------------------------------------------------------------------
 # unpaired: a 50 % subsample of testdata
 # ---------------------------------------------------------------------------
-def test_a_half_subsample_loses_little():
-    orig = pd.read_csv(TESTDATA / "original.csv")
-    spec = load_spec(TESTDATA / "spec.yaml")
-    spec.pairing = "none"
-    rng = np.random.default_rng(20240611)
-    sub = orig.iloc[np.sort(rng.choice(len(orig), len(orig) // 2, replace=False))]
-    pair = encode_pair(orig, sub, spec)
+def test_a_half_subsample_loses_little(testdata_half_subsample):
+    pair, orig, sub = testdata_half_subsample
     r = pmse_ratio(pair)
     k, c = r.details["k"], r.details["c"]
     assert c == pytest.approx(1 / 3)

@@ -270,11 +270,8 @@ def test_cramers_v_il_uses_complete_cases_and_skips_unassociated_pairs():
 # ---------------------------------------------------------------------------
 # unpaired files: a 50 % subsample and a merged category
 # ---------------------------------------------------------------------------
-def test_a_half_subsample_loses_little(testdata):
-    orig, spec = testdata
-    rng = np.random.default_rng(20240611)
-    sub = orig.iloc[np.sort(rng.choice(len(orig), len(orig) // 2, replace=False))]
-    pair = encode_pair(orig, sub, unpaired(spec))
+def test_a_half_subsample_loses_little(testdata_half_subsample):
+    pair, orig, sub = testdata_half_subsample
     assert not pair.paired
     m, f = len(sub), 0.5  # sample size and sampling fraction
     # Sampling noise: for a k-cell table and a without-replacement sample of m, the Pearson
@@ -313,10 +310,11 @@ def test_a_half_subsample_loses_little(testdata):
     ]
     assert len(stable) >= 10 and np.mean(stable) < 0.15
     # and a file that breaks the associations loses much more on the same pairs
+    rng = np.random.default_rng(20240611)
     shuffled = sub.copy()
     for col in ("urbrur", "roof", "walls", "water", "electcon", "relat", "sex", "hhcivil"):
         shuffled[col] = rng.permutation(shuffled[col].to_numpy())
-    broken = cramers_v_il(encode_pair(orig, shuffled, unpaired(spec)))
+    broken = cramers_v_il(encode_pair(orig, shuffled, pair.spec))
     keys = [k for k in cv.by_pair if cv.details["cv_original"][k] >= 0.1 and "age" not in k.split("|")]
     assert np.mean([broken.by_pair[k] for k in keys]) > 0.6
 

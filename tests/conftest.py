@@ -1,0 +1,27 @@
+"""Fixtures shared by several test modules."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from infoloss.pair import encode_pair
+from infoloss.spec import load_spec
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def testdata_half_subsample():
+    """testdata's original against a seeded 50 % simple random subsample of itself, unpaired.
+
+    Returns ``(pair, original, subsample)``; the measures cache on the pair, so
+    the modules that use it share the tables and fits.
+    """
+    orig = pd.read_csv(DATA / "testdata" / "original.csv")
+    spec = load_spec(DATA / "testdata" / "spec.yaml")
+    spec.pairing = "none"
+    rng = np.random.default_rng(20240611)
+    sub = orig.iloc[np.sort(rng.choice(len(orig), len(orig) // 2, replace=False))]
+    return encode_pair(orig, sub, spec), orig, sub
