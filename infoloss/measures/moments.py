@@ -766,50 +766,52 @@ def _x_table(pair: EncodedPair) -> _Table:
 
 
 def _xbar_table(pair: EncodedPair) -> _Table:
-    names = pair.continuous_names
-    u1, u2 = _univariate(pair, ORIGINAL), _univariate(pair, PROTECTED)
-    groups, not_computed, zeros = {}, {}, {}
-    for j, name in enumerate(names):
-        if u2.n[j] == 0:
-            not_computed[name] = "no value in the protected file"
-            continue
-        sd = math.sqrt(u1.var[j]) if u1.n[j] >= 2 else 0.0
-        groups[name] = _sums(u1.mean[j], u2.mean[j], ZERO_TOLERANCE * sd)
-        zeros[name] = groups[name].n - groups[name].n_mv
-    return _Table(
-        groups,
-        "variable",
-        {
-            "original": dict(zip(names, _floats(u1.mean))),
-            "protected": dict(zip(names, _floats(u2.mean))),
-            "not_computed": not_computed,
-            "n_excluded_zero": zeros,
-            "mv_zero_rule": "a mean with |mean| <= 1e-12 × the original's sd counts as 0 and is left out",
-            "missing": "each file's available values of the variable",
-        },
+    def zero_below(u: _Univariate, j: int) -> float:
+        return ZERO_TOLERANCE * math.sqrt(u.var[j]) if u.n[j] >= 2 else 0.0
+
+    return _univariate_table(
+        pair, "mean", 1, zero_below, "a mean with |mean| <= 1e-12 × the original's sd counts as 0 and is left out"
     )
 
 
 def _s_table(pair: EncodedPair) -> _Table:
+    # a constant variable's variance is exactly 0
+    return _univariate_table(
+        pair, "var", 2, lambda u, j: 0.0, "variables constant in the original (variance 0) are left out"
+    )
+
+
+def _univariate_table(
+    pair: EncodedPair, stat: str, min_n: int, zero_below: Callable[[_Univariate, int], float], zero_rule: str
+) -> _Table:
+    """Per-variable comparison of one statistic (``mean`` or ``var``) computed in each file.
+
+    A variable with fewer than ``min_n`` available values in either file is
+    left out with its reason; ``zero_below(u_orig, j)`` is the magnitude under
+    which the original's statistic counts as 0 for the mean variation.
+    """
     names = pair.continuous_names
     u1, u2 = _univariate(pair, ORIGINAL), _univariate(pair, PROTECTED)
+    s1, s2 = getattr(u1, stat), getattr(u2, stat)
     groups, not_computed, zeros = {}, {}, {}
     for j, name in enumerate(names):
-        if u1.n[j] < 2 or u2.n[j] < 2:
-            which = "original" if u1.n[j] < 2 else "protected"
-            not_computed[name] = f"fewer than 2 values in the {which} file"
+        if u1.n[j] < min_n or u2.n[j] < min_n:
+            which = "original" if u1.n[j] < min_n else "protected"
+            not_computed[name] = (
+                f"no value in the {which} file" if min_n == 1 else f"fewer than {min_n} values in the {which} file"
+            )
             continue
-        groups[name] = _sums(u1.var[j], u2.var[j], 0.0)  # a constant variable's variance is exactly 0
+        groups[name] = _sums(s1[j], s2[j], zero_below(u1, j))
         zeros[name] = groups[name].n - groups[name].n_mv
     return _Table(
         groups,
         "variable",
         {
-            "original": dict(zip(names, _floats(u1.var))),
-            "protected": dict(zip(names, _floats(u2.var))),
+            "original": dict(zip(names, _floats(s1))),
+            "protected": dict(zip(names, _floats(s2))),
             "not_computed": not_computed,
             "n_excluded_zero": zeros,
-            "mv_zero_rule": "variables constant in the original (variance 0) are left out",
+            "mv_zero_rule": zero_rule,
             "missing": "each file's available values of the variable",
         },
     )
