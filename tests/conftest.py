@@ -9,7 +9,7 @@ import pytest
 from infoloss.pair import encode_pair
 from infoloss.spec import load_spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from infoloss.cli import app
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 runner = CliRunner()
 
 

@@ -17,7 +17,7 @@ from scipy import stats
 from infoloss.errors import InputError, NotComputed
 from infoloss.measures.distributions import ecdf_max, ecdf_mean, ks, ks_2samp_fast
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 TESTDATA = DATA / "testdata"
 XY = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}, "pairing": "none"}
 

@@ -18,7 +18,7 @@ from infoloss.pair import encode_pair
 from infoloss.registry import get
 from infoloss.spec import load_spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 TESTDATA = DATA / "testdata"
 IDS = ("ldu_uni", "ldu_biv", "aldu_uni", "aldu_biv", "grc", "gdu")
 

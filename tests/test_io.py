@@ -16,7 +16,7 @@ from infoloss.errors import InputError
 from infoloss.io import read_table
 from infoloss.spec import Spec, load_spec, spec_from_dict
 
-SHARED = Path("/work/shared/data")
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def _frame() -> pd.DataFrame:
@@ -337,22 +337,18 @@ def test_labelled_files_are_not_modified(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# shared data sets
+# the bundled real data sets (tests/data)
 # ---------------------------------------------------------------------------
-def test_shared_testdata_original():
-    path = SHARED / "testdata" / "original.csv"
-    if not path.exists():
-        pytest.skip("shared test data not present")
+def test_testdata_original():
+    path = DATA / "testdata" / "original.csv"
     df = read_table(path)
     assert df.shape == (4580, 15)
     assert df["income"].dtype == np.float64
     assert df["urbrur"].dtype == np.int64
 
 
-def test_shared_adult_with_spec():
-    folder = SHARED / "adult"
-    if not (folder / "adult.csv").exists():
-        pytest.skip("shared adult data not present")
+def test_adult_with_spec():
+    folder = DATA / "adult"
     spec = load_spec(folder / "spec.yaml")
     assert spec.separator == ";"
     df = read_table(folder / "adult.csv", spec)

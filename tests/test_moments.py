@@ -1,6 +1,6 @@
 """Moments family: eigen, robust_eigen, γ, the Domingo-Ferrer–Mateo-Sanz–Torra table, continuous_statistics.
 
-Expected numbers come from the sdcMicro reference JSONs in shared/data/*/reference/,
+Expected numbers come from the sdcMicro reference JSONs in tests/data/*/reference/,
 from pandas/numpy/statsmodels recomputations written differently from the
 implementation (pandas ``.cov()``/``.corr()``, ``np.linalg.eigvalsh``, ``np.linalg.inv``,
 ``DescrStatsW``), or from small examples worked out by hand in the comments.
@@ -24,7 +24,7 @@ from infoloss.pair import encode_pair
 from infoloss.registry import registered
 from infoloss.spec import load_spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 REFERENCE_CASES = [
     ("testdata", "ls_k3"),
     ("testdata", "recode_pram_noise50"),

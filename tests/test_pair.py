@@ -12,7 +12,7 @@ from infoloss.errors import InputError, NotComputed, SpecError
 from infoloss.pair import encode_pair
 from infoloss.spec import load_spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 SPEC = {
     "variables": {

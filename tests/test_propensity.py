@@ -18,7 +18,7 @@ from infoloss.errors import InputError, NotComputed
 from infoloss.measures.propensity import cluster_utility, pmse, pmse_ratio, pmse_std
 from infoloss.pair import encode_pair
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 TESTDATA = DATA / "testdata"
 X1 = {"variables": {"x": {"scale": "continuous"}}, "pairing": "none"}
 G1 = {"variables": {"g": {"scale": "nominal"}}, "pairing": "none"}

@@ -1,7 +1,7 @@
 """Record-level measures: missing values, suppressions, records changed, IL1s, λ, categorical distance.
 
 Every expected number is worked out by hand in the test, taken from the
-sdcMicro reference JSONs in shared/data/*/reference/, or from the data sets'
+sdcMicro reference JSONs in tests/data/*/reference/, or from the data sets'
 README (which lists the cells changed and suppressed per column).
 """
 
@@ -27,7 +27,7 @@ from infoloss.measures.record import (
 )
 from infoloss.spec import load_spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 ALL = (missing_values, suppressions, records_changed, il1s, lambda_, categorical_distance)
 A = 2 / math.pi  # the arctan distance factor
 

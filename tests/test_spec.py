@@ -10,7 +10,7 @@ import yaml
 from infoloss.errors import SpecError
 from infoloss.spec import apply_overrides, infer_spec, load_spec, normalise_label, spec_from_dict
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def test_every_shared_spec_loads():

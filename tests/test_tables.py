@@ -31,7 +31,7 @@ from infoloss.measures.tables import (
 from infoloss.pair import encode_pair
 from infoloss.spec import load_spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 TESTDATA = DATA / "testdata"
 NOMINAL2 = {"variables": {"x": {"scale": "nominal"}, "y": {"scale": "nominal"}}}
 NOMINAL1 = {"variables": {"x": {"scale": "nominal"}}}
