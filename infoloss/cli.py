@@ -141,7 +141,11 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
             raise InputError(f"--set {item!r} must look like MEASURE.OPTION=VALUE, e.g. lambda.missing_rule=sdcmicro.")
         if mid not in ids:
             raise InputError(f"--set {item!r} names the measure {mid!r}, which is not among the measures run.")
-        options.setdefault(mid, {})[key] = yaml.safe_load(value)
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            parsed = value
+        options.setdefault(mid, {})[key] = parsed
     if gdu_weights is not None:
         try:
             u, b = (float(x) for x in gdu_weights.split(","))
@@ -149,7 +153,9 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
             raise InputError(f"--gdu-weights {gdu_weights!r} must be two numbers separated by a comma, e.g. 0.5,0.5.") from None
         if "gdu" in ids:
             options.setdefault("gdu", {})["weights"] = (u, b)
-    return options
+    from .registry import get
+
+    return {mid: get(mid).check_options(opts) for mid, opts in options.items()}
 
 
 def _check_output(path: Path, inputs: list[Path]) -> None:
@@ -251,7 +257,7 @@ def measures_command(
     json_: bool = typer.Option(False, "--json", help="Print the list as JSON."),
     markdown: bool = typer.Option(False, "--markdown", help="Print the list as a Markdown table (docs/measures.md)."),
 ) -> None:
-    """List every measure: id, family, what it measures, range, better, needs pairing."""
+    """List every measure: id, family, what it measures, range, better, needs pairing, options."""
     import json
 
     from .registry import FAMILIES, markdown_table, registered
@@ -264,11 +270,19 @@ def measures_command(
         sys.stdout.write(markdown_table())
         return
     table = Table(title="infoloss measures")
-    for col in ("id", "family", "what it measures", "range", "better", "needs pairing"):
+    for col in ("id", "family", "what it measures", "range", "better", "needs pairing", "options (default)"):
         table.add_column(col, overflow="fold")
     for m in infos:
-        table.add_row(m.id, FAMILIES[m.family], m.description, m.range_text, m.better, "yes" if m.needs_pairing else "no")
+        options = "\n".join(f"{o.name}={_default_text(o.default)}: {o.allowed}" for o in m.options)
+        table.add_row(m.id, FAMILIES[m.family], m.description, m.range_text, m.better_text,
+                      "yes" if m.needs_pairing else "no", options)
     out.print(table)
+
+
+def _default_text(value: Any) -> str:
+    from .registry import _fmt_default
+
+    return _fmt_default(value)
 
 
 @app.command("example")

@@ -177,6 +177,7 @@ def compare(
     unknown_options = sorted(set(options) - set(ids))
     if unknown_options:
         raise InputError(f"options were given for {unknown_options[0]!r}, which is not among the measures run.")
+    options = {mid: registry.get(mid).check_options(opts) for mid, opts in options.items()}
     protected_list = list(protected) if isinstance(protected, (list, tuple)) else [protected]
     if not protected_list:
         raise InputError("give at least one protected file.")
@@ -262,10 +263,6 @@ def _run_measure(scenario: ScenarioResult, pair: EncodedPair, mid: str, options:
         scenario.measures[mid] = info.func(pair, **options)
     except NotComputed as exc:
         scenario.not_computed[mid] = str(exc)
-    except TypeError as exc:
-        if options and "unexpected keyword" in str(exc):
-            raise InputError(f"measure {mid!r} does not take the option(s) {', '.join(options)}.") from None
-        raise
     scenario.seconds[mid] = time.perf_counter() - start
 
 

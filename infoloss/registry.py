@@ -12,9 +12,13 @@ DataFrames and an optional spec: ``il1s(original_df, protected_df, spec)``.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator
+
+import numpy as np
 
 FAMILIES = {
     "record": "Record-level losses",
@@ -23,7 +27,126 @@ FAMILIES = {
     "distributions": "Distributions",
     "propensity": "Propensity and cluster scores",
     "gdu": "Global data utility (Kocar 2018)",
+    "generalisation": "Generalisation and suppression (hierarchies)",
+    "mining": "Data-mining utility: classification, regression, clustering",
+    "analyses": "The user's own estimates and regressions",
+    "risk": "Disclosure risk",
 }
+DIRECTIONS = ("lower", "higher", "target")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A declared option of a measure: its type, allowed values and default.
+
+    ``kind`` is ``"int"``, ``"float"``, ``"bool"``, ``"choice"`` or ``"any"``
+    (checked by ``check``).  Numbers must lie in ``[low, high]`` (bounds
+    exclusive when ``low_open``/``high_open``); ``nullable`` allows ``None``
+    (usually "decide from the data").  :meth:`validate` returns the value
+    converted to its type or raises ``InputError`` with one sentence naming the
+    option and what is allowed.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    nullable: bool = False
+    check: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    allowed_text: str = ""  # how to describe the allowed values, for kind "any"
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("int", "float", "bool", "choice", "any"):
+            raise ValueError(f"unknown option kind {self.kind!r}")
+        if self.kind == "choice" and not self.choices:
+            raise ValueError(f"option {self.name!r} of kind choice needs choices")
+        if self.kind == "any" and (self.check is None or not self.allowed_text):
+            raise ValueError(f"option {self.name!r} of kind any needs check and allowed_text")
+
+    @property
+    def allowed(self) -> str:
+        """The allowed values in words, e.g. 'a whole number of at least 2'."""
+        if self.kind == "bool":
+            text = "true or false"
+        elif self.kind == "choice":
+            text = "one of " + ", ".join(map(str, self.choices))
+        elif self.kind == "any":
+            text = self.allowed_text
+        else:
+            text = ("a whole number" if self.kind == "int" else "a number") + self._bounds_text()
+        return text + (", or empty for auto" if self.nullable else "")
+
+    def _bounds_text(self) -> str:
+        low, high = self.low, self.high
+        if low is not None and high is not None:
+            left = "above" if self.low_open else "from"
+            right = "below" if self.high_open else "to"
+            return f" {left} {_fmt(low)} {right} {_fmt(high)}" if not (self.low_open or self.high_open) else (
+                f" {'greater than' if self.low_open else 'at least'} {_fmt(low)} and "
+                f"{'less than' if self.high_open else 'at most'} {_fmt(high)}"
+            )
+        if low is not None:
+            return f" {'greater than' if self.low_open else 'of at least'} {_fmt(low)}"
+        if high is not None:
+            return f" {'less than' if self.high_open else 'of at most'} {_fmt(high)}"
+        return ""
+
+    def validate(self, measure_id: str, value: Any) -> Any:
+        """``value`` converted to the option's type; InputError when it is not allowed."""
+        from .errors import InputError
+
+        def bad() -> InputError:
+            return InputError(
+                f"option {self.name!r} of measure {measure_id!r} must be {self.allowed}, got {value!r}."
+            )
+
+        if value is None:
+            if self.nullable or self.default is None:
+                return None
+            raise bad()
+        if self.kind == "bool":
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise bad()
+        if self.kind == "choice":
+            if isinstance(value, str) and value in self.choices:
+                return value
+            raise bad()
+        if self.kind == "any":
+            try:
+                self.check(value)  # type: ignore[misc]
+                return value
+            except (TypeError, ValueError) as exc:
+                if isinstance(exc, InputError):
+                    raise
+                raise bad() from None
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise bad()
+        number = float(value)
+        if not math.isfinite(number):
+            raise bad()
+        if self.kind == "int":
+            if not number.is_integer():
+                raise bad()
+            number = int(number)
+        if self.low is not None and (number < self.low or (self.low_open and number == self.low)):
+            raise bad()
+        if self.high is not None and (number > self.high or (self.high_open and number == self.high)):
+            raise bad()
+        return number
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.kind, "default": _jsonable(self.default), "allowed": self.allowed,
+                "help": self.help}
+
+
+def _jsonable(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 @dataclass(frozen=True)
@@ -34,11 +157,53 @@ class MeasureInfo:
     family: str
     description: str
     range: tuple[float | None, float | None]  # None: unbounded on that side
-    better: str  # "lower" | "higher"
+    better: str  # "lower" | "higher" | "target" (closest to ``ideal`` is best)
     needs_pairing: bool
     func: Callable[..., "MeasureResult"] = field(repr=False, compare=False)
     headline: bool = False  # shown in summary tables
     order: int = 0
+    options: tuple[Option, ...] = ()
+    ideal: float | None = None  # the value of identical files; set for every direction
+
+    @property
+    def better_text(self) -> str:
+        """'lower', 'higher' or 'closest to 1'."""
+        return f"closest to {_fmt(self.ideal)}" if self.better == "target" else self.better
+
+    def loss(self, value: float) -> float:
+        """How far ``value`` is from the ideal in the bad direction (0 at the ideal, never negative)."""
+        if self.better == "target":
+            return abs(value - self.ideal)
+        if self.better == "lower":
+            return max(value - self.ideal, 0.0)
+        return max(self.ideal - value, 0.0)
+
+    def option(self, name: str) -> Option:
+        for opt in self.options:
+            if opt.name == name:
+                return opt
+        raise KeyError(name)
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The options converted to their declared types; InputError for an unknown option or a bad value."""
+        from .errors import InputError
+
+        known = {o.name: o for o in self.options}
+        checked = {}
+        for name, value in options.items():
+            if name not in known:
+                if not known:
+                    raise InputError(f"measure {self.id!r} takes no options, but {name!r} was given.")
+                raise InputError(
+                    f"measure {self.id!r} has no option {name!r}; its options are {', '.join(known)}."
+                )
+            checked[name] = known[name].validate(self.id, value)
+        return checked
+
+    @property
+    def options_text(self) -> str:
+        """The options with their defaults, e.g. 'model=logit (logit, cart); seed=0'."""
+        return "; ".join(f"{o.name}={_fmt_default(o.default)} ({o.allowed})" for o in self.options)
 
     @property
     def range_text(self) -> str:
@@ -52,13 +217,25 @@ class MeasureInfo:
             "description": self.description,
             "range": [self.range[0], self.range[1]],
             "better": self.better,
+            "ideal": self.ideal,
             "needs_pairing": self.needs_pairing,
             "headline": self.headline,
+            "options": [o.to_dict() for o in self.options],
         }
 
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
+
+
+def _fmt_default(value: Any) -> str:
+    if value is None:
+        return "auto"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 @dataclass
@@ -115,30 +292,49 @@ def measure(
     better: str,
     needs_pairing: bool,
     headline: bool = False,
+    options: tuple[Option, ...] | list[Option] = (),
+    ideal: float | None = None,
 ) -> Callable[[Callable[..., MeasureResult]], Callable[..., MeasureResult]]:
     """Register a measure function under ``id``.
 
+    ``options`` declares every keyword option of the function (type, allowed
+    values, default); values are checked against it before the measure runs.
+    ``better`` is ``"lower"``, ``"higher"`` or ``"target"``; ``ideal`` is the
+    value for identical files (default: the lower or upper end of ``range``;
+    required for ``"target"``).
+
     The returned function accepts either an ``EncodedPair`` or
-    ``(original_df, protected_df, spec=None)`` followed by the measure's options.
+    ``(original_df, protected_df, spec=None)`` (spec: a dict, a Spec or a path
+    to a YAML spec) followed by the measure's options.
     """
     if family not in FAMILIES:
         raise ValueError(f"unknown family {family!r}")
-    if better not in ("lower", "higher"):
-        raise ValueError("better must be 'lower' or 'higher'")
+    if better not in DIRECTIONS:
+        raise ValueError(f"better must be one of {DIRECTIONS}")
+    if ideal is None:
+        if better == "target":
+            raise ValueError("a measure with better='target' needs its ideal value")
+        ideal = range[0] if better == "lower" else range[1]
+        if ideal is None:
+            raise ValueError(f"measure {id!r}: the range is unbounded on its ideal side; give ideal=")
+    options = tuple(options)
 
     def decorate(func: Callable[..., MeasureResult]) -> Callable[..., MeasureResult]:
         if id in REGISTRY:
             raise ValueError(f"measure {id!r} is registered twice")
+        _check_declared(id, func, options)
 
         @functools.wraps(func)
-        def public(pair_or_original: Any, protected: Any = None, spec: Any = None, **options: Any) -> MeasureResult:
+        def public(pair_or_original: Any, protected: Any = None, spec: Any = None, **opts: Any) -> MeasureResult:
+            checked = REGISTRY[id].check_options(opts)
             pair = _as_pair(pair_or_original, protected, spec)
             if needs_pairing and not pair.paired:
                 from .errors import NotComputed
 
                 raise NotComputed("it needs record-paired files, but the files are not paired (pairing: none)")
-            return func(pair, **options)
+            return func(pair, **checked)
 
+        public.__signature__ = _public_signature(func)  # type: ignore[attr-defined]
         REGISTRY[id] = MeasureInfo(
             id=id,
             family=family,
@@ -149,11 +345,37 @@ def measure(
             func=public,
             headline=headline,
             order=len(REGISTRY),
+            options=options,
+            ideal=float(ideal),
         )
         public.info = REGISTRY[id]  # type: ignore[attr-defined]
         return public
 
     return decorate
+
+
+def _check_declared(id: str, func: Callable[..., Any], options: tuple[Option, ...]) -> None:
+    """Every keyword option of ``func`` is declared, with the same default (a programming error otherwise)."""
+    params = list(inspect.signature(func).parameters.values())[1:]
+    in_func = {p.name: p.default for p in params}
+    declared = {o.name: o.default for o in options}
+    if set(in_func) != set(declared):
+        raise ValueError(f"measure {id!r}: options declared {sorted(declared)} but the function takes {sorted(in_func)}")
+    for name, default in in_func.items():
+        if default != declared[name]:
+            raise ValueError(f"measure {id!r}: option {name!r} defaults to {default!r} but is declared {declared[name]!r}")
+
+
+def _public_signature(func: Callable[..., Any]) -> inspect.Signature:
+    """``(original, protected=None, spec=None, *, <options>)``: what help() shows for a measure function."""
+    P = inspect.Parameter
+    first = [
+        P("original", P.POSITIONAL_OR_KEYWORD, annotation="pandas.DataFrame | EncodedPair"),
+        P("protected", P.POSITIONAL_OR_KEYWORD, default=None, annotation="pandas.DataFrame | None"),
+        P("spec", P.POSITIONAL_OR_KEYWORD, default=None, annotation="dict | str | pathlib.Path | Spec | None"),
+    ]
+    rest = [p.replace(kind=P.KEYWORD_ONLY) for p in list(inspect.signature(func).parameters.values())[1:]]
+    return inspect.Signature(first + rest, return_annotation="MeasureResult")
 
 
 def _as_pair(pair_or_original: Any, protected: Any, spec: Any) -> Any:
@@ -165,6 +387,10 @@ def _as_pair(pair_or_original: Any, protected: Any, spec: Any) -> Any:
         return pair_or_original
     if protected is None:
         raise TypeError("pass the original and the protected DataFrame")
+    if isinstance(spec, (str, Path)):
+        from .spec import load_spec
+
+        spec = load_spec(spec)
     return encode_pair(pair_or_original, protected, spec)
 
 
@@ -183,16 +409,26 @@ def registered() -> Iterator[MeasureInfo]:
 
 
 def get(id: str) -> MeasureInfo:
+    """The metadata of measure ``id``; KeyError names the id when it is unknown."""
     load_all()
-    return REGISTRY[id]
+    try:
+        return REGISTRY[id]
+    except KeyError:
+        raise KeyError(f"unknown measure {id!r}; 'infoloss measures' lists them") from None
 
 
 def markdown_table() -> str:
     """The registry as a Markdown table, one row per measure (the table in docs/measures.md)."""
-    rows = ["| id | family | what it measures | range | better | needs pairing |", "| --- | --- | --- | --- | --- | --- |"]
+    rows = [
+        "| id | family | what it measures | range | better | needs pairing | options (default) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for m in registered():
         description = m.description.replace("|", "\\|")
+        options = "; ".join(f"`{o.name}={_fmt_default(o.default)}` ({o.allowed})" for o in m.options) or "—"
+        options = options.replace("|", "\\|")
         rows.append(
-            f"| `{m.id}` | {m.family} | {description} | {m.range_text} | {m.better} | {'yes' if m.needs_pairing else 'no'} |"
+            f"| `{m.id}` | {m.family} | {description} | {m.range_text} | {m.better_text} | "
+            f"{'yes' if m.needs_pairing else 'no'} | {options} |"
         )
     return "\n".join(rows) + "\n"

@@ -21,9 +21,11 @@ import yaml
 from .errors import SpecError
 
 SCALES = ("nominal", "ordinal", "continuous")
-ROLES = ("key", "sensitive", "weight", "id", "strata", "other")
+ROLES = ("key", "sensitive", "target", "weight", "id", "household", "strata", "cluster", "other")
+# columns with these roles describe the records (design, identity) and are never analysed as variables
+NOT_ANALYSED_ROLES = ("weight", "id", "household", "cluster")
 VARIABLE_KEYS = ("scale", "role", "order", "missing", "pram", "hierarchy", "recode", "removed")
-TOP_KEYS = ("variables", "missing", "pairing", "separator")
+TOP_KEYS = ("variables", "missing", "pairing", "separator", "analyses")
 RECODE_KINDS = ("map", "breaks", "top", "bottom")
 DEFAULT_MISSING = ("", "NA", "NaN")
 # numeric columns with more distinct values than this are inferred continuous
@@ -47,7 +49,7 @@ class VariableSpec:
 
     @property
     def analysed(self) -> bool:
-        return self.role not in ("weight", "id")
+        return self.role not in NOT_ANALYSED_ROLES
 
     @property
     def categorical(self) -> bool:
@@ -66,7 +68,7 @@ class VariableSpec:
         for key in ("pram", "hierarchy"):
             value = getattr(self, key)
             if value is not None:
-                out[key] = str(value)
+                out[key] = value if isinstance(value, dict) else str(value)
         if self.recode is not None:
             out["recode"] = self.recode
         if self.removed:
@@ -88,11 +90,16 @@ class Spec:
     separator: str | None = None
     base_dir: Path = field(default_factory=Path.cwd)
     analyse_all: bool = False
+    analyses: dict | None = None  # the 'analyses:' section (estimates, regressions, ci), as given
+
+    def names_with_role(self, role: str) -> list[str]:
+        """Names of the variables with this role, in spec order."""
+        return [v.name for v in self.variables.values() if v.role == role]
 
     # -- views -----------------------------------------------------------
     @property
     def analysed(self) -> list[VariableSpec]:
-        """Variables that are analysed (not weight or id), in spec order."""
+        """Variables that are analysed (not weight, id, household or cluster columns), in spec order."""
         return [v for v in self.variables.values() if v.analysed]
 
     @property
@@ -117,6 +124,8 @@ class Spec:
         out["pairing"] = pairing
         if self.separator is not None:
             out["separator"] = self.separator
+        if self.analyses is not None:
+            out["analyses"] = self.analyses
         return out
 
     def to_yaml(self, header: str = "") -> str:
@@ -190,6 +199,10 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
         if not isinstance(sep, str) or len(sep.encode()) != 1 and sep != "\\t":
             raise SpecError(f"'separator' must be a single character, got {sep!r}.")
         spec.separator = "\t" if sep == "\\t" else sep
+    analyses = raw.get("analyses")
+    if analyses is not None and not isinstance(analyses, dict):
+        raise SpecError("'analyses' in the spec must be a mapping with 'estimates', 'regressions' and/or 'ci'.")
+    spec.analyses = analyses
     _check_roles(spec)
     return spec
 
@@ -224,11 +237,20 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpe
         var.order = order
     if "missing" in settings:
         var.missing = _as_list(settings["missing"], "missing", f"variable {name!r}")
-    for key in ("pram", "hierarchy"):
-        if settings.get(key) is not None:
-            if not isinstance(settings[key], str):
-                raise SpecError(f"'{key}' of variable {name!r} must be a file path.")
-            setattr(var, key, (base_dir / settings[key]))
+    if settings.get("pram") is not None:
+        if not isinstance(settings["pram"], str):
+            raise SpecError(f"'pram' of variable {name!r} must be a file path.")
+        var.pram = base_dir / settings["pram"]
+    hierarchy = settings.get("hierarchy")
+    if hierarchy is not None:
+        if isinstance(hierarchy, str):
+            var.hierarchy = base_dir / hierarchy
+        elif isinstance(hierarchy, dict):
+            var.hierarchy = dict(hierarchy)
+        else:
+            raise SpecError(
+                f"'hierarchy' of variable {name!r} must be a file path, {{intervals: [...]}} or {{mask: right}}."
+            )
     if settings.get("recode") is not None:
         var.recode = _parse_recode(name, settings["recode"])
     removed = settings.get("removed", False)

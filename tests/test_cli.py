@@ -102,7 +102,9 @@ def test_measures_lists_the_registry():
     listed = json.loads(result.stdout)
     assert [m["id"] for m in listed] == [m.id for m in registered()]
     assert {"il1s", "lambda", "gamma", "suppressions"} <= {m["id"] for m in listed}
-    assert all(m["better"] in ("lower", "higher") for m in listed)
+    assert all(m["better"] in ("lower", "higher", "target") for m in listed)
+    assert all(isinstance(m["ideal"], float) and isinstance(m["options"], list) for m in listed)
+    assert {o["name"] for o in next(m for m in listed if m["id"] == "pmse")["options"]} == {"model", "max_records", "seed"}
 
 
 def test_spec_command_infers_an_editable_spec(tmp_path):

@@ -23,8 +23,11 @@ SPEC = {
     }
 }
 
-# Measures whose value on identical files is not the end of their range, and why.
+# Measures whose value on identical files is not their ideal (target) value, and why.
 NOT_ZERO_ON_IDENTICAL = {
+    # pMSE = 0 on identical files, so its ratio to the null expectation is 0, below the ideal 1 of two
+    # independent samples of one distribution
+    "pmse_ratio": lambda pair, result: 0.0,
     # the standardised pMSE is (pMSE − E0)/SD0: with pMSE = 0 it is −E0/SD0 = −sqrt((k−1)/2)
     "pmse_std": lambda pair, result: -math.sqrt((result.details["k"] - 1) / 2),
 }
@@ -49,7 +52,7 @@ def frames(draw):
 
 
 def no_loss_value(info):
-    return info.range[0] if info.better == "lower" else info.range[1]
+    return info.ideal
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -42,7 +42,18 @@ from scipy import stats
 
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..registry import MeasureResult, measure
+from ..registry import MeasureResult, Option, measure
+
+PVALUE = Option(
+    "pvalue", "choice", "auto", "auto: scipy's exact p-value where it is feasible, the limit law for very large samples; "
+    "scipy: always scipy.stats.ks_2samp", choices=("auto", "scipy"),
+)
+ECDF_OPTIONS = (
+    Option("missing", "choice", "largest", "missing values: the largest value of the variable, or complete records only",
+           choices=("largest", "complete")),
+    Option("max_records", "int", 2000, "largest merged file on which the ECDFs are compared (a seeded sample beyond)", low=2),
+    Option("seed", "int", 0, "seed of the sample", low=0),
+)
 
 __all__ = ["ks", "ecdf_max", "ecdf_mean", "ks_2samp_fast", "ks_asymp_pvalue"]
 
@@ -148,6 +159,7 @@ def _valid(x: np.ndarray) -> np.ndarray:
     better="lower",
     needs_pairing=False,
     headline=True,
+    options=(PVALUE,),
 )
 def ks(pair: EncodedPair, *, pvalue: str = "auto") -> MeasureResult:
     r"""Two-sample Kolmogorov–Smirnov statistic of each continuous variable.
@@ -375,6 +387,7 @@ def _ecdf(pair: EncodedPair, missing: str, max_records: int, seed: int) -> tuple
     better="lower",
     needs_pairing=False,
     headline=True,
+    options=ECDF_OPTIONS,
 )
 def ecdf_max(
     pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0
@@ -447,6 +460,7 @@ def ecdf_max(
     range=(0, 1),
     better="lower",
     needs_pairing=False,
+    options=ECDF_OPTIONS,
 )
 def ecdf_mean(
     pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0

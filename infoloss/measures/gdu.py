@@ -99,7 +99,7 @@ from scipy import stats
 
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, CategoricalColumn, EncodedPair
-from ..registry import MeasureResult, measure
+from ..registry import MeasureResult, Option, measure
 from .distributions import ks_asymp_pvalue
 
 RATE = 14.0  # x = 14 P in the exponential information-loss law
@@ -617,6 +617,16 @@ def _recode_factor(pair: EncodedPair, var: _Var, variant: str) -> dict[str, Any]
     else:
         info["factor"] = recode_utility_heterogeneity(values, classes)
     return info
+
+
+def _gdu_weights(weights: Any) -> tuple[float, float]:
+    try:
+        w_u, w_b = (float(w) for w in weights)
+    except (TypeError, ValueError):
+        raise InputError(f"weights must be two numbers (univariate, bivariate), got {weights!r}.") from None
+    if not (w_u >= 0 and w_b >= 0 and math.isclose(w_u + w_b, 1.0, abs_tol=1e-9)):
+        raise InputError(f"the GDU weights must be non-negative and sum to 1, got {w_u:g} and {w_b:g}.")
+    return w_u, w_b
 
 
 def _check_variants(option: Any) -> Any:
@@ -1188,6 +1198,29 @@ def _common_details() -> dict[str, Any]:
     return {"weighted": False, "conventions": dict(_CONVENTIONS)}
 
 
+
+def _valid_variants(value: Any) -> Any:
+    _check_variants(value)
+    return value
+
+
+def _valid_weights(value: Any) -> Any:
+    _gdu_weights(value)
+    return tuple(float(w) for w in value)
+
+
+RECODE_VARIANT = Option(
+    "recode_variant", "any", None, "Kocar's recoding utility variant, for all variables or per variable",
+    check=_valid_variants, nullable=True,
+    allowed_text="one of pairwise, biased, heterogeneity, or a mapping variable → variant",
+)
+THRESHOLD = Option("threshold", "float", 0.05, "p-value threshold of the tests", low=0, high=1, low_open=True, high_open=True)
+GDU_WEIGHTS = Option(
+    "weights", "any", (0.5, 0.5), "weights of the univariate and bivariate averages", check=_valid_weights,
+    allowed_text="two non-negative numbers that sum to 1 (univariate, bivariate)",
+)
+USE_GRC = Option("use_grc", "bool", True, "multiply by the global reduction coefficient when variables were removed")
+
 @measure(
     "ldu_uni",
     family="gdu",
@@ -1195,6 +1228,7 @@ def _common_details() -> dict[str, Any]:
     range=(0, 1),
     better="higher",
     needs_pairing=False,
+    options=(RECODE_VARIANT, THRESHOLD),
 )
 def ldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05) -> MeasureResult:
     """Local univariate data utility of every variable (Kocar 2018, §3.2–3.3).
@@ -1265,6 +1299,7 @@ def ldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float =
     range=(0, 1),
     better="higher",
     needs_pairing=False,
+    options=(RECODE_VARIANT, THRESHOLD),
 )
 def aldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05) -> MeasureResult:
     """Average local univariate data utility (Kocar 2018, §3.1).
@@ -1302,6 +1337,7 @@ def aldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float 
     range=(0, 1),
     better="higher",
     needs_pairing=False,
+    options=(THRESHOLD, RECODE_VARIANT),
 )
 def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None) -> MeasureResult:
     """Local bivariate data utility of every pair of variables (Kocar 2018, §3.4).
@@ -1383,6 +1419,7 @@ def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any =
     range=(0, 1),
     better="higher",
     needs_pairing=False,
+    options=(THRESHOLD, RECODE_VARIANT),
 )
 def aldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None) -> MeasureResult:
     """Average local bivariate data utility (Kocar 2018, §3.1).
@@ -1423,6 +1460,7 @@ def aldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any 
     range=(0, 1),
     better="higher",
     needs_pairing=False,
+    options=(THRESHOLD, RECODE_VARIANT),
 )
 def grc(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None) -> MeasureResult:
     """Global reduction coefficient (Kocar 2018, §3.5).
@@ -1464,6 +1502,7 @@ def grc(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = Non
     better="higher",
     needs_pairing=False,
     headline=True,
+    options=(GDU_WEIGHTS, THRESHOLD, RECODE_VARIANT, USE_GRC),
 )
 def gdu(
     pair: EncodedPair,
@@ -1509,12 +1548,7 @@ def gdu(
     >>> gdu(df, df.copy(), spec).value
     1.0
     """
-    try:
-        w_u, w_b = (float(w) for w in weights)
-    except (TypeError, ValueError):
-        raise InputError(f"weights must be two numbers (univariate, bivariate), got {weights!r}.") from None
-    if not (w_u >= 0 and w_b >= 0 and math.isclose(w_u + w_b, 1.0, abs_tol=1e-9)):
-        raise InputError(f"the GDU weights must be non-negative and sum to 1, got {w_u:g} and {w_b:g}.")
+    w_u, w_b = _gdu_weights(weights)
     uni = _uni_result(pair, recode_variant) if w_u > 0 or w_b == 0 else None
     a_uni = float(np.mean(list(uni["values"].values()))) if uni is not None else None
     a_biv = None

@@ -62,7 +62,12 @@ import numpy as np
 
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..registry import MeasureResult, measure
+from ..registry import MeasureResult, Option, measure
+
+ROBUST_OPTIONS = (
+    Option("max_records", "int", 2000, "records per file in the seeded sample the MCD covariance is computed on", low=3),
+    Option("random_state", "int", 0, "seed of the sample and of the MCD algorithm", low=0),
+)
 
 __all__ = [
     "continuous_statistics",
@@ -503,6 +508,7 @@ def _mcd(pair: EncodedPair, which: str, max_records: int, random_state: int) -> 
     range=(0, None),
     better="lower",
     needs_pairing=False,
+    options=ROBUST_OPTIONS,
 )
 def robust_eigen(
     pair: EncodedPair, *, max_records: int = MCD_MAX_RECORDS, random_state: int = MCD_RANDOM_STATE

@@ -108,7 +108,7 @@ from scipy.linalg import lapack
 
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..registry import MeasureResult, measure
+from ..registry import MeasureResult, Option, measure
 
 __all__ = ["pmse", "pmse_ratio", "pmse_std", "cluster_utility"]
 
@@ -615,6 +615,21 @@ def _details(fit: dict, model: str) -> dict:
     return out
 
 
+
+_MODEL = Option("model", "choice", "logit", "the propensity model: logistic with main effects, or CART", choices=MODELS)
+_MAX_RECORDS = Option("max_records", "int", 50_000, "largest merged file the model is fitted on (a seeded sample beyond)", low=2)
+_SEED = Option("seed", "int", 0, "seed of the sample (and of CART)", low=0)
+PMSE_OPTIONS = (_MODEL, _MAX_RECORDS, _SEED)
+PMSE_NULL_OPTIONS = PMSE_OPTIONS + (
+    Option("n_permutations", "int", 20, "permutations for CART's null distribution", low=2),
+)
+CLUSTER_OPTIONS = (
+    Option("G", "int", None, "number of k-means clusters (auto: 1% of the merged records, at least 2)", low=2,
+           nullable=True),
+    Option("max_records", "int", 5000, "largest merged file that is clustered (a seeded sample beyond)", low=2),
+    _SEED,
+)
+
 @measure(
     "pmse",
     family="propensity",
@@ -623,6 +638,7 @@ def _details(fit: dict, model: str) -> dict:
     better="lower",
     needs_pairing=False,
     headline=True,
+    options=PMSE_OPTIONS,
 )
 def pmse(pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0) -> MeasureResult:
     r"""Propensity-score mean squared error (Woo et al. 2009; Snoke et al. 2018).
@@ -696,8 +712,10 @@ def pmse(pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, 
     family="propensity",
     description="pMSE over its expectation for two files from one distribution (about 1: no detectable loss)",
     range=(0, None),
-    better="lower",
+    better="target",
+    ideal=1,
     needs_pairing=False,
+    options=PMSE_NULL_OPTIONS,
 )
 def pmse_ratio(
     pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20
@@ -775,8 +793,10 @@ def pmse_ratio(
     family="propensity",
     description="standardised pMSE, (pMSE - E0)/SD0: about 0 when the files are indistinguishable",
     range=(None, None),
-    better="lower",
+    better="target",
+    ideal=0,
     needs_pairing=False,
+    options=PMSE_NULL_OPTIONS,
 )
 def pmse_std(
     pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20
@@ -910,6 +930,7 @@ def _n_distinct(x: sparse.csr_matrix) -> int:
     range=(0, 1),
     better="lower",
     needs_pairing=False,
+    options=CLUSTER_OPTIONS,
 )
 def cluster_utility(
     pair: EncodedPair, *, G: int | None = None, max_records: int = 5_000, seed: int = 0

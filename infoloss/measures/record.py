@@ -33,7 +33,12 @@ import numpy as np
 
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..registry import MeasureResult, measure
+from ..registry import MeasureResult, Option, measure
+
+MISSING_RULE = Option(
+    "missing_rule", "choice", "handbook", "how suppressed values count in λ: the Handbook's record-wise rule or sdcMicro's per-column constant",
+    choices=("handbook", "sdcmicro"),
+)
 
 __all__ = [
     "missing_values",
@@ -514,6 +519,7 @@ def _original_median(pair: EncodedPair, name: str) -> float:
     better="lower",
     needs_pairing=True,
     headline=True,
+    options=(MISSING_RULE,),
 )
 def lambda_(pair: EncodedPair, *, missing_rule: str = "handbook") -> MeasureResult:
     r"""Młodak's complex distance measure λ over variables of all scales.

@@ -61,7 +61,14 @@ from scipy.special import entr, rel_entr
 
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..registry import MeasureResult, measure
+from ..registry import MeasureResult, Option, measure
+
+WEIGHTED = Option(
+    "weighted", "bool", None, "use the spec's weights (weighted counts); auto: weighted when the spec has a weight",
+    nullable=True,
+)
+CTBIL_K = Option("K", "int", None, "largest table dimension (auto: 2)", low=1, nullable=True)
+SMOOTHING = Option("smoothing", "float", 0.5, "count added to every cell before the divergence is taken", low=0)
 from ..spec import normalise_label
 
 __all__ = [
@@ -209,6 +216,7 @@ def _pairs(names: list[str]) -> list[tuple[str, str]]:
     better="lower",
     needs_pairing=False,
     headline=True,
+    options=(CTBIL_K, WEIGHTED),
 )
 def ctbil(pair: EncodedPair, *, K: int | None = None, weighted: bool | None = None) -> MeasureResult:
     r"""Contingency-table-based information loss (Domingo-Ferrer & Torra 2001), normalised.
@@ -319,6 +327,7 @@ def ctbil(pair: EncodedPair, *, K: int | None = None, weighted: bool | None = No
     range=(0, None),
     better="lower",
     needs_pairing=False,
+    options=(WEIGHTED,),
 )
 def aad(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResult:
     r"""Average absolute distance per cell (Gomatam & Karr 2003; Shlomo 2010).
@@ -402,6 +411,7 @@ def _hellinger(p: np.ndarray, q: np.ndarray) -> float:
     better="lower",
     needs_pairing=False,
     headline=True,
+    options=(WEIGHTED,),
 )
 def hellinger(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResult:
     r"""Hellinger distance between the original and protected tables, on proportions.
@@ -471,6 +481,7 @@ def hellinger(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResu
     range=(0, None),
     better="lower",
     needs_pairing=False,
+    options=(SMOOTHING, WEIGHTED),
 )
 def kl_divergence(pair: EncodedPair, *, smoothing: float = 0.5, weighted: bool | None = None) -> MeasureResult:
     r"""Kullback-Leibler divergence of the protected from the original one-way distributions.
@@ -583,6 +594,7 @@ def _cramers_v(table: np.ndarray) -> tuple[float | None, str | None]:
     better="lower",
     needs_pairing=False,
     headline=True,
+    options=(WEIGHTED,),
 )
 def cramers_v_il(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResult:
     r"""Information loss in Cramér's V (Shlomo 2010), absolute, as a fraction.
@@ -823,6 +835,7 @@ def _ebil_given(pair: EncodedPair, name: str, use_weights: bool) -> dict:
     range=(0, 1),
     better="lower",
     needs_pairing=False,
+    options=(WEIGHTED,),
 )
 def ebil(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResult:
     r"""Entropy-based information loss for PRAMmed variables (Domingo-Ferrer & Torra 2001).

@@ -1,0 +1,70 @@
+"""Measure options: declared in the registry, checked before anything runs, one-sentence errors."""
+
+import inspect
+
+import pandas as pd
+import pytest
+
+import infoloss
+from infoloss.errors import InputError
+from infoloss.registry import Option, registered
+
+ORIG = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "g": list("aabbab")})
+SPEC = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
+
+
+def test_every_keyword_of_every_measure_is_declared_with_its_default():
+    for info in registered():
+        params = list(inspect.signature(info.func.__wrapped__).parameters.values())[1:]
+        assert {p.name: p.default for p in params} == {o.name: o.default for o in info.options}, info.id
+
+
+def test_measure_functions_show_their_dataframe_signature():
+    sig = inspect.signature(infoloss.pmse)
+    assert list(sig.parameters)[:3] == ["original", "protected", "spec"]
+    assert sig.parameters["model"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+@pytest.mark.parametrize(
+    "mid, name, value, fragment",
+    [
+        ("pmse", "model", "forest", "option 'model' of measure 'pmse' must be one of logit, cart"),
+        ("cluster_utility", "G", 0, "'G' of measure 'cluster_utility' must be a whole number of at least 2"),
+        ("cluster_utility", "G", "many", "got 'many'"),
+        ("ks", "pvalue", "xyz", "one of auto, scipy"),
+        ("pmse", "seed", "abc", "'seed' of measure 'pmse' must be a whole number"),
+        ("ecdf_max", "max_records", -5, "at least 2, got -5"),
+        ("hellinger", "weighted", "maybe", "true or false"),
+        ("pmse", "max_records", 2.5, "whole number"),
+        ("gdu", "threshold", 1.5, "greater than 0 and less than 1"),
+        ("gdu", "weights", (0.2, 0.2), "sum to 1"),
+        ("kl_divergence", "smoothing", float("nan"), "a number of at least 0"),
+        ("lambda", "missing_rule", "other", "one of handbook, sdcmicro"),
+        ("il1s", "foo", 1, "takes no options"),
+        ("ks", "pvaleu", 1, "has no option 'pvaleu'; its options are pvalue"),
+    ],
+)
+def test_bad_option_values_are_input_errors_before_anything_runs(mid, name, value, fragment):
+    func = infoloss.registry.get(mid).func
+    with pytest.raises(InputError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        func(ORIG, ORIG.copy(), SPEC, **{name: value})
+    with pytest.raises(InputError, match="must be|no option|takes no options"):
+        infoloss.compare(ORIG, ORIG.copy(), SPEC, measures=[mid], options={mid: {name: value}})
+
+
+def test_good_values_are_converted_to_the_declared_type():
+    info = infoloss.registry.get("pmse")
+    assert info.check_options({"seed": 3.0, "max_records": 100}) == {"seed": 3, "max_records": 100}
+    assert isinstance(info.check_options({"seed": 3.0})["seed"], int)
+
+
+def test_option_declarations_are_checked_when_registered():
+    with pytest.raises(ValueError):
+        Option("x", "choice", "a", "no choices")
+    with pytest.raises(ValueError):
+        Option("x", "any", None, "no check")
+
+
+def test_unknown_measure_id_is_a_key_error():
+    with pytest.raises(KeyError, match="nosuch"):
+        infoloss.registry.get("nosuch")
