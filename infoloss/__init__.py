@@ -42,6 +42,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'infoloss' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    """The module's names and every measure function (so ``dir(infoloss)`` and tab completion list them)."""
+    from .registry import registered
+
+    return sorted(set(globals()) | {info.func.__name__ for info in registered()})
+
+
 __all__ = [
     "EncodedPair",
     "InputError",

@@ -17,7 +17,7 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
     path = Path(path)
     target = path.resolve()
     for other in protect:
-        if Path(other).resolve() == target:
+        if _same_file(Path(other), target):
             raise InputError(f"the output file {path} is one of the input files; choose another output path.")
     if not target.parent.is_dir():
         raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
@@ -36,3 +36,13 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
             raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
         raise
     return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """The same path after resolving links, or two names (hard links) of one existing file."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False

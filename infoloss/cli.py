@@ -77,10 +77,8 @@ def compare(
         the_spec = _spec_for(original, spec, nominal, ordinal, continuous, key, weight, id_, pairing, all_)
         ids = _select_measures(measures)
         options = _options(option, gdu_weights, ids)
-        inputs = [original, *protected] + ([spec] if spec else [])
-        for target in (json_out, html_out):
-            if target not in (None, "-"):
-                _check_output(Path(target), inputs)
+        inputs = [original, *protected] + ([spec] if spec else []) + the_spec.input_files()
+        _check_outputs(json_out, html_out, inputs)
         with _ProgressBar() as progress:
             report = run_compare(
                 str(original),
@@ -94,11 +92,10 @@ def compare(
             )
             if html_out:
                 progress.label("writing the HTML report")
-                report.to_html(html_out, safe=safe, min_cell=min_cell, protect=inputs)
-        if json_out == "-":
-            sys.stdout.write(report.to_json())
-        elif json_out:
-            report.to_json(json_out, protect=inputs)
+            # both texts first: a failure while making one leaves neither file written
+            html_text = report.to_html(safe=safe, min_cell=min_cell) if html_out else None
+            json_text = report.to_json() if json_out else None
+        _write_outputs(report, [(html_out, html_text), (json_out, json_text)], inputs)
     except InputError as exc:
         _fail(str(exc))
     if not json_out and not html_out:
@@ -159,11 +156,46 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
 
 
 def _check_output(path: Path, inputs: list[Path]) -> None:
+    from ._files import _same_file
+
     resolved = path.resolve()
-    if any(resolved == Path(p).resolve() for p in inputs):
+    if any(_same_file(resolved, Path(p)) for p in inputs):
         raise InputError(f"the output file {path} is one of the input files; choose another output path.")
     if not resolved.parent.is_dir():
         raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
+    if resolved.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder; give a file name.")
+
+
+def _check_outputs(json_out: Optional[str], html_out: Optional[Path], inputs: list[Path]) -> None:
+    """Before any work: each output is writable, none is an input, and --json and --html differ."""
+    targets = [Path(t) for t in (json_out, html_out) if t not in (None, "-")]
+    for target in targets:
+        _check_output(target, inputs)
+    if len(targets) == 2 and targets[0].resolve() == targets[1].resolve():
+        raise InputError(f"--json and --html both name {targets[0]}; give each output its own file.")
+
+
+def _write_outputs(report, outputs: list, inputs: list[Path]) -> None:
+    """Write each (path, text) atomically ('-': standard output); a later failure removes earlier new files."""
+    from ._files import write_atomic
+
+    created: list[Path] = []
+    try:
+        for path, text in outputs:
+            if path is None:
+                continue
+            if str(path) == "-":
+                sys.stdout.write(text)
+                continue
+            existed = Path(path).exists()
+            write_atomic(path, text, protect=(*report.inputs, *inputs))
+            if not existed:
+                created.append(Path(path))
+    except BaseException:
+        for path in created:
+            path.unlink(missing_ok=True)
+        raise
 
 
 def _print_summary(report) -> None:

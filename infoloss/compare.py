@@ -57,12 +57,18 @@ class ScenarioResult:
 
 @dataclass
 class Report:
-    """The result of :func:`compare`: the original's description and one result per scenario."""
+    """The result of :func:`compare`: the original's description and one result per scenario.
+
+    ``inputs`` lists every file the comparison read (the original, the
+    protected files, the spec and the PRAM and hierarchy files it names);
+    :meth:`to_json` and :meth:`to_html` refuse to write over any of them.
+    """
 
     original: dict[str, Any]
     scenarios: list[ScenarioResult]
     spec: Spec
     measure_ids: list[str]
+    inputs: list[Path] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON result as a dictionary (shape: docs/interface.md §3)."""
@@ -76,10 +82,15 @@ class Report:
         )
 
     def to_json(self, path: str | Path | None = None, *, indent: int = 2, protect: Sequence[str | Path] = ()) -> str:
-        """The JSON result as text; written atomically to ``path`` when given."""
+        """The JSON result as text; written atomically to ``path`` when given.
+
+        ``path`` must not be one of the files the comparison read
+        (``self.inputs``) nor one listed in ``protect``: that is an
+        InputError, and nothing is written.
+        """
         text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
         if path is not None:
-            write_atomic(path, text, protect=tuple(protect))
+            write_atomic(path, text, protect=(*self.inputs, *protect))
         return text
 
     def to_html(
@@ -93,17 +104,57 @@ class Report:
         """The self-contained HTML report; written atomically to ``path`` when given.
 
         ``safe=True`` makes it safe to share: no cell or bin below ``min_cell``
-        records and no original record values.
+        records and no original record values.  Like :meth:`to_json`, it
+        never writes over a file the comparison read or one in ``protect``.
         """
         from .report import render_html
 
+        if path is not None:  # refuse a protected path before the work of rendering
+            _check_not_input(path, (*self.inputs, *protect))
         html = render_html(self, safe=safe, min_cell=min_cell)
         if path is not None:
-            write_atomic(path, html, protect=tuple(protect))
+            write_atomic(path, html, protect=(*self.inputs, *protect))
         return html
 
+    def to_frame(self) -> pd.DataFrame:
+        """Every value as a tidy DataFrame, one row per value.
+
+        Columns ``scenario``, ``measure``, ``family``, ``variable``, ``pair``
+        and ``value``.  Each computed measure gives one row for its headline
+        value (``variable`` and ``pair`` None), one per ``by_variable`` entry
+        (``variable`` set) and one per ``by_pair`` entry (``pair`` = ``"A|B"``);
+        rows follow the scenarios, then the measures in run order.  Measures
+        that were not computed have no row (their reasons are in
+        ``report.scenario(name).not_computed``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import infoloss
+        >>> orig = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "b"]})
+        >>> prot = pd.DataFrame({"x": [1.0, 2.0, 3.0, 5.0], "g": ["a", "b", "a", None]})
+        >>> spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
+        >>> frame = infoloss.compare(orig, prot, spec, measures=["suppressions"]).to_frame()
+        >>> frame[["measure", "variable", "value"]]
+              measure variable  value
+        0  suppressions     None    1.0
+        1  suppressions        x    0.0
+        2  suppressions        g    1.0
+        """
+        from .notebook import report_frame
+
+        return report_frame(self)
+
+    def __repr__(self) -> str:
+        from .notebook import report_repr
+
+        return report_repr(self)
+
     def _repr_html_(self) -> str:
-        return self.to_html()
+        """The summary table of the headline measures (Jupyter); ``to_html`` gives the whole report."""
+        from .notebook import report_summary_html
+
+        return report_summary_html(self)
 
     def value(self, measure: str, scenario: int | str = 0) -> float | None:
         """The value of a measure in a scenario (by index or name), None if not computed."""
@@ -172,6 +223,7 @@ def compare(
     from .io import read_table
 
     spec = _load_spec(spec, original)
+    inputs = _input_paths(original, protected, spec)
     ids = _select_measures(measures)
     options = options or {}
     unknown_options = sorted(set(options) - set(ids))
@@ -212,7 +264,22 @@ def compare(
             described = _describe_original(original, pair)
     if progress is not None:
         progress(total, total, "done")
-    return Report(original=described, scenarios=results, spec=pair.spec, measure_ids=ids)
+    return Report(original=described, scenarios=results, spec=pair.spec, measure_ids=ids, inputs=inputs)
+
+
+def _input_paths(original: Frame, protected: Frame | Sequence[Frame], spec: Spec | None) -> list[Path]:
+    """Every file the comparison reads: data files given as paths, the spec file and the files it names."""
+    frames = [original, *(protected if isinstance(protected, (list, tuple)) else [protected])]
+    paths = [Path(f) for f in frames if isinstance(f, (str, Path))]
+    paths += spec.input_files() if spec is not None else []
+    return [p.resolve() for p in paths]  # absolute: still right if the working folder changes later
+
+
+def _check_not_input(path: str | Path, inputs: Sequence[str | Path]) -> None:
+    from ._files import _same_file
+
+    if any(_same_file(Path(other), Path(path)) for other in inputs):
+        raise InputError(f"the output file {path} is one of the input files; choose another output path.")
 
 
 def _load_spec(spec: Spec | dict | str | Path | None, original: Frame) -> Spec | None:

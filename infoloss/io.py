@@ -68,7 +68,15 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
     _check_file(path, label, ending)
     missing = list(spec.missing) if spec is not None else list(DEFAULT_MISSING)
     if ending in CSV_ENDINGS:
-        df = _read_csv(path, label, _separator(path, label, spec, ending), missing)
+        sep = _separator(path, label, spec, ending)
+        given = spec is not None and spec.separator is not None
+        try:
+            df = _read_csv(path, label, sep, missing)
+        except InputError as exc:
+            problem = _separator_mismatch(path, label, sep) if given else None
+            raise InputError(problem or str(exc)) from None
+        if given and df.shape[1] == 1 and (problem := _separator_mismatch(path, label, sep)):
+            raise InputError(problem)
     else:
         df = _READERS[ending](path, label)
     df = _finish(df, label)
@@ -158,6 +166,34 @@ def _separator(path: Path, label: str, spec: Spec | None, ending: str) -> str:
         best = max(counts, key=counts.get)
         sep = best if counts[best] else ","
     return sep
+
+
+_SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def _separator_mismatch(path: Path, label: str, sep: str) -> str | None:
+    """A sentence when the header line is not split by ``sep`` (the spec's) but is by another separator."""
+    with path.open("rb") as handle:
+        first = handle.read(SNIFF_BYTES).split(b"\n", 1)[0]
+    header = first.decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r")
+
+    def fields(delimiter: str) -> int:
+        try:
+            return len(next(csv.reader([header], delimiter=delimiter), []))
+        except csv.Error:
+            return 0
+
+    if fields(sep) > 1:
+        return None
+    counts = {c: fields(c) for c in SEPARATORS if c != sep}
+    best = max(counts, key=counts.get)
+    if counts[best] <= 1:
+        return None
+    shown = "tab" if sep == "\t" else repr(sep)
+    return (
+        f"{label} looks {_SEPARATOR_NAMES[best]}-separated ({counts[best]} columns in its header) but the spec "
+        f"says separator {shown}; fix 'separator' in the spec, or remove it to let infoloss detect the separator."
+    )
 
 
 def _read_csv(path: Path, label: str, sep: str, missing: list) -> pd.DataFrame:

@@ -292,6 +292,11 @@ def _check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
             continue  # the original's weights are used for paired records
         if not var.analysed and var.name != spec.pairing_id:
             continue
+        if var.name == spec.pairing_id:
+            raise InputError(
+                f"the pairing id column {var.name!r} is not a column of the protected file; "
+                "pair by an id column both files have, or by row or none."
+            )
         raise InputError(
             f"variable {var.name!r} is not a column of the protected file; "
             "if it was removed on purpose, mark it 'removed: true' in the spec."
@@ -365,7 +370,7 @@ def _encode_continuous(
     prot = None
     if p is not None:
         if var.recode is None:
-            _check_same_kind(var, o, p)
+            _check_same_kind(var, o, p, missing)
         prot = _as_float(var, p, "protected", missing) if var.recode is None or _numeric_like(p) else None
         if prot is None:  # recoded into text classes: keep an all-missing float column; the recode view has it
             prot = np.full(len(p), np.nan)
@@ -420,9 +425,29 @@ def _numeric_like(col: pd.Series) -> bool:
     return len(values) > 0 and pd.to_numeric(values, errors="coerce").notna().all()
 
 
-def _check_same_kind(var: VariableSpec, o: pd.Series, p: pd.Series) -> None:
-    kinds = [_numeric_like(c) or c.isna().all() for c in (o, p)]
-    if kinds[0] != kinds[1]:
+def _value_kind(col: pd.Series, missing: set[str]) -> bool | None:
+    """True for numbers, False for text, None when every value is missing (or a missing code)."""
+    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        return None if col.isna().all() else True
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        distinct = col.cat.categories[np.unique(codes[codes >= 0])]
+    else:
+        distinct = pd.unique(col.dropna())
+    text = pd.Series(np.asarray(distinct, dtype=object)).astype(str).str.strip()
+    text = text[~text.isin(missing)]
+    if len(text) <= len(missing):  # few values left: they may still be missing codes written differently ("-99.0")
+        text = text[[normalise_label(x) not in missing for x in text]]
+    if text.empty:
+        return None
+    return bool(pd.to_numeric(text, errors="coerce").notna().all())
+
+
+def _check_same_kind(var: VariableSpec, o: pd.Series, p: pd.Series, missing: set[str]) -> None:
+    """Numbers in one file and text in the other is an error; a column with no value at all fits either."""
+    drop = missing | {normalise_label(m) for m in var.missing}
+    kinds = [_value_kind(c, drop) for c in (o, p)]
+    if None not in kinds and kinds[0] != kinds[1]:
         num, text = ("original", "protected") if kinds[0] else ("protected", "original")
         raise InputError(
             f"variable {var.name!r} holds numbers in the {num} file but text in the {text} file; "
@@ -448,7 +473,7 @@ def _encode_categorical(
     missing: set[str],
 ) -> CategoricalColumn:
     if p is not None and var.recode is None:
-        _check_same_kind(var, o, p)
+        _check_same_kind(var, o, p, missing)
     o_codes, o_labels = factors
     p_codes, p_labels = _factorize(var, p, missing) if p is not None else (None, [])
     categories = _category_order(var, o, p, o_labels, p_labels)

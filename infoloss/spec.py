@@ -91,6 +91,14 @@ class Spec:
     base_dir: Path = field(default_factory=Path.cwd)
     analyse_all: bool = False
     analyses: dict | None = None  # the 'analyses:' section (estimates, regressions, ci), as given
+    path: Path | None = None  # the YAML file it was loaded from, if any
+
+    def input_files(self) -> list[Path]:
+        """The files this spec makes a comparison read: the spec file itself, PRAM matrices, hierarchies."""
+        files = [self.path] if self.path is not None else []
+        for var in self.variables.values():
+            files += [f for f in (var.pram, var.hierarchy) if isinstance(f, Path)]
+        return files
 
     def names_with_role(self, role: str) -> list[str]:
         """Names of the variables with this role, in spec order."""
@@ -168,7 +176,9 @@ def load_spec(path: str | Path) -> Spec:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise SpecError(f"the spec file {path} is not valid YAML{where}; check its indentation and quoting.") from None
-    return spec_from_dict(raw, base_dir=path.resolve().parent)
+    spec = spec_from_dict(raw, base_dir=path.resolve().parent)
+    spec.path = path
+    return spec
 
 
 def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
@@ -241,6 +251,12 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpe
         if not isinstance(settings["pram"], str):
             raise SpecError(f"'pram' of variable {name!r} must be a file path.")
         var.pram = base_dir / settings["pram"]
+        if not var.pram.is_file():
+            what = "is a folder" if var.pram.is_dir() else "does not exist"
+            raise SpecError(
+                f"the 'pram' file of variable {name!r}, {var.pram}, {what}; "
+                "give the path of its PRAM matrix (CSV), relative to the spec file."
+            )
     hierarchy = settings.get("hierarchy")
     if hierarchy is not None:
         if isinstance(hierarchy, str):
@@ -333,18 +349,26 @@ normalise_label = _norm_label
 def check_columns(spec: Spec, columns: Iterable[str], which: str) -> None:
     """Raise if the spec names a column the file does not have (removed variables excepted in protected files)."""
     present = set(columns)
+    if spec.pairing_id is not None and spec.pairing_id not in present:
+        hint = _close_match(spec.pairing_id, present)
+        raise SpecError(
+            f"the pairing id column {spec.pairing_id!r} is not a column of the {which} file{hint}; "
+            "pair by an id column both files have, or by row or none."
+        )
     for var in spec.variables.values():
         if var.name in present:
             continue
         if var.removed and which != "original":
             continue
         hint = _close_match(var.name, present)
+        if var.note.startswith(_OVERRIDE_NOTE):
+            raise SpecError(
+                f"{var.name!r}, {var.note}, is not a column of the {which} file{hint}; check the name."
+            )
         raise SpecError(
             f"variable {var.name!r} of the spec is not a column of the {which} file{hint}; "
             "fix its name in the spec or remove it."
         )
-    if spec.pairing_id is not None and spec.pairing_id not in present:
-        raise SpecError(f"the pairing id column {spec.pairing_id!r} is not a column of the {which} file.")
 
 
 def _close_match(name: str, present: set[str]) -> str:
@@ -399,6 +423,7 @@ def _infer_variable(name: str, col: pd.Series) -> VariableSpec:
 # ---------------------------------------------------------------------------
 # command-line overrides
 # ---------------------------------------------------------------------------
+_OVERRIDE_NOTE = "given on the command line"  # the note of a variable that only an override added
 def apply_overrides(
     spec: Spec,
     *,
@@ -417,21 +442,21 @@ def apply_overrides(
     """
     spec = spec.copy()
 
-    def var(name: str) -> VariableSpec:
+    def var(name: str, option: str) -> VariableSpec:
         if name not in spec.variables:
-            spec.variables[name] = VariableSpec(name)
+            spec.variables[name] = VariableSpec(name, note=f"{_OVERRIDE_NOTE} (--{option})")
         return spec.variables[name]
 
     for scale, names in (("nominal", nominal), ("ordinal", ordinal), ("continuous", continuous)):
         for name in names:
-            v = var(name)
+            v = var(name, scale)
             v.scale = scale
             if v.role in ("weight", "id"):
                 v.role = "other"
             if scale != "ordinal":
                 v.order = None
     for name in key:
-        v = var(name)
+        v = var(name, "key")
         if v.scale is None:
             raise SpecError(f"--key {name}: give the variable a scale too (--nominal, --ordinal or --continuous).")
         v.role = "key"
@@ -441,15 +466,15 @@ def apply_overrides(
                 v.role = "other"
                 if v.scale is None:
                     v.scale = "continuous"
-        w = var(weight)
+        w = var(weight, "weight")
         w.role = "weight"
     if id:
-        var(id).role = "id"
+        var(id, "id").role = "id"
     if pairing:
         if pairing in ("row", "none"):
             spec.pairing = pairing
         else:
-            var(pairing).role = "id"
+            var(pairing, "pairing").role = "id"
             spec.pairing = {"by": pairing}
     for v in spec.variables.values():
         if v.analysed and v.scale is None:

@@ -7,7 +7,11 @@ samples: the record pairing is not needed, the files may have different
 sizes, and survey weights are not used (``details["weights"]`` says so).
 
 Ids: ``pmse``, ``pmse_ratio``, ``pmse_std`` (one model fit per pair, shared
-by the three) and ``cluster_utility``.
+by the three) and ``cluster_utility``.  Called with two DataFrames, each
+call encodes its own pair and so fits the model exactly once (``model="cart"``
+with a null: once plus one tree per permutation); to share one fit between
+the three, encode the pair once (``infoloss.encode_pair``) and pass it to
+each, as ``compare`` does.
 
 Conventions (where the literature leaves a choice):
 
