@@ -68,6 +68,7 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
     _check_file(path, label, ending)
     missing = list(spec.missing) if spec is not None else list(DEFAULT_MISSING)
     if ending in CSV_ENDINGS:
+        _check_csv_is_text(path, label)
         sep = _separator(path, label, spec, ending)
         given = spec is not None and spec.separator is not None
         try:
@@ -203,7 +204,7 @@ def _read_csv(path: Path, label: str, sep: str, missing: list) -> pd.DataFrame:
     nulls = sorted({""} | {_text(m) for m in missing if not _is_nan(m)})
     encoding = "utf8"
     table = _arrow_csv(path, label, sep, nulls, encoding, {})
-    if any(pa.types.is_binary(t) or pa.types.is_large_binary(t) for t in table.schema.types):
+    if not _names_decode(table) or any(pa.types.is_binary(t) or pa.types.is_large_binary(t) for t in table.schema.types):
         encoding = "latin1"  # not valid UTF-8: the most common other encoding of statistical files
         table = _arrow_csv(path, label, sep, nulls, encoding, {})
     keep = (pa.types.is_integer, pa.types.is_floating, pa.types.is_string, pa.types.is_large_string, pa.types.is_null)
@@ -216,6 +217,15 @@ def _read_csv(path: Path, label: str, sep: str, missing: list) -> pd.DataFrame:
         columns[name] = column.cast(pa.float64()) if pa.types.is_null(column.type) else column
     table = pa.table(list(columns.values()), names=table.column_names)
     return table.to_pandas(split_blocks=True)
+
+
+def _names_decode(table: Any) -> bool:
+    """False when a column name is not valid UTF-8 (pyarrow keeps such a header as raw bytes)."""
+    try:
+        table.column_names
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, types: dict) -> Any:
@@ -291,10 +301,78 @@ def _check_unique(names: Iterable[str], label: str) -> None:
 # ---------------------------------------------------------------------------
 # Parquet, Feather / Arrow IPC, Excel
 # ---------------------------------------------------------------------------
-def _not_format(label: str, kind: str) -> InputError:
+def _not_format(label: str, kind: str, path: Path | None = None) -> InputError:
+    actual = _looks_like(path) if path is not None else None
+    tokens = [t.lower() for t in re.split(r"[ /().]+", kind) if len(t) > 2]
+    if actual and any(t in actual.lower() for t in tokens):
+        actual = None  # it is of that format, only broken: the hint would say nothing
+    seems = f" (it looks like {actual})" if actual else ""
     return InputError(
-        f"{label} is not a valid {kind} file; check that it is complete and that its ending matches its format."
+        f"{label} is not a valid {kind} file{seems}; check that it is complete and that its ending matches its format."
     )
+
+
+# the first bytes of formats a mislabelled file may really be in, and how to name them
+_MAGIC = (
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"PK\x03\x04", "a zip archive (an .xlsx workbook is one)"),
+    (b"BZh", "a bzip2-compressed file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"\x28\xb5\x2f\xfd", "a zstd-compressed file"),
+    (b"PAR1", "a Parquet file"),
+    (b"ARROW1", "an Arrow/Feather file"),
+    (b"FEA1", "a Feather file"),
+    (b"<stata_dta>", "a Stata .dta file"),
+    (b"$FL2", "an SPSS .sav file"),
+    (b"$FL3", "an SPSS .zsav file"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel .xls (or other OLE) file"),
+    (b"%PDF", "a PDF document"),
+    (b"HEADER RECORD*******LIBRARY HEADER RECORD", "a SAS transport .xpt file"),
+    (b"\x00" * 12 + b"\xc2\xea\x81\x60\xb3\x14\x11\xcf", "a SAS .sas7bdat file"),
+    (b"\xff\xfe", "UTF-16 text"),
+    (b"\xfe\xff", "UTF-16 text"),
+)
+
+
+def _head(path: Path, size: int = SNIFF_BYTES) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
+def _looks_like(path: Path) -> str | None:
+    """What the file's first bytes say it is: a known binary format, 'text (CSV?)', or None."""
+    head = _head(path)
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    if head and b"\x00" not in head:
+        text = head.decode("utf-8", errors="replace")
+        printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text)
+        if printable >= 0.95 * len(text):
+            return "text, such as CSV"
+    return None
+
+
+def _check_csv_is_text(path: Path, label: str) -> None:
+    """A compressed, binary or UTF-16 file with a CSV ending is refused before parsing, with what it is."""
+    head = _head(path)
+    kind = next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+    if kind is not None:
+        if "compressed" in kind:
+            fix = "unpack it first"
+        elif kind == "UTF-16 text":
+            fix = "save it as UTF-8 (or latin-1) text"
+        else:
+            fix = "give it the ending of its format, or export it as CSV"
+        raise InputError(f"{label} is {kind}, not CSV text; {fix}.")
+    if b"\x00" in head:
+        raise InputError(
+            f"{label} contains NUL bytes, so it is a binary file, not CSV text; check that it is the right file "
+            "and export it as CSV."
+        )
 
 
 def _arrow_to_pandas(table: Any) -> pd.DataFrame:
@@ -320,7 +398,7 @@ def _read_parquet(path: Path, label: str) -> pd.DataFrame:
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError, ValueError):
-        raise _not_format(label, "Parquet") from None
+        raise _not_format(label, "Parquet", path) from None
     return _arrow_to_pandas(table)
 
 
@@ -336,7 +414,7 @@ def _read_arrow(path: Path, label: str) -> pd.DataFrame:
             with pa.OSFile(str(path), "rb") as source:
                 table = pa.ipc.open_stream(source).read_all()
         except (pa.ArrowException, OSError, ValueError):
-            raise _not_format(label, "Feather/Arrow") from None
+            raise _not_format(label, "Feather/Arrow", path) from None
     return _arrow_to_pandas(table)
 
 
@@ -347,10 +425,10 @@ def _read_xlsx(path: Path, label: str) -> pd.DataFrame:
     try:
         raw = pd.read_excel(path, sheet_name=0, header=None, engine="openpyxl")
     except (zipfile.BadZipFile, KeyError, OSError, ValueError, TypeError):
-        raise _not_format(label, "Excel (.xlsx)") from None
+        raise _not_format(label, "Excel (.xlsx)", path) from None
     except Exception as exc:  # openpyxl raises its own exception classes for corrupt workbooks
         if type(exc).__module__.startswith(("openpyxl", "zipfile", "xml")):
-            raise _not_format(label, "Excel (.xlsx)") from None
+            raise _not_format(label, "Excel (.xlsx)", path) from None
         raise
     if raw.shape[0] == 0:
         return pd.DataFrame()
@@ -385,7 +463,7 @@ def _readstat(function: str, kind: str, ordinal_measure: bool) -> Callable[[Path
         try:
             df, meta = getattr(pyreadstat, function)(str(path), **extra)
         except (pyreadstat.ReadstatError, pyreadstat.PyreadstatError, OSError, ValueError, UnicodeError):
-            raise _not_format(label, kind) from None
+            raise _not_format(label, kind, path) from None
         measures = (getattr(meta, "variable_measure", None) or {}) if ordinal_measure else {}
         labels = getattr(meta, "variable_value_labels", None) or {}
         for name, mapping in labels.items():

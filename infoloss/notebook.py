@@ -32,11 +32,12 @@ def report_frame(report: Any) -> pd.DataFrame:
                 rows.append((scenario.name, mid, family, str(name), None, _float(value)))
             for pair, value in (result.by_pair or {}).items():
                 rows.append((scenario.name, mid, family, None, str(pair), _float(value)))
-    frame = pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
-    frame["value"] = frame["value"].astype(float)
-    for name in ("variable", "pair"):
-        frame[name] = frame[name].astype(object)
-    return frame
+    columns = list(zip(*rows)) if rows else [()] * len(FRAME_COLUMNS)
+    data = {name: pd.Series(list(values), dtype=object) for name, values in zip(FRAME_COLUMNS, columns)}
+    for name in ("scenario", "measure", "family"):
+        data[name] = data[name].astype(str)
+    data["value"] = data["value"].astype(float)
+    return pd.DataFrame(data, columns=list(FRAME_COLUMNS))  # variable and pair stay object, None where absent
 
 
 def _float(value: Any) -> float:

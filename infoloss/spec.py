@@ -167,9 +167,11 @@ def load_spec(path: str | Path) -> Spec:
     """Read and validate a YAML spec file; relative paths in it are relative to the file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8-sig")  # a byte order mark (Windows editors) is allowed
     except OSError as exc:
         raise SpecError(f"cannot read the spec file {path}: {exc.strerror or exc}.") from None
+    except UnicodeDecodeError:
+        raise SpecError(f"the spec file {path} is not a UTF-8 text file; save it as UTF-8 YAML.") from None
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -238,7 +240,7 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpe
     if scale is None and var.analysed:
         raise SpecError(f"variable {name!r} has no scale; add scale: nominal, ordinal or continuous.")
     var.scale = scale
-    if "order" in settings:
+    if settings.get("order") is not None:  # an empty 'order:' line is no order
         if scale != "ordinal":
             raise SpecError(f"variable {name!r} has an 'order' but its scale is {scale}, not ordinal.")
         order = _as_list(settings["order"], "order", f"variable {name!r}")
@@ -310,6 +312,8 @@ def _check_roles(spec: Spec) -> None:
 
 
 def _as_list(value: Any, key: str, where: str) -> list:
+    if value is None:  # an empty line such as 'missing:' lists nothing
+        return []
     if isinstance(value, (str, int, float)):
         return [value]
     if not isinstance(value, list):
@@ -318,7 +322,8 @@ def _as_list(value: Any, key: str, where: str) -> list:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """An int or float that is not NaN (YAML's .nan); ±.inf is allowed as an open end of the breaks."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
 
 
 def _norm_label(value: Any) -> str:

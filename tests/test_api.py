@@ -1,0 +1,407 @@
+"""The Python API a careful user relies on: never overwriting an input, fully suppressed columns,
+clear messages for a wrong separator or pairing column, and what a notebook shows of a report."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+import os
+import pydoc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+import infoloss
+from infoloss.errors import InputError, SpecError
+from infoloss.io import read_table
+from infoloss.pair import encode_pair
+from infoloss.registry import get, registered
+from infoloss.spec import apply_overrides, load_spec, spec_from_dict
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _frames(n: int = 50, seed: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(seed)
+    orig = pd.DataFrame(
+        {
+            "region": rng.choice(["north", "south", "east"], n),
+            "sex": rng.choice(["f", "m"], n),
+            "educ": rng.integers(0, 4, n),
+            "x": rng.normal(10, 2, n).round(3),
+            "y": rng.normal(0, 1, n).round(3),
+        }
+    )
+    prot = orig.copy()
+    prot["x"] = (prot["x"] + rng.normal(0, 0.5, n)).round(3)
+    prot.loc[[1, 4, 9], "sex"] = None
+    return orig, prot
+
+
+SPEC = {
+    "variables": {
+        "region": {"scale": "nominal", "role": "key"},
+        "sex": {"scale": "nominal", "role": "key"},
+        "educ": {"scale": "ordinal"},
+        "x": {"scale": "continuous"},
+        "y": {"scale": "continuous"},
+    }
+}
+
+
+@pytest.fixture()
+def files(tmp_path):
+    orig, prot = _frames()
+    (tmp_path / "matrices").mkdir()
+    paths = {
+        "orig": tmp_path / "orig.csv",
+        "prot": tmp_path / "prot.csv",
+        "spec": tmp_path / "spec.yaml",
+        "pram": tmp_path / "matrices" / "sex.csv",
+        "hier": tmp_path / "region_hierarchy.csv",
+    }
+    orig.to_csv(paths["orig"], index=False)
+    prot.to_csv(paths["prot"], index=False)
+    paths["pram"].write_text(",f,m\nf,0.9,0.1\nm,0.1,0.9\n")
+    paths["hier"].write_text("north;*\nsouth;*\neast;*\n")
+    spec = json.loads(json.dumps(SPEC))
+    spec["variables"]["sex"]["pram"] = "matrices/sex.csv"
+    spec["variables"]["region"]["hierarchy"] = "region_hierarchy.csv"
+    paths["spec"].write_text(yaml.safe_dump(spec))
+    return paths
+
+
+# ---------------------------------------------------------------------------
+# never overwrite an input
+# ---------------------------------------------------------------------------
+def test_report_remembers_every_file_it_read(files):
+    report = infoloss.compare(files["orig"], [files["prot"]], files["spec"], measures=["suppressions"])
+    expected = {files[k].resolve() for k in ("orig", "prot", "spec", "pram", "hier")}
+    assert set(report.inputs) == expected
+
+
+@pytest.mark.parametrize("target", ["orig", "prot", "spec", "pram", "hier"])
+@pytest.mark.parametrize("writer", ["to_json", "to_html"])
+def test_report_refuses_to_write_over_any_input(files, target, writer):
+    report = infoloss.compare(str(files["orig"]), [str(files["prot"])], str(files["spec"]), measures=["suppressions"])
+    before = {k: _sha(p) for k, p in files.items()}
+    listing = sorted(os.listdir(files["orig"].parent))
+    with pytest.raises(InputError, match="is one of the input files"):
+        getattr(report, writer)(files[target])
+    assert {k: _sha(p) for k, p in files.items()} == before
+    assert sorted(os.listdir(files["orig"].parent)) == listing  # no temporary file left behind
+
+
+def test_inputs_are_protected_whatever_the_spelling_of_the_path(files, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    report = infoloss.compare("orig.csv", "prot.csv", "spec.yaml", measures=["suppressions"])
+    elsewhere = tmp_path / "matrices"
+    monkeypatch.chdir(elsewhere)  # the working folder changes after the comparison
+    for spelling in (files["orig"], "../orig.csv", elsewhere / ".." / "prot.csv"):
+        with pytest.raises(InputError):
+            report.to_json(spelling)
+    os.link(files["orig"], tmp_path / "hardlink.json")
+    os.symlink(files["spec"], tmp_path / "symlink.json")
+    for alias in ("hardlink.json", "symlink.json"):
+        with pytest.raises(InputError, match="is one of the input files"):
+            report.to_json(tmp_path / alias)
+    assert _sha(files["orig"]) == _sha(tmp_path / "hardlink.json")
+
+
+def test_extra_protected_paths_and_a_normal_write(files, tmp_path):
+    report = infoloss.compare(files["orig"], files["prot"], files["spec"], measures=["suppressions"])
+    other = tmp_path / "keep.txt"
+    other.write_text("keep")
+    with pytest.raises(InputError):
+        report.to_json(other, protect=[other])
+    out = tmp_path / "result.json"
+    text = report.to_json(out)
+    assert out.read_text(encoding="utf-8") == text
+    assert json.loads(text)["scenarios"][0]["measures"]["suppressions"]["value"] == 3.0
+
+
+def test_a_report_from_dataframes_protects_nothing_it_did_not_read(tmp_path):
+    orig, prot = _frames()
+    report = infoloss.compare(orig, prot, SPEC, measures=["suppressions"])
+    assert report.inputs == []
+    report.to_json(tmp_path / "r.json")
+    assert (tmp_path / "r.json").exists()
+
+
+def test_cli_leaves_no_output_when_a_later_write_fails(files, tmp_path, monkeypatch):
+    """The HTML is written first; when the JSON cannot be written, the new HTML file is removed again."""
+    import infoloss._files as files_module
+    from infoloss.cli import app
+
+    real = files_module.write_atomic
+
+    def failing(path, data, *, protect=()):
+        if str(path).endswith(".json"):
+            raise InputError(f"cannot write {path}: no space left on device.")
+        return real(path, data, protect=protect)
+
+    monkeypatch.setattr(files_module, "write_atomic", failing)
+    html, js = tmp_path / "r.html", tmp_path / "r.json"
+    result = CliRunner().invoke(app, ["compare", str(files["orig"]), str(files["prot"]), "--spec", str(files["spec"]),
+                                      "--measures", "suppressions", "--html", str(html), "--json", str(js)])
+    assert result.exit_code == 2 and "no space left" in result.stderr
+    assert not html.exists() and not js.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------------------
+# pram paths are checked when the spec is loaded
+# ---------------------------------------------------------------------------
+def test_missing_pram_file_is_a_spec_error_naming_variable_and_path(tmp_path):
+    spec_file = tmp_path / "spec.yaml"
+    spec_file.write_text("variables:\n  sex: {scale: nominal, pram: matrices/sex.csv}\n")
+    with pytest.raises(SpecError, match="'pram' file of variable 'sex'") as info:
+        load_spec(spec_file)
+    assert str(tmp_path / "matrices" / "sex.csv") in str(info.value)
+    (tmp_path / "matrices").mkdir()
+    with pytest.raises(SpecError, match="is a folder"):
+        spec_from_dict({"variables": {"sex": {"scale": "nominal", "pram": "matrices"}}}, base_dir=tmp_path)
+    (tmp_path / "matrices" / "sex.csv").write_text(",f,m\nf,1,0\nm,0,1\n")
+    assert load_spec(spec_file).variables["sex"].pram == tmp_path / "matrices" / "sex.csv"
+
+
+def test_empty_lines_in_the_spec_mean_nothing_listed():
+    spec = spec_from_dict({"variables": {"a": {"scale": "ordinal", "missing": None, "order": None}}, "missing": None})
+    assert spec.variables["a"].missing == [] and spec.variables["a"].order is None and spec.missing == []
+    with pytest.raises(SpecError, match="'recode: breaks' of variable 'a' must be a list of at least two numbers"):
+        spec_from_dict({"variables": {"a": {"scale": "continuous", "recode": {"breaks": [0, float("nan")]}}}})
+
+
+def test_a_spec_with_a_byte_order_mark_loads(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_bytes("variables:\n  région: {scale: nominal}\n".encode("utf-8-sig"))
+    assert list(load_spec(path).variables) == ["région"]
+
+
+# ---------------------------------------------------------------------------
+# fully suppressed columns
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("column", ["region", "educ", "x"])
+def test_a_column_missing_in_every_protected_record_is_allowed(column):
+    orig, prot = _frames()
+    prot[column] = np.nan
+    pair = encode_pair(orig, prot, SPEC)
+    if column == "x":
+        assert np.isnan(pair.continuous["x"].prot).all()
+    else:
+        assert (pair.categorical[column].prot == -1).all()
+        assert len(pair.categorical[column].categories) == orig[column].nunique()  # the original's categories
+    report = infoloss.compare(orig, prot, SPEC)
+    scenario = report.scenarios[0]
+    n = len(orig)
+    assert scenario.measures["suppressions"].by_variable[column] == n
+    assert scenario.measures["records_changed"].details["records_with_change"] == n  # every record lost a value
+    assert set(scenario.measures) | set(scenario.not_computed) == {m.id for m in registered()}
+    for mid, result in scenario.measures.items():
+        low, high = get(mid).range
+        assert math.isfinite(result.value), mid
+        assert (low is None or result.value >= low - 1e-9) and (high is None or result.value <= high + 1e-9), mid
+
+
+def test_suppressed_column_written_with_missing_codes_or_as_text():
+    orig, prot = _frames()
+    spec = dict(SPEC, missing=["", "NA", "."])
+    pair = encode_pair(orig, prot.assign(region=".", educ="."), spec)
+    assert (pair.categorical["region"].prot == -1).all() and (pair.categorical["educ"].prot == -1).all()
+    # an all-missing original column stays an error, and real text against numbers too
+    with pytest.raises(InputError, match="missing in every record of the original file"):
+        encode_pair(orig.assign(region=np.nan), prot, SPEC)
+    with pytest.raises(InputError, match="'educ' holds numbers in the original file but text in the protected file"):
+        encode_pair(orig, prot.assign(educ="high"), SPEC)
+
+
+def test_suppressed_column_read_from_a_file(tmp_path):
+    orig, prot = _frames()
+    orig.to_csv(tmp_path / "o.csv", index=False)
+    prot.assign(region=None).to_csv(tmp_path / "p.csv", index=False)
+    report = infoloss.compare(tmp_path / "o.csv", tmp_path / "p.csv", SPEC, measures=["suppressions"])
+    assert report.scenarios[0].measures["suppressions"].by_variable["region"] == len(orig)
+
+
+# ---------------------------------------------------------------------------
+# separator mismatch and the pairing column
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("written, declared, word", [(",", ";", "comma"), (";", ",", "semicolon"), ("\t", ",", "tab"),
+                                                      ("|", ";", "pipe")])
+def test_separator_mismatch_names_the_real_problem(tmp_path, written, declared, word):
+    path = tmp_path / "d.csv"
+    _frames()[0].to_csv(path, index=False, sep=written)
+    spec = spec_from_dict({"separator": declared})
+    with pytest.raises(InputError, match=f"looks {word}-separated \\(5 columns in its header\\) but the spec says"):
+        read_table(path, spec)
+    assert read_table(path).shape == (50, 5)
+
+
+def test_single_column_files_are_not_a_separator_mismatch(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text('"income, net"\n1\n2\n')
+    assert list(read_table(path, spec_from_dict({"separator": ";"})).columns) == ["income, net"]
+    path.write_text("income\n1\n2\n")
+    assert read_table(path, spec_from_dict({"separator": ";"}))["income"].tolist() == [1, 2]
+
+
+def test_latin1_header_with_numeric_data(tmp_path):
+    path = tmp_path / "l.csv"
+    path.write_bytes("Région;poids\n1;2\n3;4\n".encode("latin-1"))
+    assert list(read_table(path).columns) == ["Région", "poids"]
+
+
+def test_pairing_column_from_the_command_line_is_not_called_a_spec_variable():
+    orig, prot = _frames()
+    spec = apply_overrides(spec_from_dict(SPEC), pairing="nosuchcol")
+    with pytest.raises(InputError) as info:
+        encode_pair(orig, prot, spec)
+    message = str(info.value)
+    assert "the pairing id column 'nosuchcol' is not a column of the original file" in message
+    assert "of the spec" not in message
+
+
+def test_every_removed_variable_is_an_error():
+    orig, prot = _frames()
+    spec = {"variables": {"region": {"scale": "nominal", "removed": True}}}
+    with pytest.raises(SpecError, match="every analysed variable of the spec is marked 'removed: true'"):
+        encode_pair(orig, prot, spec)
+
+
+# ---------------------------------------------------------------------------
+# the notebook user's API
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def report():
+    orig, prot = _frames()
+    other = prot.assign(y=prot["y"] * 1.5, region=prot["region"].where(prot.index % 3 > 0))
+    return infoloss.compare(orig, [prot, other], SPEC, names=["light", "<i>strong</i>"],
+                            measures=["suppressions", "il1s", "s_mse", "pmse", "hellinger", "eigen", "gdu"])
+
+
+def test_to_frame_has_one_row_per_value(report):
+    frame = report.to_frame()
+    assert list(frame.columns) == ["scenario", "measure", "family", "variable", "pair", "value"]
+    doc = report.to_dict()
+    expected = []
+    for s in doc["scenarios"]:
+        for mid in report.measure_ids:
+            if mid not in s["measures"]:
+                continue
+            m, family = s["measures"][mid], get(mid).family
+            expected.append((s["name"], mid, family, None, None, m["value"]))
+            expected += [(s["name"], mid, family, k, None, v) for k, v in m.get("by_variable", {}).items()]
+            expected += [(s["name"], mid, family, None, k, v) for k, v in m.get("by_pair", {}).items()]
+    got = [tuple(None if (isinstance(x, float) and math.isnan(x)) else x for x in row)
+           for row in frame.itertuples(index=False, name=None)]
+    assert got == expected
+    assert frame["value"].dtype == np.float64
+    headline = frame[frame["variable"].isna() & frame["pair"].isna()]
+    assert len(headline) == sum(len(s.measures) for s in report.scenarios)
+    pivot = headline.pivot(index="measure", columns="scenario", values="value")
+    assert pivot.loc["suppressions", "light"] == 3.0
+
+
+def test_repr_is_a_few_lines(report):
+    text = repr(report)
+    lines = text.splitlines()
+    assert len(lines) == 1 + len(report.scenarios)
+    assert "50 records" in lines[0] and "7 measures" in lines[0]
+    for line, s in zip(lines[1:], report.scenarios):
+        assert s.name in line and f"{len(s.measures)} computed" in line
+        if s.not_computed:
+            assert f"{len(s.not_computed)} not computed" in line and next(iter(s.not_computed)) in line
+
+
+def test_repr_html_is_the_summary_table_not_the_page(report):
+    page = report.to_html()
+    small = report._repr_html_()
+    assert len(small) < len(page) / 5
+    assert "<!DOCTYPE" not in small and "<script" not in small and "<svg" not in small
+    assert "<table>" in small
+    headline = [m for m in report.measure_ids if get(m).headline]
+    assert len(headline) >= 3
+    for mid in report.measure_ids:
+        assert (f">{mid}<" in small) == (mid in headline)
+    assert "light" in small and "&lt;i&gt;strong&lt;/i&gt;" in small and "<i>strong" not in small
+
+
+def test_dir_lists_the_measure_functions():
+    names = dir(infoloss)
+    for info in registered():
+        assert info.func.__name__ in names
+        assert getattr(infoloss, info.func.__name__) is info.func
+    assert "lambda_" in names and "compare" in names and "Report" in names
+
+
+def test_help_shows_the_dataframe_signature():
+    text = pydoc.plain(pydoc.render_doc(infoloss.il1s))
+    assert "il1s(original: 'pandas.DataFrame | EncodedPair', protected: 'pandas.DataFrame | None' = None" in text
+    assert "spec: 'dict | str | pathlib.Path | Spec | None' = None" in text
+    params = inspect.signature(infoloss.pmse).parameters
+    assert list(params)[:3] == ["original", "protected", "spec"]
+    assert params["model"].kind is inspect.Parameter.KEYWORD_ONLY and params["model"].default == "logit"
+
+
+def test_a_measure_function_takes_a_spec_path(files):
+    orig, prot = _frames()
+    via_path = infoloss.suppressions(orig, prot, files["spec"])
+    via_dict = infoloss.suppressions(orig, prot, SPEC)
+    assert via_path.value == via_dict.value == 3.0
+
+
+def test_unknown_measure_id_is_a_key_error():
+    with pytest.raises(KeyError, match="unknown measure 'il1'"):
+        get("il1")
+
+
+# ---------------------------------------------------------------------------
+# a propensity measure called with DataFrames fits its model once
+# ---------------------------------------------------------------------------
+@pytest.fixture()
+def fit_counter(monkeypatch):
+    from infoloss.measures import propensity
+
+    counts = {"logit": 0, "cart": 0}
+    logit, cart = propensity._logit_fit, propensity._cart_pmse
+
+    def counted_logit(*args, **kwargs):
+        counts["logit"] += 1
+        return logit(*args, **kwargs)
+
+    def counted_cart(*args, **kwargs):
+        counts["cart"] += 1
+        return cart(*args, **kwargs)
+
+    monkeypatch.setattr(propensity, "_logit_fit", counted_logit)
+    monkeypatch.setattr(propensity, "_cart_pmse", counted_cart)
+    return counts
+
+
+@pytest.mark.parametrize("name", ["pmse", "pmse_ratio", "pmse_std"])
+def test_one_call_with_dataframes_fits_once(fit_counter, name):
+    orig, prot = _frames()
+    getattr(infoloss, name)(orig, prot, SPEC)
+    assert fit_counter == {"logit": 1, "cart": 0}
+    getattr(infoloss, name)(orig, prot, SPEC, model="cart")
+    null_trees = 0 if name == "pmse" else 20  # the CART null: one tree per permutation
+    assert fit_counter == {"logit": 1, "cart": 1 + null_trees}
+
+
+def test_a_shared_pair_fits_once_for_all_three(fit_counter):
+    orig, prot = _frames()
+    pair = encode_pair(orig, prot, SPEC)
+    values = [infoloss.pmse(pair).value, infoloss.pmse_ratio(pair).value, infoloss.pmse_std(pair).value]
+    assert fit_counter["logit"] == 1
+    e0 = infoloss.pmse_ratio(pair).details["e0"]
+    assert values[1] == pytest.approx(values[0] / e0)
