@@ -451,7 +451,10 @@ def _value_kind(col: pd.Series, missing: set[str]) -> bool | None:
 def _check_same_kind(var: VariableSpec, o: pd.Series, p: pd.Series, missing: set[str]) -> None:
     """Numbers in one file and text in the other is an error; a column with no value at all fits either."""
     drop = missing | {normalise_label(m) for m in var.missing}
-    kinds = [_value_kind(c, drop) for c in (o, p)]
+    try:
+        kinds = [_value_kind(c, drop) for c in (o, p)]
+    except TypeError:  # unhashable values
+        raise _not_scalar(var) from None
     if None not in kinds and kinds[0] != kinds[1]:
         num, text = ("original", "protected") if kinds[0] else ("protected", "original")
         raise InputError(
@@ -488,8 +491,18 @@ def _encode_categorical(
     return CategoricalColumn(var.name, var.scale, categories, orig, prot)
 
 
+def _not_scalar(var: VariableSpec) -> InputError:
+    return InputError(
+        f"variable {var.name!r} holds values that are not single numbers or text (such as lists from a nested "
+        "Parquet or Arrow column); flatten it into ordinary columns or leave it out of the spec."
+    )
+
+
 def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str]]:
-    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    try:
+        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    except TypeError:  # unhashable values
+        raise _not_scalar(var) from None
     labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
     drop = missing | {normalise_label(m) for m in var.missing}
     if drop & set(labels):

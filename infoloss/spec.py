@@ -407,6 +407,13 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
 
 
 def _infer_variable(name: str, col: pd.Series) -> VariableSpec:
+    try:
+        return _infer_scalar_variable(name, col)
+    except TypeError:  # unhashable values (lists or mappings from a nested Parquet/Arrow column)
+        return VariableSpec(name, scale="nominal", note="lists or mappings, not comparable: remove this line")
+
+
+def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
     numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
     if numeric and _WEIGHT_RE.search(name):
         return VariableSpec(name, role="weight", note="named like a weight")
