@@ -230,11 +230,6 @@ def encode_pair(
     variables = [v for v in spec.analysed]
     if not variables:
         raise SpecError("the spec lists no variable to analyse; give at least one variable a scale.")
-    if all(v.removed for v in variables):
-        raise SpecError(
-            "every analysed variable of the spec is marked 'removed: true', so nothing is left to compare; "
-            "list at least one variable the protected file still has."
-        )
     categorical: dict[str, CategoricalColumn] = {}
     continuous: dict[str, ContinuousColumn] = {}
     missing = _global_missing(spec)

@@ -271,11 +271,13 @@ def test_pairing_column_from_the_command_line_is_not_called_a_spec_variable():
     assert "of the spec" not in message
 
 
-def test_every_removed_variable_is_an_error():
+def test_every_variable_removed_is_measured_not_a_crash():
+    """GDU has a meaning (all utility lost); record-level measures say why they are not computed."""
     orig, prot = _frames()
-    spec = {"variables": {"region": {"scale": "nominal", "removed": True}}}
-    with pytest.raises(SpecError, match="every analysed variable of the spec is marked 'removed: true'"):
-        encode_pair(orig, prot, spec)
+    spec = {"variables": {"region": {"scale": "nominal", "removed": True}, "x": {"scale": "continuous", "removed": True}}}
+    scenario = infoloss.compare(orig, prot.drop(columns=["region", "x"]), spec).scenarios[0]
+    assert scenario.measures["gdu"].value == 0.0
+    assert "every variable was removed" in scenario.not_computed["lambda"]
 
 
 # ---------------------------------------------------------------------------

@@ -165,7 +165,10 @@ def test_page_loads_nothing_from_outside(full_html):
 
 
 def test_jupyter_shows_the_report_inline(survey_report):
-    assert survey_report._repr_html_().startswith("<!DOCTYPE html>")
+    """The notebook shows the summary table (tests/test_api.py checks its content), not the whole page."""
+    inline = survey_report._repr_html_()
+    assert inline.startswith('<div class="infoloss-report">') and "<table>" in inline
+    assert "<!DOCTYPE html>" not in inline
 
 
 # ---------------------------------------------------------------------------

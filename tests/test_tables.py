@@ -451,8 +451,8 @@ def test_ebil_pram_matrix_errors(tmp_path):
     text = write_matrix(tmp_path / "text.csv", ",a,b\na,0.8,high\nb,0.3,0.7\n")
     with pytest.raises(InputError, match="non-numeric probability 'high'"):
         ebil(orig, prot, spec(text))
-    with pytest.raises(InputError, match="cannot be read"):
-        ebil(orig, prot, spec(tmp_path / "absent.csv"))
+    with pytest.raises(InputError, match="'pram' file of variable 'x'.*absent.csv, does not exist"):
+        ebil(orig, prot, spec(tmp_path / "absent.csv"))  # checked when the spec is loaded
     # semicolons and numeric labels written as 1.0 are read too
     orig_n, prot_n = pd.DataFrame({"x": [1, 1, 2, 2]}), pd.DataFrame({"x": [1, 2, 2, 2]})
     semi = write_matrix(tmp_path / "semi.csv", ";1.0;2.0\n1;0.5;0.5\n2;0.0;1.0\n")

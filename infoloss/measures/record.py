@@ -600,6 +600,8 @@ def lambda_(pair: EncodedPair, *, missing_rule: str = "handbook") -> MeasureResu
         raise InputError(f"missing_rule must be 'handbook' or 'sdcmicro', got {missing_rule!r}.")
     n = pair.n_orig
     names = pair.names()
+    if not names:
+        raise NotComputed("every variable was removed from the protected file, so no value can be compared")
 
     def one(name: str) -> tuple[float, int, float | None]:
         if name in pair.continuous:
