@@ -522,7 +522,7 @@ def _category_order(
         if absent:
             raise SpecError(
                 f"the 'order' of ordinal variable {var.name!r} misses categories present in the data: "
-                f"{', '.join(map(repr, absent[:5]))}; add them to its order or list them as missing codes."
+                f"{', '.join(map(repr, sorted(absent)[:5]))}; add them to its order or list them as missing codes."
             )
         return order
     label_order = _label_order(o, p)

@@ -308,7 +308,7 @@ def _parse_pairing(value: Any) -> str | dict:
 def _check_roles(spec: Spec) -> None:
     for var in spec.variables.values():
         if var.removed and not var.analysed:
-            raise SpecError(f"variable {var.name!r} is a {var.role} column and cannot be marked removed.")
+            raise SpecError(f"variable {var.name!r} is the {var.role} column and cannot be marked removed.")
 
 
 def _as_list(value: Any, key: str, where: str) -> list:
