@@ -7,15 +7,40 @@ protected_df, spec=None, **options)`` (``lambda`` as ``infoloss.lambda_``);
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
 __version__ = "0.1.0"
 
-from .compare import Report, ScenarioResult, compare  # noqa: E402
 from .errors import InputError, NotComputed, SpecError  # noqa: E402
-from .pair import EncodedPair, encode_pair  # noqa: E402
-from .registry import MeasureResult  # noqa: E402
-from .spec import Spec, infer_spec, load_spec  # noqa: E402
+
+# Imported on first use, so that ``import infoloss`` and ``infoloss --help`` stay fast (pandas, scipy and
+# scikit-learn load only when a comparison needs them).
+_LAZY = {
+    "Report": "compare",
+    "ScenarioResult": "compare",
+    "compare": "compare",
+    "EncodedPair": "pair",
+    "encode_pair": "pair",
+    "MeasureResult": "registry",
+    "Spec": "spec",
+    "infer_spec": "spec",
+    "load_spec": "spec",
+}
+
+
+class _Package(types.ModuleType):
+    """Keeps ``infoloss.compare`` the function: importing the submodule ``infoloss.compare`` would otherwise
+    bind the module under that name in the package."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "compare" and isinstance(value, types.ModuleType):
+            value = value.compare
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def read_table(path: Any, spec: Any = None, *, which: str = "original") -> Any:
@@ -33,7 +58,13 @@ def list_measures() -> list[Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """Measure functions by their Python name, e.g. ``infoloss.il1s``."""
+    """The lazily imported names, and measure functions by their Python name, e.g. ``infoloss.il1s``."""
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
     from .registry import registered
 
     for info in registered():
@@ -46,7 +77,7 @@ def __dir__() -> list[str]:
     """The module's names and every measure function (so ``dir(infoloss)`` and tab completion list them)."""
     from .registry import registered
 
-    return sorted(set(globals()) | {info.func.__name__ for info in registered()})
+    return sorted(set(globals()) | set(_LAZY) | {info.func.__name__ for info in registered()})
 
 
 __all__ = [
