@@ -106,6 +106,18 @@ class GeneralisedColumn:
         return self._cached("both_missing", compute)
 
     @property
+    def class_node(self) -> np.ndarray:
+        """The node that forms equivalence classes: ``prot_node``, with a value missing in both files as the
+        pseudo-node ``hierarchy.n_nodes`` (a missing value of its own, not a suppression)."""
+
+        def compute() -> np.ndarray:
+            if self.both_missing is None:
+                return self.prot_node
+            return np.where(self.both_missing, np.int32(self.hierarchy.n_nodes), self.prot_node)
+
+        return self._cached("class_node", compute)
+
+    @property
     def prot_level(self) -> np.ndarray:
         """The level of every protected value (0 for a leaf; a value missing in both files counts 0)."""
 
@@ -551,10 +563,9 @@ def classes(pair: Any) -> Classes:
 
     def compute() -> Classes:
         qi = quasi_identifiers(pair)
-        ids, n = group_ids([c.prot_node for c in qi], [c.hierarchy.n_nodes for c in qi])
+        ids, n = group_ids([c.class_node for c in qi], [c.hierarchy.n_nodes + 1 for c in qi])
         sizes = np.bincount(ids, minlength=n)
-        first = np.full(n, -1, dtype=np.int64)
-        first[ids[::-1]] = np.arange(ids.shape[0] - 1, -1, -1)
+        first = first_rows(ids, n)
         suppressed = np.ones(ids.shape[0], dtype=bool)
         for c in qi:
             suppressed &= c.is_root
@@ -582,6 +593,13 @@ def original_classes(pair: Any) -> tuple[np.ndarray, np.ndarray]:
         return ids, np.bincount(ids, minlength=n)
 
     return pair.cached(("generalised", "original_classes"), compute)
+
+
+def first_rows(ids: np.ndarray, n: int) -> np.ndarray:
+    """The first row of each of the ``n`` groups."""
+    first = np.full(n, -1, dtype=np.int64)
+    first[ids[::-1]] = np.arange(ids.shape[0] - 1, -1, -1)
+    return first
 
 
 def log2_safe(x: np.ndarray) -> np.ndarray:

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, NotComputed
-from ..generalised import GeneralisedColumn, Classes, classes, original_classes, quasi_identifiers
+from ..generalised import Classes, GeneralisedColumn, classes, group_ids, original_classes, quasi_identifiers
 from ..pair import EncodedPair
 from ..registry import MeasureResult, Option, measure
 
@@ -176,10 +176,8 @@ def _dm_star(pair: EncodedPair, qi: list[GeneralisedColumn], cl: Classes) -> flo
         t = gc.transformation_node()
         if t is None:
             return None
-        nodes.append(np.where(cl.suppressed, t, gc.prot_node))
-    from ..generalised import group_ids
-
-    ids, n = group_ids(nodes, [gc.hierarchy.n_nodes for gc in qi])
+        nodes.append(np.where(cl.suppressed, t, gc.class_node))
+    ids, n = group_ids(nodes, [gc.hierarchy.n_nodes + 1 for gc in qi])
     return float(np.square(np.bincount(ids, minlength=n).astype(float)).sum())
 
 
