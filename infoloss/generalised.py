@@ -38,6 +38,7 @@ __all__ = [
     "changed",
     "partial_changes",
     "lifted",
+    "is_lifted",
     "lifted_table",
     "tables_note",
     "quasi_identifiers",
@@ -323,11 +324,11 @@ class PartialChanges:
     n_truthful: int
 
 
-def partial_changes(pair: Any, name: str, missing_codes: np.ndarray | None = None) -> PartialChanges | None:
+def partial_changes(pair: Any, name: str) -> PartialChanges | None:
     """The generalised (partially changed) records of a hierarchy variable, or None when there are none.
 
-    ``missing_codes``: the records the pair already encodes as missing in
-    the protected file (a suppressed value keeps the measure's missing rule).
+    A value suppressed or missing in the protected file, or missing in the
+    original, is left to the measure's own missing-value rule.
     """
     gc = _column(pair, name)
     if gc is None or not gc.paired:
@@ -335,10 +336,11 @@ def partial_changes(pair: Any, name: str, missing_codes: np.ndarray | None = Non
 
     def compute() -> PartialChanges | None:
         h = gc.hierarchy
-        level = h.level[gc.prot_node]
-        mask = level > 0
-        if missing_codes is not None:
-            mask &= ~missing_codes
+        if name in pair.categorical:
+            missing = pair.categorical[name].prot < 0
+        else:
+            missing = np.isnan(pair.continuous[name].prot)
+        mask = (h.level[gc.prot_node] > 0) & ~missing & (gc.orig_leaf >= 0)
         if not mask.any():
             return None
         inside = gc.contains[mask]
@@ -388,6 +390,11 @@ def lifted(pair: Any, name: str) -> Any:
         )
 
     return pair.cached(("generalised", "lifted", name), compute)
+
+
+def is_lifted(pair: Any, name: str) -> bool:
+    """True when the variable is generalised to one inner level (see :func:`lifted`)."""
+    return _lifted_or_none(pair, name) is not None
 
 
 def _lifted_or_none(pair: Any, name: str) -> Any:

@@ -54,6 +54,8 @@ __all__ = [
     "mask_rows",
     "grouping_rows",
     "to_arx_csv",
+    "hierarchy_rows",
+    "parse_values",
     "parse_interval",
     "match_values",
     "is_suppression",
@@ -798,3 +800,95 @@ def match_values(hierarchy: Hierarchy, labels: Sequence[str | None], *, variable
         else:
             out[i] = nodes[0]
     return out, level
+
+
+# ---------------------------------------------------------------------------
+# writing a hierarchy for the command line
+# ---------------------------------------------------------------------------
+def _numbers(text: str, what: str) -> list[float]:
+    try:
+        values = [float(x) for x in str(text).split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"{what} must be numbers separated by commas, got {text!r}.") from None
+    if not values or not all(math.isfinite(v) for v in values):
+        raise InputError(f"{what} must be numbers separated by commas, got {text!r}.")
+    return values
+
+
+def _sizes(text: str | None, what: str) -> list[int]:
+    if not text:
+        return []
+    values = _numbers(text, what)
+    if not all(v.is_integer() and v >= 2 for v in values):
+        raise InputError(f"{what} must be whole numbers of at least 2 separated by commas, got {text!r}.")
+    return [int(v) for v in values]
+
+
+def parse_values(text: str) -> list[str]:
+    """Leaves given on the command line: ``a,b,c`` or a whole-number range ``LO..HI``.
+
+    >>> parse_values("1..4"), parse_values("x, y")
+    (['1', '2', '3', '4'], ['x', 'y'])
+    """
+    m = re.fullmatch(r"\s*([+-]?\d+)\s*\.\.\s*([+-]?\d+)\s*", str(text))
+    if m:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if hi < lo:
+            raise InputError(f"the range {text!r} is empty; write LOW..HIGH with LOW <= HIGH.")
+        if hi - lo > 10_000_000:
+            raise InputError(f"the range {text!r} has more than ten million values; use --data instead.")
+        return [str(v) for v in range(lo, hi + 1)]
+    values = [normalise_label(v) for v in str(text).split(",") if v.strip()]
+    if not values:
+        raise InputError("--values lists no value; give a,b,c or LOW..HIGH.")
+    return values
+
+
+def hierarchy_rows(
+    *,
+    intervals: str | None = None,
+    nesting: str | None = None,
+    mask: str | None = None,
+    categories: Sequence[str] | None = None,
+    group: str | None = None,
+    values: Sequence[str] | None = None,
+) -> list[list[str]]:
+    """The rows of a hierarchy described on the command line (``infoloss hierarchy``), checked.
+
+    Exactly one of ``intervals`` (breaks, with ``nesting`` group sizes and the
+    leaves in ``values``), ``mask`` (``right``/``left``, leaves in ``values``)
+    or ``categories`` (an ordered list, grouped by ``group`` sizes) is used.
+
+    Examples
+    --------
+    >>> hierarchy_rows(intervals="0,10,20", values=["3", "12"])
+    [['3', '[0, 10)', '*'], ['12', '[10, 20)', '*']]
+    """
+    chosen = [name for name, v in (("--intervals", intervals), ("--mask", mask), ("--categories", categories))
+              if v is not None]
+    if len(chosen) != 1:
+        raise InputError("give exactly one of --intervals, --mask or --categories to describe the hierarchy.")
+    if nesting and intervals is None:
+        raise InputError("--nesting applies only to --intervals; use --group with --categories.")
+    if group and categories is None:
+        raise InputError("--group applies only to --categories; use --nesting with --intervals.")
+    if categories is not None:
+        rows = grouping_rows(list(categories), _sizes(group, "--group"))
+    else:
+        if not values:
+            raise InputError(f"{chosen[0]} needs the values (leaves): give --data FILE --column NAME or --values.")
+        if mask is not None:
+            if mask not in MASK_SIDES:
+                raise InputError(f"--mask must be right or left, got {mask!r}.")
+            rows = mask_rows(values, mask)
+        else:
+            breaks = _numbers(intervals, "--intervals")
+            if len(breaks) < 2 or any(b >= c for b, c in zip(breaks, breaks[1:])):
+                raise InputError("--intervals needs at least two strictly increasing breaks, e.g. 0,20,40,60.")
+            numbers = [_to_float(v) for v in values]
+            bad = [v for v, x in zip(values, numbers) if math.isnan(x)]
+            if bad:
+                raise InputError(f"--intervals needs numeric values, but {bad[0]!r} is not a number.")
+            rows = interval_rows(numbers, breaks, _sizes(nesting, "--nesting"))[0]
+    from_rows(rows, source="the new hierarchy")  # the same checks as when a spec reads it
+    return rows

@@ -32,6 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..errors import InputError, NotComputed
+from ..generalised import changed as hierarchy_changed
+from ..generalised import partial_changes
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
 
@@ -79,6 +81,9 @@ def _changed(pair: EncodedPair, name: str) -> np.ndarray:
     """
 
     def compute() -> np.ndarray:
+        generalised = hierarchy_changed(pair, name)
+        if generalised is not None:  # a variable with a hierarchy: changed unless the protected value is the leaf
+            return generalised
         if name in pair.continuous:
             col = pair.continuous[name]
             changed = col.orig != col.prot  # NaN != anything, NaN included
@@ -120,6 +125,40 @@ def _map_variables(func, names: list[str], n: int) -> list:
 
 def _per_cent(count: int, n: int) -> float:
     return 100.0 * count / n
+
+
+def _hierarchy_fix(pair: EncodedPair, name: str, base) -> float:
+    """What replacing the measure's distance of generalised values by the hierarchy's adds to its sum.
+
+    A protected value that is a generalised node (not a leaf, not suppressed)
+    has distance ``(L(v) − 1)/(|D| − 1)`` when it contains the original leaf
+    (a partial change: the share of the domain it was made indistinguishable
+    from) and 1 otherwise; ``base(mask)`` gives the measure's own distances of
+    those records.
+    """
+    part = partial_changes(pair, name)
+    if part is None:
+        return 0.0
+    return float(part.distance.sum() - np.asarray(base(part.mask), dtype=float).sum())
+
+
+def _hierarchy_counts(pair: EncodedPair, names: list[str]) -> dict:
+    """records_changed's details for variables with a hierarchy: generalised values and their partial loss."""
+    generalised, partial = {}, {}
+    for name in names:
+        part = partial_changes(pair, name) if name in pair.generalised else None
+        if name in pair.generalised:
+            generalised[name] = part.n_truthful if part is not None else 0
+            partial[name] = float(part.distance.sum()) if part is not None else 0.0
+    if not generalised:
+        return {}
+    return {
+        "generalised": generalised,
+        "generalised_loss": partial,
+        "hierarchy_note": "a value replaced by a more general one counts as changed; 'generalised' counts those that "
+                          "contain the original value, 'generalised_loss' sums (L(v) - 1)/(|D| - 1) over the "
+                          "generalised values (1 where the value does not contain the original)",
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -311,6 +350,7 @@ def records_changed(pair: EncodedPair) -> MeasureResult:
             "records_with_change": n_any,
             "percent_records_with_change": _per_cent(n_any, n),
             "n_records": n,
+            **_hierarchy_counts(pair, names),
         },
     )
 
@@ -427,8 +467,9 @@ def il1s(pair: EncodedPair) -> MeasureResult:
 # ---------------------------------------------------------------------------
 def _lambda_nominal(pair: EncodedPair, name: str) -> tuple[float, int]:
     # 0/1; one side missing -> codes differ -> 1 (both rules); both missing -> equal -> 0
-    changed = int(np.count_nonzero(_changed(pair, name)))
-    return float(changed), _one_side(pair, name)
+    changed = _changed(pair, name)
+    total = float(np.count_nonzero(changed)) + _hierarchy_fix(pair, name, lambda m: changed[m])
+    return total, _one_side(pair, name)
 
 
 def _one_side(pair: EncodedPair, name: str) -> int:
@@ -443,11 +484,12 @@ def _lambda_ordinal(pair: EncodedPair, name: str, rule: str) -> tuple[float, int
     top = col.n_categories - 1  # codes 0 .. top
     o, p = col.orig, col.prot
     n_o, n_p = _n_missing(pair, name, ORIGINAL), _n_missing(pair, name, PROTECTED)
+    fix = _hierarchy_fix(pair, name, lambda m: np.abs(o[m] - p[m]) / top if top > 0 else np.zeros(int(m.sum())))
     if not n_o and not n_p:
-        return (float(np.abs(o - p).sum()) / top if top > 0 else 0.0), 0
+        return (float(np.abs(o - p).sum()) / top if top > 0 else 0.0) + fix, 0
     mo, mp = _missing(pair, name, ORIGINAL), _missing(pair, name, PROTECTED)
     both = ~(mo | mp)
-    total = float(np.abs(o[both] - p[both]).sum()) / top if top > 0 else 0.0
+    total = (float(np.abs(o[both] - p[both]).sum()) / top if top > 0 else 0.0) + fix
     only_p = mp & ~mo  # suppressed in the protected file: the original code is known
     only_o = mo & ~mp  # missing in the original only: the protected code is known
     n_one = int(np.count_nonzero(only_p)) + int(np.count_nonzero(only_o))
@@ -470,6 +512,7 @@ def _lambda_continuous(pair: EncodedPair, name: str, rule: str) -> tuple[float, 
     if n_o or n_p:
         d[_missing(pair, name, ORIGINAL) | _missing(pair, name, PROTECTED)] = 0.0
     total = _TWO_OVER_PI * float(np.arctan(d, out=d).sum())
+    total += _hierarchy_fix(pair, name, lambda m: _TWO_OVER_PI * np.arctan(np.abs(o[m] - p[m])))
     if not n_o and not n_p:
         return total, 0, None
     mo, mp = _missing(pair, name, ORIGINAL), _missing(pair, name, PROTECTED)
@@ -684,7 +727,9 @@ def categorical_distance(pair: EncodedPair) -> MeasureResult:
     for name in names:
         col = pair.categorical[name]
         if col.scale != "ordinal":
-            by_variable[name] = float(np.count_nonzero(_changed(pair, name))) / n
+            changed = _changed(pair, name)
+            total = float(np.count_nonzero(changed)) + _hierarchy_fix(pair, name, lambda m: changed[m])
+            by_variable[name] = total / n
             continue
         size = col.n_categories
         o, p = col.orig, col.prot
@@ -694,6 +739,7 @@ def categorical_distance(pair: EncodedPair) -> MeasureResult:
             total = float(np.abs(o[both] - p[both]).sum()) / size + int(np.count_nonzero(mo ^ mp))
         else:
             total = float(np.abs(o - p).sum()) / size
+        total += _hierarchy_fix(pair, name, lambda m: np.abs(o[m] - p[m]) / size)
         by_variable[name] = total / n
     return MeasureResult(
         value=float(np.mean(list(by_variable.values()))),
