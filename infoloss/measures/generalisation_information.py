@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy.special import xlogy
 
 from ..errors import NotComputed
@@ -19,6 +20,9 @@ from ..registry import MeasureResult, measure
 __all__ = ["nonuniform_entropy", "kl_divergence_generalised", "igpl"]
 
 _LN2 = np.log(2.0)
+#: KL divergence matches every distinct original tuple against the classes of each combination of levels;
+#: beyond this many tuple × combination pairs it is not computed (minutes of work)
+MAX_WORK = 200_000_000
 
 
 def _xlog2x(x: np.ndarray) -> np.ndarray:
@@ -163,6 +167,12 @@ def _protected_mass(pair: EncodedPair, leaves: list[np.ndarray]) -> np.ndarray:
         area *= ar
     mass = cl.sizes / pair.n_prot / area
     signature, n_sig = group_ids(levels, [gc.hierarchy.height + 1 for gc in qi])
+    if n_sig * leaves[0].shape[0] > MAX_WORK:
+        raise NotComputed(
+            f"the protected classes combine {n_sig} different sets of hierarchy levels (a local recoding at the "
+            f"record level), and matching {leaves[0].shape[0]} original key combinations against each would take "
+            "too long"
+        )
     order = np.argsort(signature, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(signature, minlength=n_sig))]
     radix = [gc.hierarchy.n_nodes + 1 for gc in qi]
@@ -170,13 +180,24 @@ def _protected_mass(pair: EncodedPair, leaves: list[np.ndarray]) -> np.ndarray:
     for s in range(n_sig):
         members = order[bounds[s] : bounds[s + 1]]
         query = [_ancestor(gc, lf, int(lv[members[0]])) for gc, lf, lv in zip(qi, leaves, levels)]
-        ids, n_ids = group_ids([np.concatenate([nd[members], q]) for nd, q in zip(nodes, query)], radix)
-        lookup = np.full(n_ids, -1, dtype=np.int64)
-        lookup[ids[: members.size]] = members
-        hit = lookup[ids[members.size :]]
+        hit = _match_rows([nd[members] for nd in nodes], query, radix)
         found = hit >= 0
-        p_out[found] += mass[hit[found]]
+        p_out[found] += mass[members[hit[found]]]
     return p_out
+
+
+def _match_rows(table: list[np.ndarray], query: list[np.ndarray], radix: list[int]) -> np.ndarray:
+    """For every query row, the index of the equal (unique) table row, or -1."""
+    if float(np.prod([float(r) for r in radix])) < 2.0**62:
+        keys = [np.zeros(table[0].shape[0], dtype=np.int64), np.zeros(query[0].shape[0], dtype=np.int64)]
+        for t, q, r in zip(table, query, radix):
+            keys[0] = keys[0] * r + t
+            keys[1] = keys[1] * r + q
+        return pd.Index(keys[0]).get_indexer(keys[1])
+    ids, n_ids = group_ids([np.concatenate([t, q]) for t, q in zip(table, query)], radix)
+    lookup = np.full(n_ids, -1, dtype=np.int64)
+    lookup[ids[: table[0].shape[0]]] = np.arange(table[0].shape[0])
+    return lookup[ids[table[0].shape[0] :]]
 
 
 @measure(
