@@ -98,7 +98,7 @@ def size_bins(class_sizes: Sequence[Sequence[int]]) -> list[tuple[int, int | Non
     """Records and classes per class-size bin: ``(low, high or None, records, classes)``.
 
     >>> size_bins([[1, 3], [2, 1], [7, 2]])[:4]
-    [(1, 1, 3, 3), (2, 2, 2, 1), (3, 4, 0, 0), (5, 9, 14, 2)]
+    [(1, 1, 3, 3), (2, 2, 2, 1), (3, 4, 0, 0), (5, None, 14, 2)]
     """
     largest = max((s for s, _ in class_sizes), default=1)
     edges = [e for e in SIZE_EDGES if e <= largest] + [None]
