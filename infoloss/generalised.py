@@ -37,8 +37,10 @@ __all__ = [
     "spec_suppression",
     "changed",
     "partial_changes",
+    "leaf_categories",
     "lifted",
     "is_lifted",
+    "lifted_or_none",
     "lifted_table",
     "tables_note",
     "quasi_identifiers",
@@ -310,6 +312,24 @@ def changed(pair: Any, name: str) -> np.ndarray | None:
     return pair.cached(("generalised", "changed", name), compute)
 
 
+def leaf_categories(pair: Any, name: str) -> int | None:
+    """How many categories of a hierarchy variable are leaves, when generalised values are categories too.
+
+    The ordinal distances count the scale's categories only (the leaves come
+    first in the category order); None when every category is a leaf.
+    """
+    gc = _column(pair, name)
+    if gc is None or name not in pair.categorical:
+        return None
+
+    def compute() -> int | None:
+        categories = pair.categorical[name].categories
+        n = sum(1 for c in categories if gc.hierarchy.leaf_id(c) >= 0)
+        return n if 0 < n < len(categories) else None
+
+    return pair.cached(("generalised", "leaf_categories", name), compute)
+
+
 @dataclass
 class PartialChanges:
     """Records whose protected value is a generalised value (neither a leaf nor suppressed).
@@ -395,6 +415,11 @@ def lifted(pair: Any, name: str) -> Any:
 def is_lifted(pair: Any, name: str) -> bool:
     """True when the variable is generalised to one inner level (see :func:`lifted`)."""
     return _lifted_or_none(pair, name) is not None
+
+
+def lifted_or_none(pair: Any, name: str) -> Any:
+    """:func:`lifted`, or None when the variable is not generalised to one inner level."""
+    return _lifted_or_none(pair, name)
 
 
 def _lifted_or_none(pair: Any, name: str) -> Any:

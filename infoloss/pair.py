@@ -511,6 +511,10 @@ def _category_order(
     label_order = _label_order(o, p)
     if label_order is not None:
         return label_order + [x for x in present if x not in set(label_order)]
+    if var.hierarchy is not None:  # the original's values (leaves) first, generalised values after them
+        leaves = [label for label in dict.fromkeys(o_labels) if label is not None]
+        extra = [label for label in present if label not in set(leaves)]
+        return sorted(leaves, key=_sort_key(leaves)) + sorted(extra, key=_sort_key(extra))
     return sorted(present, key=_sort_key(present))
 
 

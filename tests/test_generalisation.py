@@ -433,3 +433,26 @@ def test_keys_without_a_hierarchy_count_their_values_as_leaves():
     assert r.by_variable == {"zip": pytest.approx(1 / 3), "sex": pytest.approx(1 / 4)}  # one of 4 sexes missing
     assert get("suppressed_records").func(orig, prot, spec).value == 0
     assert list(itertools.chain(r.by_variable)) == ["zip", "sex"]
+
+
+def test_a_root_label_other_than_star_is_a_suppression_in_the_tables(tmp_path):
+    (tmp_path / "h.csv").write_text("a;ab;Any\nb;ab;Any\nc;cd;Any\nd;cd;Any\n")
+    spec = spec_from_dict({"variables": {"v": {"scale": "nominal", "role": "key", "hierarchy": "h.csv"}}},
+                          base_dir=tmp_path)
+    orig = pd.DataFrame({"v": list("abcdab")})
+    pair = encode_pair(orig, pd.DataFrame({"v": ["ab", "ab", "cd", "Any", "ab", "ab"]}), spec)
+    # at level 1: original (ab 4, cd 2), protected (ab 4, cd 1, suppressed 1)
+    assert measure("ctbil", pair).details["raw"] == 2.0
+    assert measure("suppressed_records", pair).value == 1
+
+
+def test_ordinal_hierarchy_variable_distance(tmp_path):
+    (tmp_path / "h.csv").write_text("low;low-mid;*\nmid;low-mid;*\nhigh;high;*\n")
+    spec = spec_from_dict({"variables": {"v": {"scale": "ordinal", "order": ["low", "mid", "high"], "role": "key",
+                                               "hierarchy": "h.csv"}}}, base_dir=tmp_path)
+    orig = pd.DataFrame({"v": ["low", "mid", "high", "low"]})
+    prot = pd.DataFrame({"v": ["low-mid", "low", "high", "low"]})
+    pair = encode_pair(orig, prot, spec)
+    # low-mid holds 2 of 3 leaves: (2 − 1)/(3 − 1); mid → low is one step of 3 categories (Domingo-Ferrer & Torra)
+    assert measure("categorical_distance", pair).by_variable["v"] == pytest.approx((0.5 + 1 / 3) / 4)
+    assert measure("lambda", pair).by_variable["v"] == pytest.approx((0.5 + 1 / 2) / 4)

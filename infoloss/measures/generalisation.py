@@ -27,6 +27,8 @@ Decisions (also in each docstring):
   missing in both paired files loses nothing.
 * Numeric formulas (interval widths) apply to ``continuous`` variables whose
   hierarchy leaves are numbers; other variables use leaf counts.
+* Records count once each: survey weights are not used (as in ARX and the
+  k-anonymity literature, where a class's size is its number of records).
 """
 
 from __future__ import annotations
@@ -81,7 +83,6 @@ def _dm_star(pair: EncodedPair, cols: list[GeneralisedColumn], cl: Classes) -> f
     range=(0, 1),
     better="lower",
     needs_pairing=False,
-    headline=True,
 )
 def discernibility(pair: EncodedPair) -> MeasureResult:
     r"""Discernibility metric (Bayardo & Agrawal 2005; Skowron's non-monotonic form in ARX), relative.

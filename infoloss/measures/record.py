@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import InputError, NotComputed
 from ..generalised import changed as hierarchy_changed
-from ..generalised import partial_changes
+from ..generalised import leaf_categories, partial_changes
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
 
@@ -305,7 +305,12 @@ def records_changed(pair: EncodedPair) -> MeasureResult:
     A record counts as changed for variable ``j`` when ``x_ij != x'_ij``: a
     value that became missing (a suppression) is a change, a value missing in
     both files is not (the Practice Guide's rule).  Continuous values are
-    compared exactly, so any perturbation, however small, is a change.
+    compared exactly, so any perturbation, however small, is a change.  For a
+    variable with a hierarchy a record is changed unless its protected value
+    is the original leaf (nodes are compared, not an interval's midpoint); a
+    generalised value is a change, and ``details.generalised`` /
+    ``details.generalised_loss`` say how many of them contain the original
+    and their partial loss ``Σ (L(v) − 1)/(|D| − 1)``.
 
     Returns
     -------
@@ -481,7 +486,7 @@ def _one_side(pair: EncodedPair, name: str) -> int:
 
 def _lambda_ordinal(pair: EncodedPair, name: str, rule: str) -> tuple[float, int]:
     col = pair.categorical[name]
-    top = col.n_categories - 1  # codes 0 .. top
+    top = (leaf_categories(pair, name) or col.n_categories) - 1  # codes 0 .. top (a hierarchy's leaves)
     o, p = col.orig, col.prot
     n_o, n_p = _n_missing(pair, name, ORIGINAL), _n_missing(pair, name, PROTECTED)
     fix = _hierarchy_fix(pair, name, lambda m: np.abs(o[m] - p[m]) / top if top > 0 else np.zeros(int(m.sum())))
@@ -582,7 +587,13 @@ def lambda_(pair: EncodedPair, *, missing_rule: str = "handbook") -> MeasureResu
       as used for the sdcMicro reference); a variable with one category has
       distance 0;
     * continuous: ``(2/π) arctan|x − x'|`` (not scale-free: differences much
-      larger than 1 give distances near 1).
+      larger than 1 give distances near 1);
+    * a variable with a hierarchy (any scale): a generalised protected value
+      has distance ``(L(v) − 1)/(|D| − 1)`` when it contains the original (a
+      partial change: the share of the domain it was made indistinguishable
+      from) and 1 when it does not; leaves keep their scale's distance
+      (``L`` of an ordinal variable counts the hierarchy's leaves among the
+      categories) and a suppressed value follows ``missing_rule``.
 
     ``by_variable`` holds ``λ_j`` and ``value`` is their mean (= λ).
 
@@ -693,6 +704,13 @@ def categorical_distance(pair: EncodedPair) -> MeasureResult:
     value missing in one file only has distance 1, a value missing in both
     has distance 0.
 
+    Variables with a hierarchy (docs/spec.md): a generalised protected
+    value has distance ``(L(v) − 1)/(|D| − 1)`` when it contains the
+    original leaf — a partial change, the share of the domain it was made
+    indistinguishable from (Iyengar's loss) — and 1 when it does not; a
+    suppressed value (``*``) counts as missing; ``L`` of an ordinal variable
+    counts the hierarchy's leaves among the categories.
+
     Returns
     -------
     MeasureResult
@@ -731,7 +749,7 @@ def categorical_distance(pair: EncodedPair) -> MeasureResult:
             total = float(np.count_nonzero(changed)) + _hierarchy_fix(pair, name, lambda m: changed[m])
             by_variable[name] = total / n
             continue
-        size = col.n_categories
+        size = leaf_categories(pair, name) or col.n_categories  # with a hierarchy: its leaves, not generalised values
         o, p = col.orig, col.prot
         if _n_missing(pair, name, ORIGINAL) or _n_missing(pair, name, PROTECTED):
             mo, mp = _missing(pair, name, ORIGINAL), _missing(pair, name, PROTECTED)

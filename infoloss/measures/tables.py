@@ -60,7 +60,7 @@ import pandas as pd
 from scipy.special import entr, rel_entr
 
 from ..errors import InputError, NotComputed
-from ..generalised import lifted_table, tables_note
+from ..generalised import lifted_or_none, lifted_table, tables_note
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
 
@@ -141,7 +141,7 @@ def _total(pair: EncodedPair, which: str, use_weights: bool) -> float:
 
 def _has_missing(pair: EncodedPair, name: str) -> bool:
     def compute() -> bool:
-        col = pair.categorical[name]
+        col = lifted_or_none(pair, name) or pair.categorical[name]  # a generalised variable: at its level
         return bool((col.orig < 0).any() or (col.prot is not None and (col.prot < 0).any()))
 
     return pair.cached(("tables", "has_missing", name), compute)
