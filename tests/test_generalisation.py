@@ -456,3 +456,27 @@ def test_ordinal_hierarchy_variable_distance(tmp_path):
     # low-mid holds 2 of 3 leaves: (2 − 1)/(3 − 1); mid → low is one step of 3 categories (Domingo-Ferrer & Torra)
     assert measure("categorical_distance", pair).by_variable["v"] == pytest.approx((0.5 + 1 / 3) / 4)
     assert measure("lambda", pair).by_variable["v"] == pytest.approx((0.5 + 1 / 2) / 4)
+
+
+@SETTINGS
+@given(cases())
+def test_unpaired_files_give_finite_values_within_the_range(folder, case):
+    trees, orig, levels, suppressed, rng = case
+    spec = case_spec(trees, folder)
+    spec.pairing = "none"
+    other = orig.sample(n=int(rng.integers(5, 2 * len(orig))), replace=True,
+                        random_state=int(rng.integers(1 << 30))).reset_index(drop=True)
+    prot = generalise(trees, other, levels, rng.random(len(other)) < 0.2)
+    pair = encode_pair(orig, prot, spec)
+    for info in FAMILY:
+        if info.needs_pairing:
+            continue
+        try:
+            result = info.func(pair)
+        except NotComputed as exc:
+            assert str(exc), info.id
+            continue
+        low, high = info.range
+        assert math.isfinite(result.value), info.id
+        assert (low is None or result.value >= low - 1e-9) and (high is None or result.value <= high + 1e-9), info.id
+        assert all(math.isfinite(v) for v in (result.by_variable or {}).values()), info.id

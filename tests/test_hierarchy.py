@@ -319,6 +319,7 @@ def test_hierarchy_command_never_writes_over_its_input(tmp_path):
         ("a;ab;*\nb;ab;*\nb;ab;*\n", ["ab", "b"], "lists the value 'b' twice"),
         ("a;ab;*\nb;ab\n", ["ab", "b"], "2 columns at line 2"),
         ("a;ab;*\nb;ab;*\n", ["ab", "nope"], "has the value 'nope' in the protected file"),
+        ("a;ab;*\nc;ab;*\n", ["ab", "ab"], "has the value 'b' in the original file, which is not a leaf"),
     ],
 )
 def test_compare_with_a_bad_hierarchy_or_value_exits_2(tmp_path, hierarchy_text, protected, message):
