@@ -315,7 +315,7 @@ def hierarchy_command(
 ) -> None:
     """Write an ARX-format hierarchy CSV from intervals, masking rules or an ordered list of categories."""
     from ._files import write_atomic
-    from .hierarchy import hierarchy_rows, parse_values, to_arx_csv
+    from .hierarchy import hierarchy_rows, to_arx_csv
 
     try:
         leaves = _hierarchy_values(data, column, values)
