@@ -423,6 +423,8 @@ def lifted_or_none(pair: Any, name: str) -> Any:
 
 
 def _lifted_or_none(pair: Any, name: str) -> Any:
+    if _column(pair, name) is None:
+        return None
     try:
         return lifted(pair, name)
     except NotComputed:
@@ -435,6 +437,8 @@ def lifted_table(pair: Any, names: tuple[str, ...], which: str, weights: np.ndar
     None when none of ``names`` is generalised to an inner level, so that the
     caller uses the pair's ordinary table.
     """
+    if not getattr(pair, "generalised", None):
+        return None
     columns = [_lifted_or_none(pair, n) for n in names]
     if all(c is None for c in columns):
         return None
@@ -454,8 +458,10 @@ def lifted_table(pair: Any, names: tuple[str, ...], which: str, weights: np.ndar
 
 def tables_note(pair: Any) -> dict[str, Any]:
     """``details`` entries saying which variables the tables compare at the protected file's level."""
+    if not getattr(pair, "generalised", None):
+        return {}
     levels = {}
-    for name in pair.categorical_names if hasattr(pair, "categorical_names") else ():
+    for name in pair.categorical_names:
         col = _lifted_or_none(pair, name)
         if col is not None:
             levels[name] = int(_column(pair, name).level)
