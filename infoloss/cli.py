@@ -1,4 +1,4 @@
-"""The ``infoloss`` command line: compare, spec, measures, example.
+"""The ``infoloss`` command line: compare, spec, measures, example, hierarchy.
 
 Exit status: 0 done; 2 unusable input or arguments (one sentence on standard
 error, no traceback); 1 a bug.
@@ -331,6 +331,62 @@ def example_command(directory: Path = typer.Argument(..., help="Folder to write 
         _fail(f"cannot write into {directory}: {exc.strerror or exc}.")
     for p in paths:
         out.print(str(p), highlight=False)
+
+
+@app.command("hierarchy")
+def hierarchy_command(
+    output: Path = typer.Argument(..., help="The hierarchy CSV to write (ARX format: ';'-separated, leaf first)."),
+    intervals: Optional[str] = typer.Option(None, "--intervals", help="Interval breaks, e.g. 0,20,40,60,80,120 (left-closed)."),
+    nesting: Optional[str] = typer.Option(None, "--nesting", help="With --intervals: intervals joined per further level, e.g. 2,2."),
+    mask: Optional[str] = typer.Option(None, "--mask", help="Mask codes one character per level: right or left."),
+    categories: Optional[str] = typer.Option(None, "--categories", help="An ordered list of categories, comma-separated."),
+    group: Optional[str] = typer.Option(None, "--group", help="With --categories: adjacent categories joined per level, e.g. 2,3."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Take the values (leaves) from this data file..."),
+    column: Optional[str] = typer.Option(None, "--column", help="...from this column of it."),
+    values: Optional[str] = typer.Option(None, "--values", help="The values (leaves): a,b,c or a whole-number range LOW..HIGH."),
+) -> None:
+    """Write an ARX-format hierarchy CSV from intervals, masking rules or an ordered list of categories."""
+    from ._files import write_atomic
+    from .hierarchy import hierarchy_rows, to_arx_csv
+
+    try:
+        leaves = _hierarchy_values(data, column, values)
+        listed = [c.strip() for c in categories.split(",") if c.strip()] if categories is not None else None
+        if listed is None and categories is None and leaves is not None and not (intervals or mask):
+            listed = leaves  # --categories taken from the data or --values
+        rows = hierarchy_rows(intervals=intervals, nesting=nesting, mask=mask, categories=listed, group=group,
+                              values=leaves)
+        write_atomic(output, to_arx_csv(rows), protect=tuple(p for p in (data,) if p is not None))
+    except InputError as exc:
+        _fail(str(exc))
+    err.print(f"wrote {output} ({len(rows)} values, {len(rows[0]) - 1} levels)", highlight=False)
+
+
+def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optional[str]) -> Optional[list[str]]:
+    from .hierarchy import parse_values
+
+    if data is not None and values is not None:
+        raise InputError("give the values either with --data and --column or with --values, not both.")
+    if values is not None:
+        return parse_values(values)
+    if data is None:
+        if column is not None:
+            raise InputError("--column needs --data, the file to take the values from.")
+        return None
+    if column is None:
+        raise InputError("--data needs --column, the column whose values are the leaves.")
+    from .io import read_table
+    from .spec import normalise_label
+
+    df = read_table(data, None, which="data")
+    if column not in df.columns:
+        raise InputError(f"the data file {data} has no column {column!r}; its columns are {', '.join(map(str, df.columns))}.")
+    distinct = df[column].dropna().unique()
+    labels = list(dict.fromkeys(normalise_label(v) for v in distinct))
+    try:
+        return sorted(labels, key=float)
+    except ValueError:
+        return sorted(labels)
 
 
 def main() -> None:

@@ -76,6 +76,8 @@ class EncodedPair:
     n_orig: int
     n_prot: int
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # variables with a hierarchy: every value as a node of it (infoloss.generalised)
+    generalised: dict[str, Any] = field(default_factory=dict)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -242,6 +244,8 @@ def encode_pair(
         else:
             factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
             categorical[var.name] = _encode_categorical(var, factors, o, p, missing)
+    generalised = _generalised(spec, variables, original, protected, categorical, continuous, missing, paired,
+                               original_cache)
     w_orig = _weights(spec, original, "original")
     w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
     if w_prot is None and paired:
@@ -256,7 +260,17 @@ def encode_pair(
         paired=paired,
         n_orig=len(original),
         n_prot=len(protected),
+        generalised=generalised,
     )
+
+
+def _generalised(spec, variables, original, protected, categorical, continuous, missing, paired, original_cache):
+    if not any(v.hierarchy is not None and not v.removed for v in variables):
+        return {}
+    from .generalised import encode_generalised
+
+    return encode_generalised(spec, variables, original, protected, categorical, continuous, missing, paired,
+                              original_cache)
 
 
 def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | None) -> Spec:
@@ -369,10 +383,11 @@ def _encode_continuous(
 ) -> ContinuousColumn:
     prot = None
     if p is not None:
-        if var.recode is None:
+        plain = var.recode is None and var.hierarchy is None
+        if plain:
             _check_same_kind(var, o, p, missing)
-        prot = _as_float(var, p, "protected", missing) if var.recode is None or _numeric_like(p) else None
-        if prot is None:  # recoded into text classes: keep an all-missing float column; the recode view has it
+        prot = _as_float(var, p, "protected", missing) if plain or _numeric_like(p) else None
+        if prot is None:  # recoded or generalised into text classes: all-missing here; the recode/hierarchy view has it
             prot = np.full(len(p), np.nan)
     return ContinuousColumn(var.name, orig, prot)
 
@@ -475,7 +490,7 @@ def _encode_categorical(
     p: pd.Series | None,
     missing: set[str],
 ) -> CategoricalColumn:
-    if p is not None and var.recode is None:
+    if p is not None and var.recode is None and var.hierarchy is None:
         _check_same_kind(var, o, p, missing)
     o_codes, o_labels = factors
     p_codes, p_labels = _factorize(var, p, missing) if p is not None else (None, [])
@@ -500,6 +515,10 @@ def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np
         raise _not_scalar(var) from None
     labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
     drop = missing | {normalise_label(m) for m in var.missing}
+    if var.hierarchy is not None:  # a hierarchy's suppression codes (*, ***, listed codes) mean missing
+        from .generalised import spec_suppression
+
+        drop = drop | {label for label in labels if spec_suppression(var.hierarchy, label)}
     if drop & set(labels):
         keep = np.array([label not in drop for label in labels] + [False])
         codes = np.where(keep[codes], codes, -1)  # codes == -1 indexes the trailing False
@@ -519,6 +538,8 @@ def _category_order(
     if var.scale == "ordinal" and var.order is not None:
         order = [normalise_label(x) for x in var.order]
         absent = [label for label in present if label not in set(order)]
+        if absent and var.hierarchy is not None:  # generalised values follow the order (the hierarchy ranks them)
+            return order + absent
         if absent:
             raise SpecError(
                 f"the 'order' of ordinal variable {var.name!r} misses categories present in the data: "
@@ -528,6 +549,10 @@ def _category_order(
     label_order = _label_order(o, p)
     if label_order is not None:
         return label_order + [x for x in present if x not in set(label_order)]
+    if var.hierarchy is not None:  # the original's values (leaves) first, generalised values after them
+        leaves = [label for label in dict.fromkeys(o_labels) if label is not None]
+        extra = [label for label in present if label not in set(leaves)]
+        return sorted(leaves, key=_sort_key(leaves)) + sorted(extra, key=_sort_key(extra))
     return sorted(present, key=_sort_key(present))
 
 
@@ -568,6 +593,10 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
 # -- global recoding -------------------------------------------------------
 def _recode(pair: EncodedPair, name: str) -> CategoricalColumn:
     var = pair.variable(name)
+    if var.recode is None and name in pair.generalised:
+        from .generalised import lifted  # a full-domain generalisation is a global recoding
+
+        return lifted(pair, name)
     if var.recode is None:
         raise NotComputed(f"variable {name!r} has no recode in the spec")
     kind, rule = next(iter(var.recode.items()))

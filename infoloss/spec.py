@@ -269,6 +269,9 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpe
             raise SpecError(
                 f"'hierarchy' of variable {name!r} must be a file path, {{intervals: [...]}} or {{mask: right}}."
             )
+        from .hierarchy import check_hierarchy_spec  # a missing file, ragged row or repeated leaf fails here
+
+        check_hierarchy_spec(name, var.hierarchy, base_dir)
     if settings.get("recode") is not None:
         var.recode = _parse_recode(name, settings["recode"])
     removed = settings.get("removed", False)

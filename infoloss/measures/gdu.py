@@ -98,6 +98,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import InputError, NotComputed
+from ..generalised import is_lifted
 from ..pair import ORIGINAL, PROTECTED, CategoricalColumn, EncodedPair
 from ..registry import MeasureResult, Option, measure
 from .distributions import ks_asymp_pvalue
@@ -438,9 +439,10 @@ def _make_var(pair: EncodedPair, name: str, sides: dict[int, _Side]) -> _Var:
             orig = _categorical_side(position[col.orig], col.n_categories, spec.scale)
             raw_prot = None if col.prot is None else _categorical_side(position[col.prot], col.n_categories, spec.scale)
     var = _Var(name, spec.scale, spec.removed, orig, None if spec.removed else raw_prot)
-    if spec.removed or spec.recode is None:
+    if spec.removed or (spec.recode is None and not is_lifted(pair, name)):
         return var
-    var.recode_kind = next(iter(spec.recode))
+    # a full-domain generalisation to a hierarchy level is a global recoding (Kocar): its classes are the level's values
+    var.recode_kind = next(iter(spec.recode)) if spec.recode is not None else "hierarchy"
     if var.recode_kind in ("top", "bottom"):
         return var  # still continuous: compared as perturbed values
     try:

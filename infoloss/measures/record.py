@@ -32,6 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..errors import InputError, NotComputed
+from ..generalised import changed as hierarchy_changed
+from ..generalised import leaf_categories, partial_changes
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
 
@@ -79,6 +81,9 @@ def _changed(pair: EncodedPair, name: str) -> np.ndarray:
     """
 
     def compute() -> np.ndarray:
+        generalised = hierarchy_changed(pair, name)
+        if generalised is not None:  # a variable with a hierarchy: changed unless the protected value is the leaf
+            return generalised
         if name in pair.continuous:
             col = pair.continuous[name]
             changed = col.orig != col.prot  # NaN != anything, NaN included
@@ -120,6 +125,40 @@ def _map_variables(func, names: list[str], n: int) -> list:
 
 def _per_cent(count: int, n: int) -> float:
     return 100.0 * count / n
+
+
+def _hierarchy_fix(pair: EncodedPair, name: str, base) -> float:
+    """What replacing the measure's distance of generalised values by the hierarchy's adds to its sum.
+
+    A protected value that is a generalised node (not a leaf, not suppressed)
+    has distance ``(L(v) − 1)/(|D| − 1)`` when it contains the original leaf
+    (a partial change: the share of the domain it was made indistinguishable
+    from) and 1 otherwise; ``base(mask)`` gives the measure's own distances of
+    those records.
+    """
+    part = partial_changes(pair, name)
+    if part is None:
+        return 0.0
+    return float(part.distance.sum() - np.asarray(base(part.mask), dtype=float).sum())
+
+
+def _hierarchy_counts(pair: EncodedPair, names: list[str]) -> dict:
+    """records_changed's details for variables with a hierarchy: generalised values and their partial loss."""
+    generalised, partial = {}, {}
+    for name in names:
+        part = partial_changes(pair, name) if name in pair.generalised else None
+        if name in pair.generalised:
+            generalised[name] = part.n_truthful if part is not None else 0
+            partial[name] = float(part.distance.sum()) if part is not None else 0.0
+    if not generalised:
+        return {}
+    return {
+        "generalised": generalised,
+        "generalised_loss": partial,
+        "hierarchy_note": "a value replaced by a more general one counts as changed; 'generalised' counts those that "
+                          "contain the original value, 'generalised_loss' sums (L(v) - 1)/(|D| - 1) over the "
+                          "generalised values (1 where the value does not contain the original)",
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -266,7 +305,12 @@ def records_changed(pair: EncodedPair) -> MeasureResult:
     A record counts as changed for variable ``j`` when ``x_ij != x'_ij``: a
     value that became missing (a suppression) is a change, a value missing in
     both files is not (the Practice Guide's rule).  Continuous values are
-    compared exactly, so any perturbation, however small, is a change.
+    compared exactly, so any perturbation, however small, is a change.  For a
+    variable with a hierarchy a record is changed unless its protected value
+    is the original leaf (nodes are compared, not an interval's midpoint); a
+    generalised value is a change, and ``details.generalised`` /
+    ``details.generalised_loss`` say how many of them contain the original
+    and their partial loss ``Σ (L(v) − 1)/(|D| − 1)``.
 
     Returns
     -------
@@ -311,6 +355,7 @@ def records_changed(pair: EncodedPair) -> MeasureResult:
             "records_with_change": n_any,
             "percent_records_with_change": _per_cent(n_any, n),
             "n_records": n,
+            **_hierarchy_counts(pair, names),
         },
     )
 
@@ -427,8 +472,9 @@ def il1s(pair: EncodedPair) -> MeasureResult:
 # ---------------------------------------------------------------------------
 def _lambda_nominal(pair: EncodedPair, name: str) -> tuple[float, int]:
     # 0/1; one side missing -> codes differ -> 1 (both rules); both missing -> equal -> 0
-    changed = int(np.count_nonzero(_changed(pair, name)))
-    return float(changed), _one_side(pair, name)
+    changed = _changed(pair, name)
+    total = float(np.count_nonzero(changed)) + _hierarchy_fix(pair, name, lambda m: changed[m])
+    return total, _one_side(pair, name)
 
 
 def _one_side(pair: EncodedPair, name: str) -> int:
@@ -440,14 +486,15 @@ def _one_side(pair: EncodedPair, name: str) -> int:
 
 def _lambda_ordinal(pair: EncodedPair, name: str, rule: str) -> tuple[float, int]:
     col = pair.categorical[name]
-    top = col.n_categories - 1  # codes 0 .. top
+    top = (leaf_categories(pair, name) or col.n_categories) - 1  # codes 0 .. top (a hierarchy's leaves)
     o, p = col.orig, col.prot
     n_o, n_p = _n_missing(pair, name, ORIGINAL), _n_missing(pair, name, PROTECTED)
+    fix = _hierarchy_fix(pair, name, lambda m: np.abs(o[m] - p[m]) / top if top > 0 else np.zeros(int(m.sum())))
     if not n_o and not n_p:
-        return (float(np.abs(o - p).sum()) / top if top > 0 else 0.0), 0
+        return (float(np.abs(o - p).sum()) / top if top > 0 else 0.0) + fix, 0
     mo, mp = _missing(pair, name, ORIGINAL), _missing(pair, name, PROTECTED)
     both = ~(mo | mp)
-    total = float(np.abs(o[both] - p[both]).sum()) / top if top > 0 else 0.0
+    total = (float(np.abs(o[both] - p[both]).sum()) / top if top > 0 else 0.0) + fix
     only_p = mp & ~mo  # suppressed in the protected file: the original code is known
     only_o = mo & ~mp  # missing in the original only: the protected code is known
     n_one = int(np.count_nonzero(only_p)) + int(np.count_nonzero(only_o))
@@ -470,6 +517,7 @@ def _lambda_continuous(pair: EncodedPair, name: str, rule: str) -> tuple[float, 
     if n_o or n_p:
         d[_missing(pair, name, ORIGINAL) | _missing(pair, name, PROTECTED)] = 0.0
     total = _TWO_OVER_PI * float(np.arctan(d, out=d).sum())
+    total += _hierarchy_fix(pair, name, lambda m: _TWO_OVER_PI * np.arctan(np.abs(o[m] - p[m])))
     if not n_o and not n_p:
         return total, 0, None
     mo, mp = _missing(pair, name, ORIGINAL), _missing(pair, name, PROTECTED)
@@ -539,7 +587,13 @@ def lambda_(pair: EncodedPair, *, missing_rule: str = "handbook") -> MeasureResu
       as used for the sdcMicro reference); a variable with one category has
       distance 0;
     * continuous: ``(2/π) arctan|x − x'|`` (not scale-free: differences much
-      larger than 1 give distances near 1).
+      larger than 1 give distances near 1);
+    * a variable with a hierarchy (any scale): a generalised protected value
+      has distance ``(L(v) − 1)/(|D| − 1)`` when it contains the original (a
+      partial change: the share of the domain it was made indistinguishable
+      from) and 1 when it does not; leaves keep their scale's distance
+      (``L`` of an ordinal variable counts the hierarchy's leaves among the
+      categories) and a suppressed value follows ``missing_rule``.
 
     ``by_variable`` holds ``λ_j`` and ``value`` is their mean (= λ).
 
@@ -652,6 +706,13 @@ def categorical_distance(pair: EncodedPair) -> MeasureResult:
     value missing in one file only has distance 1, a value missing in both
     has distance 0.
 
+    Variables with a hierarchy (docs/spec.md): a generalised protected
+    value has distance ``(L(v) − 1)/(|D| − 1)`` when it contains the
+    original leaf — a partial change, the share of the domain it was made
+    indistinguishable from (Iyengar's loss) — and 1 when it does not; a
+    suppressed value (``*``) counts as missing; ``L`` of an ordinal variable
+    counts the hierarchy's leaves among the categories.
+
     Returns
     -------
     MeasureResult
@@ -686,9 +747,11 @@ def categorical_distance(pair: EncodedPair) -> MeasureResult:
     for name in names:
         col = pair.categorical[name]
         if col.scale != "ordinal":
-            by_variable[name] = float(np.count_nonzero(_changed(pair, name))) / n
+            changed = _changed(pair, name)
+            total = float(np.count_nonzero(changed)) + _hierarchy_fix(pair, name, lambda m: changed[m])
+            by_variable[name] = total / n
             continue
-        size = col.n_categories
+        size = leaf_categories(pair, name) or col.n_categories  # with a hierarchy: its leaves, not generalised values
         o, p = col.orig, col.prot
         if _n_missing(pair, name, ORIGINAL) or _n_missing(pair, name, PROTECTED):
             mo, mp = _missing(pair, name, ORIGINAL), _missing(pair, name, PROTECTED)
@@ -696,6 +759,7 @@ def categorical_distance(pair: EncodedPair) -> MeasureResult:
             total = float(np.abs(o[both] - p[both]).sum()) / size + int(np.count_nonzero(mo ^ mp))
         else:
             total = float(np.abs(o - p).sum()) / size
+        total += _hierarchy_fix(pair, name, lambda m: np.abs(o[m] - p[m]) / size)
         by_variable[name] = total / n
     return MeasureResult(
         value=float(np.mean(list(by_variable.values()))),

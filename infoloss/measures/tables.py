@@ -60,6 +60,7 @@ import pandas as pd
 from scipy.special import entr, rel_entr
 
 from ..errors import InputError, NotComputed
+from ..generalised import lifted_or_none, lifted_table, tables_note
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
 
@@ -128,7 +129,7 @@ def _weighting(pair: EncodedPair, weighted: bool | None, mid: str) -> tuple[bool
             if not float(w.sum()) > 0:
                 raise NotComputed(f"the weights of the {label} file sum to zero")
         details["weight"] = spec_weight
-    details = {"weighted": use, **details}
+    details = {"weighted": use, **details, **tables_note(pair)}
     return use, details
 
 
@@ -140,7 +141,7 @@ def _total(pair: EncodedPair, which: str, use_weights: bool) -> float:
 
 def _has_missing(pair: EncodedPair, name: str) -> bool:
     def compute() -> bool:
-        col = pair.categorical[name]
+        col = lifted_or_none(pair, name) or pair.categorical[name]  # a generalised variable: at its level
         return bool((col.orig < 0).any() or (col.prot is not None and (col.prot < 0).any()))
 
     return pair.cached(("tables", "has_missing", name), compute)
@@ -153,12 +154,19 @@ def _table(pair: EncodedPair, names: tuple[str, ...], which: str, use_weights: b
     built here and not cached (there can be very many of them).  The result may
     be a view of a cached array: never modify it in place.
     """
-    if len(names) <= 2:
-        table = pair.table(names, which, weighted=use_weights)
-    else:
-        table = _table_uncached(pair, names, which, use_weights)
+    table = _full_table(pair, names, which, use_weights)
     keep = tuple(slice(None) if _has_missing(pair, n) else slice(0, -1) for n in names)
     return table[keep]
+
+
+def _full_table(pair: EncodedPair, names: tuple[str, ...], which: str, use_weights: bool) -> np.ndarray:
+    """The table with the missing cell on every axis; generalised variables at the protected file's level."""
+    lifted = lifted_table(pair, names, which, pair.weights(which) if use_weights else None)
+    if lifted is not None:
+        return lifted
+    if len(names) <= 2:
+        return pair.table(names, which, weighted=use_weights)
+    return _table_uncached(pair, names, which, use_weights)
 
 
 def _table_uncached(pair: EncodedPair, names: tuple[str, ...], which: str, use_weights: bool) -> np.ndarray:
@@ -654,14 +662,14 @@ def cramers_v_il(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureR
     not_computed, degenerate = {}, {}
     for combo in _pairs(names):
         key = _key(combo)
-        v_orig, reason = _cramers_v(pair.table(combo, ORIGINAL, weighted=use_w))
+        v_orig, reason = _cramers_v(_full_table(pair, combo, ORIGINAL, use_w))
         if v_orig is None:
             not_computed[key] = f"Cramér's V of the original is undefined: {reason}"
             continue
         if v_orig < _V_ZERO:
             not_computed[key] = "the variables are not associated in the original (Cramér's V = 0)"
             continue
-        v_prot, reason = _cramers_v(pair.table(combo, PROTECTED, weighted=use_w))
+        v_prot, reason = _cramers_v(_full_table(pair, combo, PROTECTED, use_w))
         if v_prot is None:
             degenerate[key] = reason
             v_prot = 0.0

@@ -14,6 +14,7 @@ from .. import __version__
 from ..registry import FAMILIES, registered
 from . import svg
 from .families import family_sections
+from .generalisation import add_generalisation_section
 from .parts import slug
 from .plotdata import Policy
 from .safe import sanitise_reason
@@ -62,7 +63,7 @@ def context(report: Any, policy: Policy) -> dict[str, Any]:
                       for i, s in enumerate(report.scenarios)],
         "reading": reading(report, rows),
         "summary": summary_table(report, rows, anchors),
-        "families": family_sections(report, reason, anchors),
+        "families": add_generalisation_section(family_sections(report, reason, anchors), report, policy, anchors),
         "variables": variables,
         "pairs": pairs,
         "notes": _notes(report),

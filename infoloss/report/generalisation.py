@@ -1,0 +1,163 @@
+"""The generalisation section of the report: levels and loss per variable, class sizes, suppressed records.
+
+Shown inside the "Generalisation and suppression" family section when a
+variable of the spec has a hierarchy and the family's measures were run.  It
+draws only on the measures' results (``loss_metric``, ``height``,
+``suppressed_records``, ``discernibility``).  In safe mode no count below
+``min_cell`` is printed: class-size bins are merged until each holds at least
+``min_cell`` records, and small suppressed counts read "fewer than min_cell".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from markupsafe import Markup
+
+from . import svg
+from .parts import fmt, join
+from .plotdata import Policy
+from .safe import merge_bins
+
+#: class-size bins: [1], [2], [3, 4], [5, 9], [10, 19], ... (lower edges)
+SIZE_EDGES = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
+
+
+def add_generalisation_section(
+    families: list[tuple[str, str, Markup]], report: Any, policy: Policy, anchors: dict[str, str]
+) -> list[tuple[str, str, Markup]]:
+    """``families`` with the generalisation section appended to the family's block (when a hierarchy is used)."""
+    spec = getattr(report, "spec", None)
+    if spec is None or not any(v.hierarchy is not None for v in spec.variables.values()):
+        return families
+    anchor = anchors.get("generalisation")
+    body = generalisation_section(report, policy)
+    if not body:
+        return families
+    return [(a, title, html + body if a == anchor else html) for a, title, html in families]
+
+
+def generalisation_section(report: Any, policy: Policy) -> Markup:
+    """The section's HTML, or an empty Markup when the family's measures were not run."""
+    parts = [_variable_table(report, policy), _class_sizes(report, policy)]
+    parts = [p for p in parts if p]
+    if not parts:
+        return Markup("")
+    return Markup('<div class="generalisation"><h4>Generalisation per variable and equivalence classes</h4>{}</div>'
+                  ).format(join(parts))
+
+
+def _result(scenario: Any, mid: str) -> Any:
+    return scenario.measures.get(mid)
+
+
+def _count_text(n: float | None, policy: Policy) -> str:
+    if n is None:
+        return "–"
+    n = int(n)
+    return f"{n:,}" if policy.count_ok(n) else f"fewer than {policy.min_cell}"
+
+
+def _variable_table(report: Any, policy: Policy) -> Markup:
+    scenarios = report.scenarios
+    lm = [_result(s, "loss_metric") for s in scenarios]
+    levels = [_result(s, "height") for s in scenarios]
+    roots = [_result(s, "suppressed_records") for s in scenarios]
+    if not any(lm) and not any(levels):
+        return Markup("")
+    names: list[str] = []
+    for r in lm + levels:
+        for name in (r.by_variable or {}) if r is not None else {}:
+            if name not in names:
+                names.append(name)
+    heights = next((r.details.get("heights", {}) for r in levels if r is not None), {})
+    head = join(Markup('<th class="scen" colspan="3"><span class="swatch" style="background:{}"></span>{}</th>')
+                .format(svg.colour(i), s.name) for i, s in enumerate(scenarios))
+    sub = join(Markup("<th>level</th><th>LM</th><th>at the root</th>") for _ in scenarios)
+    rows = []
+    for name in names:
+        cells = []
+        for rl, rh, rr in zip(lm, levels, roots):
+            level = (rh.by_variable or {}).get(name) if rh is not None else None
+            loss = (rl.by_variable or {}).get(name) if rl is not None else None
+            root = (rr.by_variable or {}).get(name) if rr is not None else None
+            cells.append(Markup('<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>').format(
+                fmt(level), "–" if loss is None else f"{100 * loss:.1f}%", _count_text(root, policy)))
+        rows.append(Markup('<tr><th class="measure">{}</th><td class="num">{}</td>{}</tr>').format(
+            name, heights.get(name, "–"), join(cells)))
+    return Markup(
+        '<p class="note">Level: the hierarchy level of the protected values (0 = unchanged); LM: Iyengar\'s loss, '
+        "the share of the domain a value was generalised to (0% unchanged, 100% suppressed); at the root: records "
+        "whose value is suppressed or fully generalised.</p>"
+        '<table class="measures"><thead><tr><th rowspan="2">variable</th><th rowspan="2">height</th>{}</tr>'
+        "<tr>{}</tr></thead><tbody>{}</tbody></table>"
+    ).format(head, sub, join(rows))
+
+
+def size_bins(class_sizes: Sequence[Sequence[int]]) -> list[tuple[int, int | None, int, int]]:
+    """Records and classes per class-size bin: ``(low, high or None, records, classes)``.
+
+    >>> size_bins([[1, 3], [2, 1], [7, 2]])[:4]
+    [(1, 1, 3, 3), (2, 2, 2, 1), (3, 4, 0, 0), (5, None, 14, 2)]
+    """
+    largest = max((s for s, _ in class_sizes), default=1)
+    edges = [e for e in SIZE_EDGES if e <= largest] + [None]
+    bins = []
+    for low, nxt in zip(edges[:-1], edges[1:]):
+        high = None if nxt is None else nxt - 1
+        inside = [(s, c) for s, c in class_sizes if s >= low and (high is None or s <= high)]
+        bins.append((low, high, sum(s * c for s, c in inside), sum(c for _, c in inside)))
+    return bins
+
+
+def _bin_label(low: int, high: int | None) -> str:
+    if high is None:
+        return f"{low:,}+"
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
+
+
+def _class_sizes(report: Any, policy: Policy) -> Markup:
+    charts = []
+    for i, s in enumerate(report.scenarios):
+        r = _result(s, "discernibility")
+        if r is None or "class_sizes" not in r.details:
+            continue
+        bins = size_bins(r.details["class_sizes"])
+        if policy.safe:
+            groups = merge_bins([b[2] for b in bins], policy.min_cell)
+            bins = [(bins[a][0], bins[b - 1][1], sum(x[2] for x in bins[a:b]), sum(x[3] for x in bins[a:b]))
+                    for a, b, _ in groups]
+        suppressed = int(r.details.get("suppressed", 0))
+        charts.append(_bars(s.name, svg.colour(i), bins, suppressed, int(s.n_records), policy))
+    if not charts:
+        return Markup("")
+    return Markup(
+        '<p class="note">Records by the size of their equivalence class (records with the same generalised '
+        "key values); the last bar counts the suppressed records.{}</p><div class=\"charts\">{}</div>"
+    ).format(f" Bins with fewer than {policy.min_cell} records are merged." if policy.safe else "", join(charts))
+
+
+def _bars(name: str, colour: str, bins: list, suppressed: int, n: int, policy: Policy) -> Markup:
+    labels = [_bin_label(lo, hi) for lo, hi, _, _ in bins] + ["suppressed"]
+    counts = [b[2] for b in bins] + [suppressed]
+    shown = [policy.count_ok(c) for c in counts]
+    width, height, left, bottom, top = 470, 210, 48, 56, 26
+    step = (width - left - 10) / max(len(labels), 1)
+    peak = max([c for c, ok in zip(counts, shown) if ok] + [1])
+    scale = svg.Scale(0, peak, height - bottom, top)
+    out = [svg.text(left, 14, f"{name}: records by class size", weight="bold")]
+    out += svg.y_axis(scale, left, svg.nice_ticks(0, peak, 4), grid_to=width - 10)
+    for k, (label, count, ok) in enumerate(zip(labels, counts, shown)):
+        x = left + k * step + 2
+        fill = "#9e9e9e" if label == "suppressed" else colour
+        if ok:
+            title = f"{label}: {count:,} records"
+            out.append(svg.rect(x, scale(count), step - 4, scale(0) - scale(count), fill, title=title, count=count))
+        else:
+            out.append(svg.text(x + (step - 4) / 2, height - bottom - 4, f"< {policy.min_cell}", anchor="middle",
+                                size=svg.FONT - 3, fill=svg.GREY))
+        out.append(svg.text(x + (step - 4) / 2, height - bottom + 12, label, anchor="end", size=svg.FONT - 3,
+                            rotate=-40))
+    note = f"{n:,} records" if policy.count_ok(n) else ""
+    out.append(svg.text(width - 10, 14, note, anchor="end", size=svg.FONT - 3, fill=svg.GREY))
+    return Markup('<figure class="chart">{}</figure>').format(svg.svg(width, height, out, label=f"class sizes, {name}"))
