@@ -9,6 +9,7 @@ pair, so the measures of one scenario share it.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -24,6 +25,7 @@ CLASSIFICATION_METRICS = ("balanced_accuracy", "accuracy", "f1_macro", "roc_auc"
 REGRESSION_METRICS = ("r2", "rmse")
 MIN_RECORDS = 20  # fewest original records with a target value for a split
 HGB_MAX_CATEGORIES = 255  # HistGradientBoosting's native categorical support (max_bins)
+HGB_EARLY_STOPPING = 1000  # fewest training records for early stopping on a 10 % validation part
 REGRESSION_STRATA = 5  # quantile classes of a continuous target used to stratify the split
 
 
@@ -233,8 +235,9 @@ def split(pair: EncodedPair, t: Target, s: Settings, seed: int) -> tuple[np.ndar
 # ---------------------------------------------------------------------------
 def model_text(model: str) -> str:
     return {
-        "hgb": "scikit-learn HistGradientBoostingClassifier/Regressor (defaults: 100 iterations, 31 leaves, "
-        "learning rate 0.1; no early stopping; nominal variables of up to 255 categories as native categorical "
+        "hgb": "scikit-learn HistGradientBoostingClassifier/Regressor (defaults: at most 100 iterations, 31 "
+        "leaves, learning rate 0.1; early stopping on a seeded 10 % validation part of the training records when "
+        "they are 1,000 or more, as scikit-learn does from 10,000; nominal variables of up to 255 categories as native categorical "
         "features, larger ones and ordinal ones as their category positions; missing values native)",
         "linear": "scikit-learn LogisticRegression (L2, C=1, lbfgs, up to 1000 iterations) / LinearRegression "
         "after one-hot coding of nominal variables (missing: all zeros) and mean imputation with missing "
@@ -244,15 +247,21 @@ def model_text(model: str) -> str:
     }[model]
 
 
-def estimator(task: str, model: str, feats: Sequence[md.Feature], seed: int) -> Any:
-    """An unfitted scikit-learn estimator for ``feats`` (a Pipeline for linear and tree)."""
+def estimator(task: str, model: str, feats: Sequence[md.Feature], seed: int, n_train: int = 0,
+              weighted: bool = False) -> Any:
+    """An unfitted scikit-learn estimator for ``feats`` (a Pipeline for linear and tree, and weighted hgb)."""
     classification = task == "classification"
     if model == "hgb":
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+        from sklearn.pipeline import Pipeline
 
         cat = np.array([f.kind == "nominal" and f.n_levels <= HGB_MAX_CATEGORIES for f in feats], dtype=bool)
         cls = HistGradientBoostingClassifier if classification else HistGradientBoostingRegressor
-        return cls(categorical_features=cat if cat.any() else None, early_stopping=False, random_state=seed)
+        hgb = cls(categorical_features=cat if cat.any() else None, early_stopping=n_train >= HGB_EARLY_STOPPING,
+                  random_state=seed)
+        if not weighted:
+            return hgb
+        return Pipeline([("bins", weighted_bins(tuple(np.flatnonzero(~cat).tolist()))), ("model", hgb)])
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import OneHotEncoder
@@ -279,6 +288,66 @@ def estimator(task: str, model: str, feats: Sequence[md.Feature], seed: int) -> 
     return Pipeline([("code", ColumnTransformer(parts)), ("model", last)])
 
 
+def weighted_bins(columns: tuple[int, ...]) -> Any:
+    """A transformer that replaces each of ``columns`` by its bin among at most 255 weighted quantile bins.
+
+    Why: scikit-learn (1.6 and later) bins every numeric feature of a
+    weighted HistGradientBoosting fit at its weighted quantiles, one
+    Python-level percentile call per bin edge: about 3 s per fit of 10,000
+    records and 40 features, 90 % of the fit.  Binning first at the same
+    edges (the weighted quantiles of the training records, in one sorted
+    cumulative sum per column) leaves at most 255 distinct values, which
+    HistGradientBoosting bins at their midpoints, quickly; the fitted trees
+    split the same groups of records.  Bin ``i`` holds the values ``x`` with
+    ``edge[i-1] < x <= edge[i]`` (scikit-learn's convention); NaN stays NaN.
+    """
+    return _weighted_bins_class()(columns)
+
+
+@functools.lru_cache(maxsize=None)
+def _weighted_bins_class() -> type:
+    """The transformer class of :func:`weighted_bins` (built on first use: scikit-learn is imported lazily)."""
+    from sklearn.base import BaseEstimator, TransformerMixin
+
+    class WeightedBins(TransformerMixin, BaseEstimator):
+        def __init__(self, columns: tuple[int, ...] = (), max_bins: int = HGB_MAX_CATEGORIES) -> None:
+            self.columns = columns
+            self.max_bins = max_bins
+
+        def fit(self, x: np.ndarray, y: Any = None, sample_weight: np.ndarray | None = None) -> "WeightedBins":
+            w = np.ones(x.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+            self.edges_ = {j: quantile_edges(x[:, j], w, self.max_bins) for j in self.columns}
+            return self
+
+        def transform(self, x: np.ndarray) -> np.ndarray:
+            out = np.array(x, dtype=np.float64, copy=True)
+            for j, edges in self.edges_.items():
+                if edges is not None:
+                    col = x[:, j]
+                    out[:, j] = np.where(np.isnan(col), np.nan, np.searchsorted(edges, col, side="left"))
+            return out
+
+    return WeightedBins
+
+
+def quantile_edges(col: np.ndarray, w: np.ndarray, max_bins: int) -> np.ndarray | None:
+    """Bin edges at the weighted quantiles ``1/max_bins, ..., (max_bins-1)/max_bins`` of ``col``.
+
+    None when the column has at most ``max_bins`` distinct values (no binning needed).  The
+    edge of quantile ``q`` is the smallest value whose cumulative weight reaches ``q`` times
+    the total (the inverted weighted CDF); repeated edges are merged.
+    """
+    ok = ~np.isnan(col) & (w > 0)
+    v, wv = col[ok], w[ok]
+    order = np.argsort(v, kind="stable")
+    v, wv = v[order], wv[order]
+    if v.shape[0] == 0 or np.unique(v).shape[0] <= max_bins:
+        return None
+    cum = np.cumsum(wv)
+    q = np.linspace(0, 1, max_bins + 1)[1:-1] * cum[-1]
+    return np.unique(v[np.minimum(np.searchsorted(cum, q, side="left"), v.shape[0] - 1)])
+
+
 def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray, y: np.ndarray,
               w: np.ndarray | None, seed: int) -> tuple[Any, str | None, list[str]]:
     """The fitted estimator, a note when it had to be a constant one, and the warnings it raised."""
@@ -292,10 +361,11 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
         est = DummyClassifier(strategy="prior")
         note = "the training records have one class only: the model predicts it for every record"
     else:
-        est = estimator(task, model, feats, seed)
+        est = estimator(task, model, feats, seed, x.shape[0], weighted=w is not None)
     params = {}
     if w is not None:
-        params = {"model__sample_weight": w} if hasattr(est, "steps") else {"sample_weight": w}
+        steps = [name for name, _ in est.steps if name != "code"] if hasattr(est, "steps") else []
+        params = {f"{name}__sample_weight": w for name in steps} if steps else {"sample_weight": w}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         est.fit(x, y.astype(np.int64) if task == "classification" else y, **params)
@@ -387,6 +457,7 @@ def reference(pair: EncodedPair, t: Target, s: Settings, seed: int) -> Reference
 def original_fit(pair: EncodedPair, t: Target, s: Settings, seed: int, kind: str = "original") -> Fit:
     """The model fitted on the original's training records: ``kind`` original, removal or baseline."""
 
+    @md.one_thread
     def compute() -> Fit:
         ref = reference(pair, t, s, seed)
         y = target_values(pair, t, ORIGINAL, ref.train)
@@ -438,6 +509,7 @@ def protected_rows(pair: EncodedPair, t: Target, s: Settings, seed: int) -> tupl
 def protected_fit(pair: EncodedPair, t: Target, s: Settings, seed: int) -> Fit:
     """The model fitted on the protected training records, with its output on the original's held-out records."""
 
+    @md.one_thread
     def compute() -> Fit:
         ref = reference(pair, t, s, seed)
         rows, how = protected_rows(pair, t, s, seed)

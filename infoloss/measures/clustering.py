@@ -30,8 +30,9 @@ Conventions (where the literature leaves a choice):
   dependency and give no Euclidean centroids for Davies-Bouldin.
 * **Clustering.** scikit-learn ``KMeans`` (Lloyd, k-means++ start, one run
   seeded by the seed), the same k and seed for both files.  ``k`` is the
-  option, or the k in 2..8 with the largest Silhouette on the original (first
-  seed's sample and clustering; ``details["k_silhouettes"]``).
+  option, or the k in 2..8 with the largest Silhouette of k-means on a seeded
+  sample of at most 2,000 original records (first seed;
+  ``details["k_silhouettes"]``).
 * **Large files.** Above ``max_records`` (default 10,000) records a file is
   replaced by a seeded simple random sample of that size (paired files: the
   same record numbers in both); the Silhouette is computed on at most 2,000
@@ -75,6 +76,7 @@ __all__ = [
 
 K_CANDIDATES = range(2, 9)
 SILHOUETTE_RECORDS = 2000
+K_CHOICE_RECORDS = 2000  # k is chosen on a seeded sample of at most this many original records
 
 CLUSTER_OPTIONS = (
     Option("k", "int", None, "number of clusters (auto: the k in 2..8 with the best Silhouette on the original)",
@@ -193,8 +195,9 @@ def choose_k(pair: EncodedPair, k: int | None, seed_list: list[int], max_records
     """The number of clusters: the option, or the best Silhouette on the original for k = 2..8."""
     sp = space(pair)
 
+    @md.one_thread
     def compute() -> dict[str, Any]:
-        x = embed(pair, sp, ORIGINAL, _rows(pair, ORIGINAL, max_records, seed_list[0]))
+        x = embed(pair, sp, ORIGINAL, _rows(pair, ORIGINAL, min(max_records, K_CHOICE_RECORDS), seed_list[0]))
         distinct = _distinct(x)
         if distinct < 2:
             raise NotComputed("every original record has the same values, so there are no clusters to find")
@@ -213,7 +216,7 @@ def choose_k(pair: EncodedPair, k: int | None, seed_list: list[int], max_records
         if not scores:
             return {"k": 2, "chosen_by": "k = 2: no Silhouette could be computed for k = 2..8"}
         best = max(scores, key=lambda c: (scores[c], -c))
-        return {"k": best, "chosen_by": f"largest Silhouette of k-means on the original (seed {seed_list[0]})",
+        return {"k": best, "chosen_by": f"largest Silhouette of k-means on {x.shape[0]} original records (seed {seed_list[0]})",
                 "k_silhouettes": scores}
 
     return pair.original_cached(("mining", "cluster-k", sp.key(), k, tuple(seed_list), max_records), compute)
@@ -222,6 +225,7 @@ def choose_k(pair: EncodedPair, k: int | None, seed_list: list[int], max_records
 def _original_run(pair: EncodedPair, k: int, seed: int, max_records: int) -> dict[str, Any]:
     sp = space(pair)
 
+    @md.one_thread
     def compute() -> dict[str, Any]:
         rows = _rows(pair, ORIGINAL, max_records, seed)
         x = embed(pair, sp, ORIGINAL, rows)
@@ -248,6 +252,7 @@ def run(pair: EncodedPair, k: int | None, seeds: int, seed: int, max_records: in
     """Both clusterings for every seed and everything the measures compare (cached on the pair)."""
     seed_list = md.seeds(seed, seeds)
 
+    @md.one_thread
     def compute() -> dict[str, Any]:
         sp = space(pair)
         chosen = choose_k(pair, k, seed_list, max_records)

@@ -91,9 +91,9 @@ _METRIC_OPTIONS = (
 )
 SCORE_OPTIONS = _FIT_OPTIONS + _METRIC_OPTIONS
 IMPORTANCE_OPTIONS = SCORE_OPTIONS + (
-    Option("importance_records", "int", 1000, "held-out records the permutation importances are computed on",
+    Option("importance_records", "int", 500, "held-out records the permutation importances are computed on",
            low=10),
-    Option("importance_repeats", "int", 3, "shuffles per variable in the permutation importances", low=1),
+    Option("importance_repeats", "int", 2, "shuffles per variable in the permutation importances", low=1),
 )
 _HIGHER = ("balanced_accuracy", "accuracy", "f1_macro", "roc_auc", "r2")
 
@@ -525,6 +525,7 @@ def _importances(pair: EncodedPair, t: mm.Target, s: mm.Settings, seed: int, met
                  repeats: int, which: str) -> np.ndarray:
     """Permutation importances of the shared variables for the original- or protected-trained model."""
 
+    @md.one_thread
     def compute() -> np.ndarray:
         ref = mm.reference(pair, t, s, seed)
         rows = _importance_rows(ref, records, seed)
@@ -568,7 +569,7 @@ def ml_importance_correlation(
     pair: EncodedPair, *, model: str = "hgb", seeds: int = 5, seed: int = 0, test_size: float = 0.3,
     max_train: int = 10_000, max_test: int = 10_000, weighted: bool = True,
     classification_metric: str = "balanced_accuracy", regression_metric: str = "r2",
-    importance_records: int = 1000, importance_repeats: int = 3,
+    importance_records: int = 500, importance_repeats: int = 2,
 ) -> MeasureResult:
     r"""Do the two models rely on the same variables? Rank correlation of permutation importances.
 
