@@ -25,6 +25,7 @@ CLASSIFICATION_METRICS = ("balanced_accuracy", "accuracy", "f1_macro", "roc_auc"
 REGRESSION_METRICS = ("r2", "rmse")
 MIN_RECORDS = 20  # fewest original records with a target value for a split
 HGB_MAX_CATEGORIES = 255  # HistGradientBoosting's native categorical support (max_bins)
+TREE_CP = 0.01  # rpart's default complexity parameter
 HGB_EARLY_STOPPING = 1000  # fewest training records for early stopping on a 10 % validation part
 REGRESSION_STRATA = 5  # quantile classes of a continuous target used to stratify the split
 
@@ -83,7 +84,7 @@ class Fit:
     """A fitted model with the columns it uses and its output on the held-out records."""
 
     model: Any
-    columns: np.ndarray  # column numbers in the held-out matrix of the reference features
+    columns: np.ndarray  # column numbers in the held-out matrix of the reference features (those the model uses)
     output: Output
     n_train: int
     note: str | None = None
@@ -242,7 +243,8 @@ def model_text(model: str) -> str:
         "linear": "scikit-learn LogisticRegression (L2, C=1, lbfgs, up to 1000 iterations) / LinearRegression "
         "after one-hot coding of nominal variables (missing: all zeros) and mean imputation with missing "
         "indicators plus standardisation of the others",
-        "tree": "scikit-learn DecisionTreeClassifier/Regressor (min_samples_leaf=5, otherwise defaults; missing "
+        "tree": "scikit-learn DecisionTreeClassifier/Regressor with rpart's defaults (min_samples_split=20, "
+        "min_samples_leaf=7, a split must lower the root's Gini impurity or variance by 1 %: cp = 0.01; missing "
         "values native) after one-hot coding of nominal variables (missing: all zeros)",
     }[model]
 
@@ -275,7 +277,7 @@ def estimator(task: str, model: str, feats: Sequence[md.Feature], seed: int, n_t
 
         numeric: Any = "passthrough"
         cls = DecisionTreeClassifier if classification else DecisionTreeRegressor
-        last = cls(min_samples_leaf=5, random_state=seed)
+        last = cls(min_samples_split=20, min_samples_leaf=7, random_state=seed)  # rpart's minsplit and minbucket
     else:
         from sklearn.impute import SimpleImputer
         from sklearn.linear_model import LinearRegression, LogisticRegression
@@ -362,6 +364,8 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
         note = "the training records have one class only: the model predicts it for every record"
     else:
         est = estimator(task, model, feats, seed, x.shape[0], weighted=w is not None)
+        if model == "tree":  # rpart's cp = 0.01: a split must lower the root's impurity by 1 %
+            est.set_params(model__min_impurity_decrease=TREE_CP * _impurity(task, y, w))
     params = {}
     if w is not None:
         steps = [name for name, _ in est.steps if name != "code"] if hasattr(est, "steps") else []
@@ -371,6 +375,16 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
         est.fit(x, y.astype(np.int64) if task == "classification" else y, **params)
     messages = sorted({str(c.message).split("\n")[0] for c in caught if not issubclass(c.category, DeprecationWarning)})
     return est, note, messages
+
+
+def _impurity(task: str, y: np.ndarray, w: np.ndarray | None) -> float:
+    """The root node's impurity: Gini (classification) or variance (regression), weighted."""
+    if task == "regression":
+        mean = np.average(y, weights=w)
+        return float(np.average((y - mean) ** 2, weights=w))
+    share = np.bincount(y.astype(np.int64), weights=w)
+    share = share / share.sum()
+    return float(1.0 - (share**2).sum())
 
 
 def baseline(task: str, y: np.ndarray, w: np.ndarray | None) -> Any:
@@ -469,12 +483,20 @@ def original_fit(pair: EncodedPair, t: Target, s: Settings, seed: int, kind: str
         feats = t.features if kind == "original" else t.removal_features
         if feats is None:
             raise NotComputed("the spec has no key variable to leave out")
+        feats, x = _informative(feats, md.matrix(pair, feats, ORIGINAL, ref.train))
         columns = _columns(t.features, feats)
-        x = md.matrix(pair, feats, ORIGINAL, ref.train)
         est, note, caught = fit_model(t.task, s.model, feats, x, y, w, seed)
         return Fit(est, columns, predict(est, ref.x_test[:, columns], t), int(y.shape[0]), note, caught)
 
     return pair.original_cached(("mining", "fit", kind, t.key(), s.key(), seed), compute)
+
+
+def _informative(feats: Sequence[md.Feature], x: np.ndarray) -> tuple[tuple[md.Feature, ...], np.ndarray]:
+    """The features with at least one value in the training records (an all-missing one teaches nothing)."""
+    keep = ~np.isnan(x).all(axis=0) if x.shape[0] else np.zeros(x.shape[1], dtype=bool)
+    if keep.all():
+        return tuple(feats), x
+    return tuple(f for f, k in zip(feats, keep) if k), x[:, keep]
 
 
 def _columns(all_feats: Sequence[md.Feature], feats: Sequence[md.Feature]) -> np.ndarray:
@@ -513,11 +535,14 @@ def protected_fit(pair: EncodedPair, t: Target, s: Settings, seed: int) -> Fit:
     def compute() -> Fit:
         ref = reference(pair, t, s, seed)
         rows, how = protected_rows(pair, t, s, seed)
-        feats = t.protected_features
-        x = md.matrix(pair, feats, PROTECTED, rows)
+        feats, x = _informative(t.protected_features, md.matrix(pair, t.protected_features, PROTECTED, rows))
         y = target_values(pair, t, PROTECTED, rows)
         w = _weights(pair, PROTECTED, rows, s)
         est, note, caught = fit_model(t.task, s.model, feats, x, y, w, seed)
+        dropped = [f.name for f in t.protected_features if f not in feats]
+        if dropped:
+            left_out = f"left out {', '.join(dropped)}: missing in every training record"
+            note = left_out if note is None else f"{note}; {left_out}"
         columns = _columns(t.features, feats)
         return Fit(est, columns, predict(est, ref.x_test[:, columns], t), int(rows.shape[0]), note, caught, how)
 

@@ -522,8 +522,8 @@ def _importance_rows(ref: mm.Reference, records: int, seed: int) -> np.ndarray:
 
 
 def _importances(pair: EncodedPair, t: mm.Target, s: mm.Settings, seed: int, metric: str, records: int,
-                 repeats: int, which: str) -> np.ndarray:
-    """Permutation importances of the shared variables for the original- or protected-trained model."""
+                 repeats: int, which: str, shared: tuple[str, ...]) -> np.ndarray:
+    """Permutation importances of the variables ``shared`` for the original- or protected-trained model."""
 
     @md.one_thread
     def compute() -> np.ndarray:
@@ -531,17 +531,23 @@ def _importances(pair: EncodedPair, t: mm.Target, s: mm.Settings, seed: int, met
         rows = _importance_rows(ref, records, seed)
         fit = mm.original_fit(pair, t, s, seed) if which == "original" else mm.protected_fit(pair, t, s, seed)
         x = ref.x_test[rows][:, fit.columns]
-        shared = {f.name for f in t.protected_features}
-        own = [t.features[i] for i in fit.columns]
-        columns = [k for k, f in enumerate(own) if f.name in shared]
+        own = [t.features[i].name for i in fit.columns]
+        columns = [own.index(name) for name in shared]
         w = None if ref.w_test is None else ref.w_test[rows]
         return mm.permutation_importance(lambda z: mm.predict(fit.model, z, t), _scorer(t, metric, ref.y_test[rows], w),
                                          x, columns, repeats, seed)
 
-    key = ("mining", "importance", which, t.key(), s.key(), seed, metric, records, repeats)
+    key = ("mining", "importance", which, t.key(), s.key(), seed, metric, records, repeats, shared)
     if which == "original":
         return pair.original_cached(key, compute)
     return pair.cached(key, compute)
+
+
+def _shared(pair: EncodedPair, t: mm.Target, s: mm.Settings, seed: int) -> tuple[str, ...]:
+    """The variables both models use, in the features' order."""
+    used = {t.features[i].name for i in mm.protected_fit(pair, t, s, seed).columns}
+    used &= {t.features[i].name for i in mm.original_fit(pair, t, s, seed).columns}
+    return tuple(f.name for f in t.features if f.name in used)
 
 
 def _rank_correlation(a: np.ndarray, b: np.ndarray) -> tuple[float, str | None]:
@@ -622,24 +628,25 @@ def ml_importance_correlation(
 
     def one(t: mm.Target) -> tuple[float, dict]:
         metric = _metric(t, classification_metric, regression_metric)
-        if len(t.protected_features) < 2:
-            raise NotComputed(f"target {t.name!r} has fewer than two predictor variables in the protected file, "
-                              "so there is no ranking to compare")
-        values, notes, imp_o, imp_p = [], [], [], []
+        values, notes, imp_o, imp_p = [], [], {}, {}
         for sd in s.seed_list:
-            o = _importances(pair, t, s, sd, metric, importance_records, importance_repeats, "original")
-            p = _importances(pair, t, s, sd, metric, importance_records, importance_repeats, "protected")
+            shared = _shared(pair, t, s, sd)
+            if len(shared) < 2:
+                raise NotComputed(f"the models of target {t.name!r} share fewer than two predictor variables, so "
+                                  "there is no ranking to compare")
+            o = _importances(pair, t, s, sd, metric, importance_records, importance_repeats, "original", shared)
+            p = _importances(pair, t, s, sd, metric, importance_records, importance_repeats, "protected", shared)
             rho, note = _rank_correlation(o, p)
             values.append(rho)
-            imp_o.append(o)
-            imp_p.append(p)
+            for name, a, b in zip(shared, o, p):
+                imp_o.setdefault(name, []).append(float(a))
+                imp_p.setdefault(name, []).append(float(b))
             if note and note not in notes:
                 notes.append(note)
-        names = [f.name for f in t.protected_features]
         block: dict[str, Any] = {
             "task": t.task, "metric": metric, "correlation": md.spread(values, s.seed_list),
-            "importance_original": dict(zip(names, np.mean(imp_o, axis=0).tolist())),
-            "importance_protected": dict(zip(names, np.mean(imp_p, axis=0).tolist())),
+            "importance_original": {k: float(np.mean(v)) for k, v in imp_o.items()},
+            "importance_protected": {k: float(np.mean(v)) for k, v in imp_p.items()},
             "importance": f"mean drop of {metric} when the variable is shuffled, over {importance_repeats} "
                           f"shuffles and up to {importance_records} held-out original records",
         }
