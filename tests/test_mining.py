@@ -393,3 +393,32 @@ def test_target_override_and_cli(tmp_path, testdata):
     assert result["cluster_ari"]["details"]["seeds"]["values"]
     bad = CliRunner().invoke(app, args[:6] + ["--target", "nonexistent"] + args[8:])
     assert bad.exit_code == 2
+
+
+# ---------------------------------------------------------------------------
+# the report
+# ---------------------------------------------------------------------------
+def test_report_shows_scores_against_references_and_cluster_spread(testdata):
+    from infoloss.report.mining import mining_charts
+
+    spec = spec_with_target()
+    ids = ["ml_score_ratio", "ml_gain_kept", "cluster_ari", "cluster_proportion_distance"]
+    opts = {"ml_score_ratio": {"model": "tree", "seeds": 2}, "ml_gain_kept": {"model": "tree", "seeds": 2},
+            "cluster_ari": {"seeds": 2}, "cluster_proportion_distance": {"seeds": 2}}
+    report = compare(testdata["original"], [testdata["ls_k3"], testdata["recode_mdav3_ls_k3"]], spec,
+                     names=["light", "strong"], measures=ids, options=opts)
+    charts = str(mining_charts(report))
+    assert "Models trained on the protected files" in charts and "Target <b>hhcivil</b>" not in charts
+    assert "<b>Target hhcivil</b>" in charts
+    block = report.scenarios[0].measures["ml_score_ratio"].details["targets"]["hhcivil"]
+    original = block["scores"]["original"]["balanced_accuracy"]["mean"]
+    assert f"trained on the original: {original:.3g}" in charts
+    assert "original without the key variables" in charts and "baseline (most frequent class / mean)" in charts
+    assert charts.count("whisker") >= 2 and "Cluster agreement, with the spread over seeds" in charts
+    seeds = report.scenarios[1].measures["cluster_ari"].details["seeds"]
+    assert f"strong: mean {seeds['mean']:.3g}" in charts  # the tooltip gives mean, sd, min and max
+    html = report.to_html(safe=True)
+    assert "Models trained on the protected files" in html
+    # without any mining measure that has details, nothing is drawn
+    plain = compare(testdata["original"], testdata["ls_k3"], spec, measures=["suppressions"], aggregates=False)
+    assert str(mining_charts(plain)) == ""
