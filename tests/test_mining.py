@@ -290,6 +290,7 @@ def test_unpaired_files_train_on_every_protected_record(survey):
     sampled = ml_score_ratio(orig, other, spec | {"pairing": "none"}, max_train=300, **FAST)
     assert "sample of 300" in sampled.details["targets"]["tenure"]["protected_training"]
     assert sampled.details["targets"]["tenure"]["records"]["original_train"]["max"] == 300
+    assert sampled.details["targets"]["tenure"]["sampled"] and not block["sampled"]
 
 
 def test_the_original_side_is_fitted_once_for_every_scenario(survey):
@@ -353,6 +354,12 @@ def test_reasons_instead_of_tracebacks(survey):
     with pytest.raises(NotComputed, match="ROC AUC is for targets with two classes"):
         ml_score_ratio(orig, orig, spec | {"variables": {**spec["variables"], "income": {"scale": "continuous"}}},
                        classification_metric="roc_auc")
+    # R² of held-out values that are all equal is undefined: a reason, while the RMSE still works
+    spiky = pd.DataFrame({"x": np.arange(100.0), "y": [0.0] * 99 + [5.0]})
+    spiky_spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous", "role": "target"}}}
+    with pytest.raises(NotComputed, match="undefined"):
+        ml_score_ratio(spiky, spiky, spiky_spec, model="tree")
+    assert ml_score_ratio(spiky, spiky, spiky_spec, model="tree", regression_metric="rmse").value == 1.0
     with pytest.raises(InputError, match="'model' of measure 'ml_score_ratio' must be one of hgb, linear, tree"):
         ml_score_ratio(orig, orig, spec, model="forest")
 

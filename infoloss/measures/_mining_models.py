@@ -414,11 +414,14 @@ def predict(est: Any, x: np.ndarray, t: Target) -> Output:
 # scores
 # ---------------------------------------------------------------------------
 def scores(t: Target, y: np.ndarray, out: Output, w: np.ndarray | None) -> dict[str, float | None]:
-    """Every metric of the task for one model on the held-out records (weighted when ``w`` is given)."""
+    """Every metric of the task for one model on the held-out records (weighted when ``w`` is given); None: undefined."""
     from sklearn import metrics
 
     if t.task == "regression":
-        return {"r2": float(metrics.r2_score(y, out.pred, sample_weight=w)),
+        r2 = None
+        if np.ptp(y) > 0:  # R² is undefined when the held-out values are all equal
+            r2 = float(metrics.r2_score(y, out.pred, sample_weight=w))
+        return {"r2": r2 if r2 is not None and np.isfinite(r2) else None,
                 "rmse": float(np.sqrt(metrics.mean_squared_error(y, out.pred, sample_weight=w)))}
     yi = y.astype(np.int64)
     with warnings.catch_warnings():
