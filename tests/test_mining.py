@@ -426,6 +426,12 @@ def test_report_shows_scores_against_references_and_cluster_spread(testdata):
     assert f"strong: mean {seeds['mean']:.3g}" in charts  # the tooltip gives mean, sd, min and max
     html = report.to_html(safe=True)
     assert "Models trained on the protected files" in html
+    # a target whose ratio is undefined (testdata's incomes are drawn independently: R² <= 0) is named
+    two = compare(testdata["original"], testdata["ls_k3"], apply_overrides(spec, target=["income"]),
+                  measures=["ml_score_ratio"], options={"ml_score_ratio": {"model": "tree", "seeds": 1}},
+                  aggregates=False)
+    assert "Targets without a ml_score_ratio chart" in str(mining_charts(two))
+    assert "<b>income</b>: the score ratio of target" in str(mining_charts(two))
     # without any mining measure that has details, nothing is drawn
     plain = compare(testdata["original"], testdata["ls_k3"], spec, measures=["suppressions"], aggregates=False)
     assert str(mining_charts(plain)) == ""

@@ -78,8 +78,16 @@ def score_charts(report: Any) -> Markup:
                          "trained on the original, on the original without the key variables, and the baseline."
                          ).format(name, first["task"], label)
         figures.append(Markup('<figure class="chart wide"><figcaption>{}</figcaption>{}</figure>').format(caption, chart))
-    return Markup('<h3>Models trained on the protected files, tested on the original</h3><div class="charts">{}</div>'
-                  ).format(join(figures))
+    reasons = {}
+    for s in report.scenarios:
+        result = s.measures.get(mid)
+        for name, why in ({} if result is None else result.details.get("not_computed", {})).items():
+            reasons.setdefault(name, why)
+    notes = join(Markup("<li><b>{}</b>: {}</li>").format(name, why) for name, why in reasons.items())
+    if reasons:
+        notes = Markup('<p class="note">Targets without a {} chart:</p><ul class="note">{}</ul>').format(mid, notes)
+    return Markup('<h3>Models trained on the protected files, tested on the original</h3><div class="charts">{}</div>{}'
+                  ).format(join(figures), notes)
 
 
 def _domain(metric: str) -> tuple[float | None, float | None]:
