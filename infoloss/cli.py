@@ -65,6 +65,7 @@ def compare(
     ordinal: Optional[list[str]] = typer.Option(None, "--ordinal", help="Treat these variables as ordinal."),
     continuous: Optional[list[str]] = typer.Option(None, "--continuous", help="Treat these variables as continuous."),
     key: Optional[list[str]] = typer.Option(None, "--key", help="Mark these variables as key variables."),
+    target: Optional[list[str]] = typer.Option(None, "--target", help="Variables to predict for the mining measures (categorical: classification, continuous: regression)."),
     weight: Optional[str] = typer.Option(None, "--weight", help="The weight column."),
     id_: Optional[str] = typer.Option(None, "--id", help="The record id column."),
     pairing: Optional[str] = typer.Option(None, "--pairing", help="row, none, or an id column to pair records by."),
@@ -74,7 +75,7 @@ def compare(
     from .compare import _select_measures, compare as run_compare
 
     try:
-        the_spec = _spec_for(original, spec, nominal, ordinal, continuous, key, weight, id_, pairing, all_)
+        the_spec = _spec_for(original, spec, nominal, ordinal, continuous, key, weight, id_, pairing, all_, target)
         ids = _select_measures(measures)
         options = _options(option, gdu_weights, ids)
         inputs = [original, *protected] + ([spec] if spec else []) + the_spec.input_files()
@@ -106,7 +107,8 @@ def compare(
             err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
 
 
-def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, continuous, key, weight, id_, pairing, all_):
+def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, continuous, key, weight, id_, pairing, all_,
+              target=None):
     from .io import read_table
     from .spec import apply_overrides, infer_spec, load_spec
 
@@ -114,7 +116,7 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
         the_spec = load_spec(spec_path)
     else:
         the_spec = infer_spec(read_table(original, None, which="original"))
-    if any([nominal, ordinal, continuous, key, weight, id_, pairing]):
+    if any([nominal, ordinal, continuous, key, weight, id_, pairing, target]):
         the_spec = apply_overrides(
             the_spec,
             nominal=_split(nominal),
@@ -124,6 +126,7 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
             weight=weight,
             id=id_,
             pairing=pairing,
+            target=_split(target),
         )
     the_spec.analyse_all = all_
     return the_spec
@@ -271,7 +274,7 @@ def spec_command(
         spec = infer_spec(df)
         header = (
             f"Variable spec inferred by infoloss {__version__} from {original.name} ({len(df)} records).\n"
-            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | weight | id | "
+            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | target | weight | id | "
             "strata | other.\nFormat: see docs/spec.md."
         )
         text = spec.to_yaml(header)

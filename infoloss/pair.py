@@ -78,6 +78,7 @@ class EncodedPair:
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
     # variables with a hierarchy: every value as a node of it (infoloss.generalised)
     generalised: dict[str, Any] = field(default_factory=dict)
+    original_cache: dict[Any, Any] | None = field(default=None, repr=False)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -116,6 +117,21 @@ class EncodedPair:
         if key not in self.cache:
             self.cache[key] = compute()
         return self.cache[key]
+
+    def original_cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """Like :meth:`cached`, for work that depends on the original file only.
+
+        ``compare`` encodes every scenario with one ``original_cache`` dict (the
+        same original DataFrame and spec), so a result stored there, e.g. a
+        reference model fitted on the original, is computed once for all
+        scenarios.  Without that dict it is kept on the pair like any cached
+        value.  ``compute`` must not read the protected file.
+        """
+        store = self.cache if self.original_cache is None else self.original_cache
+        key = ("original-only", key)
+        if key not in store:
+            store[key] = compute()
+        return store[key]
 
     # -- shared derived arrays --------------------------------------------
     def matrix(self, which: str, names: list[str] | None = None) -> np.ndarray:
@@ -261,6 +277,7 @@ def encode_pair(
         n_orig=len(original),
         n_prot=len(protected),
         generalised=generalised,
+        original_cache=original_cache,
     )
 
 

@@ -449,11 +449,13 @@ def apply_overrides(
     weight: str | None = None,
     id: str | None = None,
     pairing: str | None = None,
+    target: Iterable[str] = (),
 ) -> Spec:
     """Return a copy of ``spec`` with command-line overrides applied.
 
     A variable not yet in the spec is added; ``--pairing`` takes ``row``,
-    ``none`` or the name of an id column.
+    ``none`` or the name of an id column; ``--target`` gives variables the
+    role ``target`` (the variables the mining measures predict).
     """
     spec = spec.copy()
 
@@ -475,6 +477,14 @@ def apply_overrides(
         if v.scale is None:
             raise SpecError(f"--key {name}: give the variable a scale too (--nominal, --ordinal or --continuous).")
         v.role = "key"
+    for name in target:
+        v = var(name, "target")
+        if v.scale is None:
+            raise SpecError(
+                f"--target {name}: give the variable a scale too (--nominal or --ordinal to classify it, "
+                "--continuous for a regression)."
+            )
+        v.role = "target"
     if weight:
         for v in spec.variables.values():
             if v.role == "weight":

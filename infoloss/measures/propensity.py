@@ -631,7 +631,8 @@ CLUSTER_OPTIONS = (
     Option("G", "int", None, "number of k-means clusters (auto: 1% of the merged records, at least 2)", low=2,
            nullable=True),
     Option("max_records", "int", 5000, "largest merged file that is clustered (a seeded sample beyond)", low=2),
-    _SEED,
+    Option("seed", "int", 0, "the first seed of the samples and k-means starts", low=0),
+    Option("seeds", "int", 5, "number of seeds (sample and k-means start) U_c is averaged over", low=1, high=100),
 )
 
 @measure(
@@ -937,7 +938,7 @@ def _n_distinct(x: sparse.csr_matrix) -> int:
     options=CLUSTER_OPTIONS,
 )
 def cluster_utility(
-    pair: EncodedPair, *, G: int | None = None, max_records: int = 5_000, seed: int = 0
+    pair: EncodedPair, *, G: int | None = None, max_records: int = 5_000, seed: int = 0, seeds: int = 5
 ) -> MeasureResult:
     r"""Woo et al.'s cluster measure :math:`U_c`.
 
@@ -972,14 +973,20 @@ def cluster_utility(
         sampling fraction); default 5,000 (k-means costs N·G, that is N²/100
         with the default G).
     seed : int
-        Seed of the sampling and of the k-means start.
+        The first seed of the sampling and of the k-means start.
+    seeds : int
+        U_c depends on the k-means start (and the sample): it is computed
+        for the seeds ``seed, seed+1, ..., seed+seeds-1`` (default 5) and the
+        value is their mean; ``details["seeds"]`` gives every seed's U_c
+        with the sd, min and max (on Tarragona they differ several-fold).
 
     Returns
     -------
     MeasureResult
-        value :math:`U_c`; details: ``G``, ``clusters`` (non-empty), ``c``,
-        ``clustered`` (what was clustered), ``cluster_sizes`` (min, max),
-        ``sampled``/``sample``, ``weights``.
+        value: the mean :math:`U_c` over seeds; details: ``seeds`` (mean, sd,
+        min, max, values), and for the first seed ``G``, ``clusters``
+        (non-empty), ``c``, ``clustered`` (what was clustered),
+        ``cluster_sizes`` (min, max), ``sampled``/``sample``; ``weights``.
 
     References
     ----------
@@ -1002,7 +1009,12 @@ def cluster_utility(
     >>> cluster_utility(orig, prot, spec, G=2).value
     0.0625
     """
-    res = _clusters(pair, G, max_records, seed)
+    from ._mining_data import seeds as seed_range
+    from ._mining_data import spread
+
+    seed_list = seed_range(seed, seeds)
+    runs = [_clusters(pair, G, max_records, s) for s in seed_list]
+    res = runs[0]
     m: _Merged = res["merged"]
     details = {
         "G": res["G"],
@@ -1010,7 +1022,8 @@ def cluster_utility(
         "c": res["c"],
         "N": int(m.n),
         "cluster_sizes": {"min": int(res["sizes"].min()), "max": int(res["sizes"].max())},
-        "algorithm": f"k-means (scikit-learn KMeans, lloyd, k-means++ start, 1 run, random_state={int(seed)})",
+        "algorithm": "k-means (scikit-learn KMeans, lloyd, k-means++ start, 1 run per seed, random_state=seed)",
+        "seeds": spread([r["value"] for r in runs], seed_list),
         "clustered": "merged file: continuous variables standardised on it (missing -> 0 plus a 0/1 missing "
         "indicator), each category of a categorical variable (missing included) as a 0/1 column",
         "cluster_weights": "w_j = 1",
@@ -1021,6 +1034,7 @@ def cluster_utility(
     }
     if res["note"]:
         details["note"] = res["note"]
-    if res["warnings"]:
-        details["warnings"] = res["warnings"]
-    return MeasureResult(value=res["value"], details=details)
+    caught = [w for r in runs for w in r["warnings"]]
+    if caught:
+        details["warnings"] = sorted(set(caught))
+    return MeasureResult(value=details["seeds"]["mean"], details=details)

@@ -36,6 +36,10 @@ def family_sections(report: Any, reason: Reason, anchors: dict[str, str]) -> lis
         body += [not_computed_list(report, rows)]
         if has_stats:  # the pictures practitioners look at first, before the per-measure charts
             body.append(statistics_charts(report))
+        if family == "mining":
+            from .mining import mining_charts
+
+            body.append(mining_charts(report))
         body += [variable_charts(report, rows), pair_charts(report, rows)]
         out.append((anchors[family], title, join(body)))
     return out
