@@ -76,6 +76,12 @@ class EncodedPair:
     n_orig: int
     n_prot: int
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # household ids as int64 codes (-1 missing), None without a household column (role: household)
+    households_orig: np.ndarray | None = field(default=None, repr=False)
+    households_prot: np.ndarray | None = field(default=None, repr=False)
+    # the ``original_cache`` given to encode_pair: results that depend on the original only are kept
+    # there, so that they are computed once for all scenarios (see ``cached_original``)
+    original_cache: dict | None = field(default=None, repr=False)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -114,6 +120,23 @@ class EncodedPair:
         if key not in self.cache:
             self.cache[key] = compute()
         return self.cache[key]
+
+    def cached_original(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """Like :meth:`cached`, for a result that depends on the original file only.
+
+        With an ``original_cache`` (``compare`` passes one for all scenarios) the
+        result is computed once per original; ``key`` must then name everything
+        the result depends on besides the original's records.  Results must not
+        depend on category codes (which change with the protected file).
+        """
+        store = self.cache if self.original_cache is None else self.original_cache
+        key = ("original-only", key)
+        if key not in store:
+            store[key] = compute()
+        return store[key]
+
+    def households(self, which: str) -> np.ndarray | None:
+        return self.households_orig if which == ORIGINAL else self.households_prot
 
     # -- shared derived arrays --------------------------------------------
     def matrix(self, which: str, names: list[str] | None = None) -> np.ndarray:
@@ -246,6 +269,7 @@ def encode_pair(
     w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
     if w_prot is None and paired:
         w_prot = w_orig
+    h_orig, h_prot = _households(spec, original, protected, paired, original_cache)
     return EncodedPair(
         spec=spec,
         variables=variables,
@@ -256,7 +280,36 @@ def encode_pair(
         paired=paired,
         n_orig=len(original),
         n_prot=len(protected),
+        households_orig=h_orig,
+        households_prot=h_prot,
+        original_cache=original_cache,
     )
+
+
+def _households(
+    spec: Spec, original: pd.DataFrame, protected: pd.DataFrame, paired: bool, cache: dict | None
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The household ids of both files as int64 codes (-1 missing); the original's are shared by all pairs."""
+    names = spec.names_with_role("household")
+    if not names:
+        return None, None
+    name = names[0]
+    missing = _global_missing(spec) | {normalise_label(m) for m in spec.variables[name].missing}
+
+    def codes(col: pd.Series) -> np.ndarray:
+        raw, uniques = pd.factorize(col, use_na_sentinel=True)  # labels normalised once per distinct value
+        labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
+        ids, _ = pd.factorize(pd.Series([None if label in missing else label for label in labels], dtype=object))
+        lookup = np.append(ids, -1).astype(np.int64)
+        return lookup[raw]
+
+    orig = _cached_original(cache, VariableSpec(name, "household-id", missing=sorted(missing)),
+                            lambda: codes(original[name]))
+    if name in protected.columns:
+        prot = codes(protected[name])
+    else:
+        prot = orig if paired else None
+    return orig, prot
 
 
 def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | None) -> Spec:
