@@ -187,36 +187,77 @@ def _wildcard_matches(
     bits = missing.astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
     part = np.flatnonzero(partial)
     comp = np.flatnonzero(complete)
-    masks = np.unique(bits[part])
-    groups = {int(mask): part[bits[part] == mask] for mask in masks}
+    groups = {int(mask): part[bits[part] == mask] for mask in np.unique(bits[part])}
     observed = {mask: ~missing[idx[0]] for mask, idx in groups.items()}
     c_all, w_all = pat.count[all_missing].sum(), pat.weight[all_missing].sum()
+    shifted = pat.values.astype(np.int64) + 1  # codes from 0, missing 0
+    project = _projector(shifted)
+    comp_values = shifted[comp]
+    comp_count, comp_weight = pat.count[comp], pat.weight[comp]
+    to_comp_f, to_comp_F = np.zeros(comp.size), np.zeros(comp.size)
     for mask, idx in groups.items():
         obs = observed[mask]
+        part_values = shifted[idx]
         # partial <-> complete: a complete pattern matches when it equals the partial one where it is observed
         if comp.size:
-            a, b = _joint_ids(pat.values[idx][:, obs], pat.values[comp][:, obs])
-            g = max(a.max(), b.max()) + 1
-            f[idx] += np.bincount(b, weights=pat.count[comp], minlength=g)[a]
-            F[idx] += np.bincount(b, weights=pat.weight[comp], minlength=g)[a]
-            f[comp] += alpha * np.bincount(a, weights=pat.count[idx], minlength=g)[b]
-            F[comp] += alpha * np.bincount(a, weights=pat.weight[idx], minlength=g)[b]
+            a, b = project(part_values, comp_values, obs)
+            (fa, Fa), (fb, Fb) = _pair_sums(a, b, (comp_count, comp_weight), (pat.count[idx], pat.weight[idx]))
+            f[idx] += fa
+            F[idx] += Fa
+            to_comp_f += fb
+            to_comp_F += Fb
         # partial <-> partial with another mask: compared on the keys observed in both
         for other, jdx in groups.items():
             if other == mask:
                 continue
             common = obs & observed[other]
             if common.any():
-                a, b = _joint_ids(pat.values[idx][:, common], pat.values[jdx][:, common])
-                g = max(a.max(), b.max()) + 1
-                f[idx] += alpha * np.bincount(b, weights=pat.count[jdx], minlength=g)[a]
-                F[idx] += alpha * np.bincount(b, weights=pat.weight[jdx], minlength=g)[a]
+                a, b = project(part_values, shifted[jdx], common)
+                (fa, Fa), _ = _pair_sums(a, b, (pat.count[jdx], pat.weight[jdx]), ())
+                f[idx] += alpha * fa
+                F[idx] += alpha * Fa
             else:
                 f[idx] += alpha * pat.count[jdx].sum()
                 F[idx] += alpha * pat.weight[jdx].sum()
         # the records with every key missing match every record with missing values
         f[idx] += alpha * c_all
         F[idx] += alpha * w_all
+    f[comp] += alpha * to_comp_f
+    F[comp] += alpha * to_comp_F
+
+
+def _projector(values: np.ndarray):
+    """A function ``(a, b, columns) -> (keys of a, keys of b)``: equal rows on ``columns`` get equal keys.
+
+    ``values`` are non-negative codes.  When they fit a mixed radix in 63
+    bits, a key is one integer (a matrix-vector product); otherwise rows are
+    numbered jointly.
+    """
+    sizes = [int(s) for s in values.max(axis=0) + 1]
+    if int(np.prod([float(s) for s in sizes])) < 2**62:
+        base = np.cumprod([1] + sizes[:-1]).astype(np.int64)
+
+        def by_radix(a: np.ndarray, b: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            weights = np.where(cols, base, 0)
+            return a @ weights, b @ weights
+
+        return by_radix
+    return lambda a, b, cols: _joint_ids(a[:, cols], b[:, cols])
+
+
+def _pair_sums(a: np.ndarray, b: np.ndarray, of_b: tuple, of_a: tuple) -> tuple[list, list]:
+    """Sums across two sets of keys: for each row of ``a``, the sums of each array in ``of_b`` over
+    the rows of ``b`` with the same key, and for each row of ``b`` the same from ``of_a``.
+
+    ``a`` should be the smaller set: it is factorised, ``b`` is only looked up (one hash pass).
+    """
+    codes, uniques = pd.factorize(a)
+    pos = pd.Index(uniques).get_indexer(b)
+    hit = pos >= 0
+    k = len(uniques)
+    to_a = [np.bincount(pos[hit], weights=x[hit], minlength=k)[codes] for x in of_b]
+    to_b = [np.where(hit, np.bincount(codes, weights=x, minlength=k)[pos], 0.0) for x in of_a]
+    return to_a, to_b
 
 
 def _joint_ids(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
