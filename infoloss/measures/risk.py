@@ -90,7 +90,6 @@ def _frequency_details(pair: EncodedPair, alpha: float) -> dict[str, Any]:
     "global_risk",
     description="global re-identification risk: expected re-identifications / records (sdcMicro's global risk)",
     range=(0.0, 1.0),
-    headline=True,
     options=(ALPHA,),
 )
 def global_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:

@@ -16,6 +16,7 @@ from . import svg
 from .families import family_sections
 from .parts import slug
 from .plotdata import Policy
+from .risk import risk_map_section
 from .safe import sanitise_reason
 from .summary import headline_ids, measure_rows, reading, summary_table
 from .variables import variable_sections
@@ -62,7 +63,8 @@ def context(report: Any, policy: Policy) -> dict[str, Any]:
                       for i, s in enumerate(report.scenarios)],
         "reading": reading(report, rows),
         "summary": summary_table(report, rows, anchors),
-        "families": family_sections(report, reason, anchors),
+        "families": family_sections(report, reason, anchors, policy),
+        "risk_map": risk_map_section(report, policy),
         "variables": variables,
         "pairs": pairs,
         "notes": _notes(report),
