@@ -199,6 +199,10 @@ def merge_joint(labels: Sequence[str], columns: Sequence[Sequence[int]], min_cel
     return names, [[total(c, g) for g in groups] for c in cols]
 
 
+def _count_cell(n: int) -> Markup:
+    return Markup('<td class="num" data-count="{}">{}</td>').format(int(n), f"{int(n):,}")
+
+
 def _dis_table(report: Any, policy: Policy) -> Markup | None:
     files = _files(report, "suda_dis")
     if not files:
@@ -208,9 +212,8 @@ def _dis_table(report: Any, policy: Policy) -> Markup | None:
     if policy.safe:
         labels, counts = merge_joint(labels, counts, policy.min_cell)
     head = join(Markup("<th>{}</th>").format(name) for name, _, _, _ in files)
-    body = join(Markup("<tr><td>{}</td>{}</tr>").format(
-        label, join(Markup('<td class="num">{}</td>').format(f"{c[i]:,}") for c in counts))
-        for i, label in enumerate(labels))
+    body = join(Markup("<tr><td>{}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
+                for i, label in enumerate(labels))
     msu = join(Markup("<li>{}: MSUs by size {}</li>").format(
         name, ", ".join(f"{k}: {_count(v, policy)}" for k, v in det.get("msu_by_size", {}).items()))
         for name, _, det, _ in files)
@@ -234,9 +237,8 @@ def _l_tables(report: Any, policy: Policy) -> Markup | None:
         if policy.safe:
             labels, counts = merge_joint(labels, counts, policy.min_cell)
         head = join(Markup("<th>{}</th>").format(name) for name, _ in per)
-        body = join(Markup("<tr><td>distinct l = {}</td>{}</tr>").format(
-            label, join(Markup('<td class="num">{}</td>').format(f"{c[i]:,}") for c in counts))
-            for i, label in enumerate(labels))
+        body = join(Markup("<tr><td>distinct l = {}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
+                    for i, label in enumerate(labels))
         summary = join(Markup("<tr><td>{}</td>{}</tr>").format(
             text, join(Markup('<td class="num">{}</td>').format(fmt(_get(d, path))) for _, d in per))
             for text, path in (("median entropy l", ("entropy", "median")), ("min entropy l", ("entropy", "min")),
