@@ -280,7 +280,7 @@ def spec_command(
         spec = infer_spec(df)
         header = (
             f"Variable spec inferred by infoloss {__version__} from {original.name} ({len(df)} records).\n"
-            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | weight | id | "
+            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | weight | id | household | "
             "strata | other.\nFormat: see docs/spec.md."
         )
         text = spec.to_yaml(header)

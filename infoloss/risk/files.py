@@ -24,7 +24,7 @@ from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..spec import normalise_label
 from .diversity import classes, l_diversity, t_closeness
 from .freq import frequencies, household_risk, individual_risk
-from .suda import SudaResult, suda2
+from .suda import SudaResult, dis_result, msu_search
 
 __all__ = [
     "FileRisk",
@@ -251,9 +251,11 @@ def household_level_problem(pair: EncodedPair) -> str | None:
 def file_suda(pair: EncodedPair, which: str, dis_fraction: float = 0.01, uniques: str = "sdcmicro") -> SudaResult:
     """SUDA2 of one file's key variables (cached; the original's once)."""
     keys = key_codes(pair, which)
+    search = cached_for(pair, which, "msu_search", lambda: msu_search(keys))
     return cached_for(
         pair, which, ("suda2", dis_fraction, uniques),
-        lambda: suda2(keys, hash_values=hash_values(pair, which), dis_fraction=dis_fraction, uniques=uniques),
+        lambda: dis_result(search, keys, hash_values=hash_values(pair, which), dis_fraction=dis_fraction,
+                           uniques=uniques),
     )
 
 

@@ -64,7 +64,7 @@ import pandas as pd
 
 from .freq import patterns
 
-__all__ = ["SudaResult", "suda2", "sdcmicro_hash", "DIS_INTERVALS"]
+__all__ = ["SudaResult", "MsuSearch", "suda2", "msu_search", "dis_result", "sdcmicro_hash", "DIS_INTERVALS"]
 
 #: sdcMicro's print.suda2 intervals of DIS scores: == 0, (0, 0.1], ..., (0.6, 0.7], > 0.7
 DIS_INTERVALS = ("== 0", "(0.0, 0.1]", "(0.1, 0.2]", "(0.2, 0.3]", "(0.3, 0.4]", "(0.4, 0.5]", "(0.5, 0.6]",
@@ -153,6 +153,25 @@ def suda2(
     >>> res.score.tolist(), res.msu.tolist()
     ([2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0], [1, 1, 0, 0, 0, 0, 1])
     """
+    return dis_result(msu_search(keys), keys, hash_values=hash_values, dis_fraction=dis_fraction, uniques=uniques)
+
+
+@dataclass
+class MsuSearch:
+    """The MSUs found by SUDA2 (before the DIS step): per record and overall."""
+
+    score: np.ndarray
+    msu: np.ndarray
+    msu_by_size: np.ndarray
+    contribution: np.ndarray
+    n_unique_exact: int
+    n_pair_records: int
+    m_used: int
+    subsets_visited: int
+
+
+def msu_search(keys: np.ndarray) -> MsuSearch:
+    """SUDA2's search: each record's MSUs and SUDA score (the expensive part; see :func:`suda2`)."""
     keys = np.asarray(keys)
     n, m = keys.shape
     m_used = max(m, 3)  # sdcMicro pads one or two key variables with constant dummies
@@ -172,24 +191,31 @@ def suda2(
     msu[has] = msu_counts.sum(axis=1)[at[has]]
     total = score.sum()
     contribution = 100.0 * contrib.sum(axis=0) / total if total > 0 else np.zeros(m)
-    n_exact = int(candidates.size)
-    n_pairs = int(2 * np.count_nonzero(count == 2))
+    return MsuSearch(score, msu, msu_counts.sum(axis=0), contribution, int(candidates.size),
+                     int(2 * np.count_nonzero(count == 2)), m_used, visited)
+
+
+def dis_result(search: MsuSearch, keys: np.ndarray, *, hash_values: np.ndarray | None = None,
+               dis_fraction: float = 0.01, uniques: str = "sdcmicro") -> SudaResult:
+    """The DIS-SUDA step on top of a :func:`msu_search` (cheap; one per choice of options)."""
+    n, m = np.asarray(keys).shape
     notes = []
     if uniques == "sdcmicro":
-        values = keys + 1 if hash_values is None else np.asarray(hash_values)
+        values = np.asarray(keys) + 1 if hash_values is None else np.asarray(hash_values)
         if m < 3:
             values = np.column_stack([values] + [np.ones(n, dtype=np.int64)] * (3 - m))
         buckets = sdcmicro_hash(values)
         n_unique = int(np.count_nonzero(np.bincount(buckets, minlength=1 << 16)[buckets] == 1))
     elif uniques == "exact":
-        n_unique = n_exact
+        n_unique = search.n_unique_exact
     else:
         raise ValueError(f"uniques must be 'sdcmicro' or 'exact', got {uniques!r}")
     if m < 3:
         notes.append(f"{m} key variable(s): scores weighted with M = 3, as sdcMicro pads with constant dummies")
-    dis, dis_overall, q = _dis_scores(score, n_unique, n_pairs, dis_fraction, m_used)
-    return SudaResult(score, dis, msu, msu_counts.sum(axis=0), contribution, n_unique, n_exact, n_pairs,
-                      float(np.float32(dis_fraction)), dis_overall, q, m_used, visited, notes)
+    dis, dis_overall, q = _dis_scores(search.score, n_unique, search.n_pair_records, dis_fraction, search.m_used)
+    return SudaResult(search.score, dis, search.msu, search.msu_by_size, search.contribution, n_unique,
+                      search.n_unique_exact, search.n_pair_records, float(np.float32(dis_fraction)), dis_overall, q,
+                      search.m_used, search.subsets_visited, notes)
 
 
 def _find_msus(values: np.ndarray, count: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
