@@ -70,16 +70,24 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     (2002). Robust estimates of location and dispersion for high-dimensional
     datasets. Technometrics 44(4), 307-317.
     """
+    import warnings
+
     from statsmodels.robust.covariance import cov_ogk
 
     n, p = x.shape
+    if not (x.std(axis=0, ddof=1) > 0).all():
+        raise NotComputed("a continuous variable is constant in the original, so it has no robust covariance")
     zs = _standardise(x)
     zm = _standardise(xm)
     try:
-        cov = np.asarray(cov_ogk(zs).cov)
-        inv = np.linalg.inv(cov)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            cov = np.asarray(cov_ogk(zs).cov)
+            inv = np.linalg.inv(cov)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         raise NotComputed(f"the robust (OGK) covariance of the original could not be computed ({exc})") from None
+    if not np.isfinite(inv).all():
+        raise NotComputed("the robust (OGK) covariance of the original is singular")
     md = np.einsum("ij,jk,ik->i", zs, inv, zs)
     rmd = np.sqrt(np.maximum(md, 0.0)) * 0.05
     low, high = zs - k * rmd[:, None], zs + k * rmd[:, None]
