@@ -136,3 +136,33 @@ def test_dcr_holdout_reports_its_spread_over_seeds():
     assert len(r.details["by_seed"]) == 5
     assert r.details["min"] <= r.value <= r.details["max"] and r.details["sd"] >= 0
     assert 0.2 < r.value < 0.8  # two samples of one distribution: about as close as genuine records
+
+
+def test_record_linkage_on_samples_reports_the_spread():
+    orig, prot = frames(13, n=400, noise=0.2)
+    exact = record_linkage(orig, prot, SPEC).value
+    sampled = record_linkage(orig, prot, SPEC, max_records=150, seeds=4)
+    assert sampled.details["sampled"] and len(sampled.details["by_seed"]) == 4
+    assert abs(sampled.value - exact) < 4 * sampled.details["sd"] + 0.05
+    x = orig[["x", "y"]].to_numpy()
+    z = (x - x.mean(0)) / x.std(0, ddof=1)
+    zp = (prot[["x", "y"]].to_numpy() - x.mean(0)) / x.std(0, ddof=1)
+    rows = np.sort(np.random.default_rng(0).choice(400, 150, replace=False))
+    d = cdist(zp[rows], z)
+    assert sampled.details["by_seed"][0] == pytest.approx(np.mean(d.argmin(axis=1) == rows))
+
+
+def test_the_original_linked_with_itself_ties_identical_records():
+    orig = pd.DataFrame({"x": [1.0, 1.0, 2.0, 3.0], "y": [0.0, 0.0, 1.0, 1.0]})
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    r = record_linkage(orig, orig, spec)
+    assert r.value == pytest.approx((0.5 + 0.5 + 1 + 1) / 4) and r.details["original"]["value"] == r.value
+    assert record_linkage(orig, orig, spec, ties="own").value == 1.0
+
+
+def test_dcr_holdout_original_value_is_that_of_a_copy():
+    orig = pd.DataFrame({"g": list("aabbccddeeffgghh") * 3, "x": [1.0] * 48})
+    spec = {"variables": {"g": {"scale": "nominal"}, "x": {"scale": "continuous"}}, "pairing": "none"}
+    r = dcr_holdout(orig, orig.copy(), spec, seeds=2)
+    assert r.value == pytest.approx(r.details["original"]["value"])
+    assert r.details["dcr_holdout"]["zero_share"] == 1.0 and r.value == 0.5  # every holdout record has a twin

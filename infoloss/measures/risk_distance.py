@@ -27,10 +27,11 @@ from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
 from ..risk.distance import (
+    KD_TREE_MAX_DIMS,
     exact_copies as _exact_copies,
     interval_disclosure as _interval,
     linkage,
-    mixed_features,
+    MixedFeatures,
     nearest_distances,
     robust_interval_disclosure as _robust,
 )
@@ -117,9 +118,12 @@ def interval_disclosure(pair: EncodedPair, *, k: float = 0.05) -> MeasureResult:
         Option("k", "float", 0.01, "interval half-width factor on the robust distance", low=0.0, low_open=True),
         Option("k2", "float", 0.05, "RMDID2: radius of the neighbourhood in the protected file", low=0.0,
                low_open=True),
+        Option("max_records", "int", 5_000, "records of the robust covariance fit and of the RMDID2 check "
+               "(a systematic sample above)", low=10),
     ),
 )
-def interval_disclosure_robust(pair: EncodedPair, *, k: float = 0.01, k2: float = 0.05) -> MeasureResult:
+def interval_disclosure_robust(pair: EncodedPair, *, k: float = 0.01, k2: float = 0.05, max_records: int = 5_000
+                               ) -> MeasureResult:
     """Robust interval disclosure (RMDID1), deterministic.
 
     Intervals around each standardised original record grow with its robust
@@ -158,12 +162,13 @@ def interval_disclosure_robust(pair: EncodedPair, *, k: float = 0.01, k2: float 
     """
     names, x, xm = _matrices(pair)
     ok = _complete(x, xm, len(names) + 2)
-    res = _robust(x[ok], xm[ok], k, k2)
+    res = _robust(x[ok], xm[ok], k, k2, max_records)
     own = ~np.isnan(x).any(axis=1)  # the original against itself: its own complete records
-    orig = pair.cached_original(("risk", "dRiskRMD", tuple(names), k, k2),
-                                lambda: _robust(x[own], x[own], k, k2)["value"])
+    orig = pair.cached_original(("risk", "dRiskRMD", tuple(names), k, k2, max_records),
+                                lambda: _robust(x[own], x[own], k, k2, max_records)["value"])
     details = {"k": k, "k2": k2, "variables": names, "records_used": int(ok.sum()),
-               **{key: res[key] for key in ("risk1", "risk2", "wrisk1", "wrisk2")},
+               **{key: res[key] for key in ("risk1", "risk2", "wrisk1", "wrisk2", "risk2_sampled",
+                                            "covariance_records")},
                "robust_covariance": "reweighted OGK (Maronna & Zamar 2002), deterministic; sdcMicro uses covMcd",
                "original": {"value": orig}}
     return MeasureResult(value=res["value"], details=details)
@@ -178,18 +183,28 @@ def interval_disclosure_robust(pair: EncodedPair, *, k: float = 0.01, k2: float 
                 "is their own",
     range=(0.0, 1.0),
     needs_pairing=True,
-    options=(Option("ties", "choice", "share", "a correct link among t equally near records counts 1/t (share) "
-                    "or 1 (own)", choices=("share", "own")),),
+    options=(
+        Option("ties", "choice", "share", "a correct link among t equally near records counts 1/t (share) or 1 (own)",
+               choices=("share", "own")),
+        Option("max_records", "int", 5_000, "protected records linked per seed (all when fewer)", low=10),
+        Option("seeds", "int", 3, "seeded samples of protected records when there are more than max_records",
+               low=1, high=100),
+    ),
 )
-def record_linkage(pair: EncodedPair, *, ties: str = "share") -> MeasureResult:
+def record_linkage(pair: EncodedPair, *, ties: str = "share", max_records: int = 5_000, seeds: int = 3
+                   ) -> MeasureResult:
     """Distance-based record linkage: share of correctly linked records.
 
     The continuous variables of both files are standardised by the
     original's means and standard deviations; each protected record is
-    linked to its nearest original record(s) by Euclidean distance
-    (scipy ``cKDTree``).  Computed on the records with every continuous
-    variable present in both files.  A file compared with itself scores 1
-    when its records are distinct.
+    linked to its nearest original record(s) by Euclidean distance over
+    every original record (scipy ``cKDTree``; scikit-learn's brute-force
+    search above 10 variables).  Computed on the records with
+    every continuous variable present in both files; above ``max_records``
+    of them, on ``seeds`` seeded samples of protected records (the value is
+    their mean, the spread in ``details``).  The original linked with itself
+    scores ``mean(1/t)`` over its records, t the number of identical records
+    (1 when all records are distinct; 1 with ``ties="own"``).
 
     References
     ----------
@@ -211,14 +226,32 @@ def record_linkage(pair: EncodedPair, *, ties: str = "share") -> MeasureResult:
     mean, sd = np.nanmean(x, axis=0), np.nanstd(x, axis=0, ddof=1)
     sd[~(sd > 0)] = 1.0
     zo, zp = (x[ok] - mean) / sd, (xm[ok] - mean) / sd
-    res = linkage(zo, zp, ties=ties)
+    m = zo.shape[0]
+    if m <= max_records:
+        values = [linkage(zo, zp, ties=ties)["value"]]
+    else:
+        from scipy.spatial import cKDTree
+
+        tree = cKDTree(zo) if zo.shape[1] <= KD_TREE_MAX_DIMS else None
+        values = [linkage(zo, zp, ties=ties, sample=np.sort(np.random.default_rng(seed).choice(m, max_records,
+                                                                                            replace=False)),
+                          tree=tree)["value"] for seed in range(seeds)]
     own = ~np.isnan(x).any(axis=1)  # the original against itself: its own complete records
-    z_own = (x[own] - mean) / sd
-    orig = pair.cached_original(("risk", "linkage", tuple(names), ties),
-                                lambda: linkage(z_own, z_own, ties=ties)["value"])
-    details = {"ties": ties, "variables": names, "records_used": int(ok.sum()), "tied_links": res["tied"],
+    orig = 1.0 if ties == "own" else pair.cached_original(
+        ("risk", "linkage_self", tuple(names)), lambda: _self_linkage(x[own]))
+    details = {"ties": ties, "variables": names, "records_used": int(ok.sum()),
+               "sampled": m > max_records, "by_seed": values if m > max_records else None,
+               "sd": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0,
                "standardised_by": "original mean and standard deviation (n - 1)", "original": {"value": orig}}
-    return MeasureResult(value=res["value"], details=details)
+    return MeasureResult(value=float(np.mean(values)), details=details)
+
+
+def _self_linkage(x: np.ndarray) -> float:
+    """A file linked with itself: each record ties with its identical copies, so it scores 1/t."""
+    if x.shape[0] == 0:
+        return 1.0
+    _, inverse, counts = np.unique(x, axis=0, return_inverse=True, return_counts=True)
+    return float(np.mean(1.0 / counts[inverse.ravel()]))
 
 
 # ---------------------------------------------------------------------------
@@ -279,39 +312,38 @@ DCR_OPTIONS = (
     Option("holdout", "float", 0.2, "share of the original held out as the baseline of genuine new records",
            low=0.0, high=0.5, low_open=True),
     Option("seeds", "int", 5, "number of seeded holdout splits (the spread is reported)", low=1, high=100),
-    Option("max_records", "int", 10_000, "protected and holdout records compared per split (a seeded sample above)",
-           low=10),
+    Option("max_records", "int", 1_000, "protected and holdout records compared per split (a seeded sample above; "
+           "the reference is at most ten times as many original records)", low=10),
 )
 
 
-def _dcr_split(features_o: np.ndarray, features_p: np.ndarray, seed: int, holdout: float, max_records: int
+def _dcr_split(features: MixedFeatures, n_o: int, n_p: int, seed: int, holdout: float, max_records: int
                ) -> tuple[float, np.ndarray, np.ndarray]:
     """One seeded split: (closeness probability, protected DCRs, holdout DCRs)."""
     rng = np.random.default_rng(seed)
-    n_o, n_p = features_o.shape[0], features_p.shape[0]
-    reference = features_o
     limit = 10 * max_records
-    if n_o > limit:
-        reference = features_o[np.sort(rng.choice(n_o, limit, replace=False))]
-    n_r = reference.shape[0]
+    ref_rows = np.sort(rng.choice(n_o, limit, replace=False)) if n_o > limit else np.arange(n_o)
+    n_r = ref_rows.size
     h = int(min(max(1, round(holdout * n_r)), max_records, n_r - 1))
     held = np.zeros(n_r, dtype=bool)
     held[rng.choice(n_r, h, replace=False)] = True
-    queries = features_p if n_p <= max_records else features_p[rng.choice(n_p, max_records, replace=False)]
-    d_prot = nearest_distances(reference, queries)
+    query_rows = np.arange(n_p) if n_p <= max_records else rng.choice(n_p, max_records, replace=False)
+    reference = features(0, ref_rows)
+    d_prot = nearest_distances(reference, features(1, query_rows))
     d_hold = nearest_distances(reference[~held], reference[held])
     # probability that a protected record is closer than a holdout record (ties count one half)
     u = mannwhitneyu(d_hold, d_prot, alternative="two-sided", method="asymptotic").statistic
     return float(u / (d_hold.size * d_prot.size)), d_prot, d_hold
 
 
-def _dcr(features_o: np.ndarray, features_p: np.ndarray, holdout: float, seeds: int, max_records: int) -> dict:
+def _dcr(features: MixedFeatures, n_o: int, n_p: int, holdout: float, seeds: int, max_records: int) -> dict:
     values, d_prot, d_hold = [], [], []
     for seed in range(seeds):
-        v, dp, dh = _dcr_split(features_o, features_p, seed, holdout, max_records)
+        v, dp, dh = _dcr_split(features, n_o, n_p, seed, holdout, max_records)
         values.append(v)
         d_prot.append(dp)
         d_hold.append(dh)
+    zero_by_seed = [float(np.mean(dh == 0)) for dh in d_hold]
     dp, dh = np.concatenate(d_prot), np.concatenate(d_hold)
     return {
         "value": float(np.mean(values)),
@@ -323,6 +355,7 @@ def _dcr(features_o: np.ndarray, features_p: np.ndarray, holdout: float, seeds: 
                           "zero_share": float(np.mean(dp == 0))},
         "dcr_holdout": {"median": float(np.median(dh)), "q05": float(np.quantile(dh, 0.05)),
                         "zero_share": float(np.mean(dh == 0))},
+        "holdout_zero_by_seed": zero_by_seed,
     }
 
 
@@ -334,13 +367,13 @@ def _dcr(features_o: np.ndarray, features_p: np.ndarray, holdout: float, seeds: 
     needs_pairing=False,
     options=DCR_OPTIONS,
 )
-def dcr_holdout(pair: EncodedPair, *, holdout: float = 0.2, seeds: int = 5, max_records: int = 10_000
+def dcr_holdout(pair: EncodedPair, *, holdout: float = 0.2, seeds: int = 5, max_records: int = 1_000
                 ) -> MeasureResult:
     """Distance to the closest original record (DCR), against a holdout baseline.
 
     Records are points: continuous variables standardised by the original's
     mean and standard deviation, categories one-hot at distance 1 (see
-    :func:`infoloss.risk.distance.mixed_features`).  For each of ``seeds``
+    :class:`infoloss.risk.distance.MixedFeatures`).  For each of ``seeds``
     seeded splits, a share ``holdout`` of the original is held out; the DCR
     of each protected record is its Euclidean distance to the nearest
     original record, the baseline DCR of each holdout record its distance
@@ -352,6 +385,7 @@ def dcr_holdout(pair: EncodedPair, *, holdout: float = 0.2, seeds: int = 5, max_
     genuine new records about 0.5, records farther away below 0.5.  Above
     ``max_records`` protected or holdout records a seeded sample is compared,
     and above ten times that the reference is a seeded sample of the original.
+    The original's own value is that of a copy: ``1 - P(DCR_hold = 0)/2``.
 
     Returns
     -------
@@ -382,17 +416,16 @@ def dcr_holdout(pair: EncodedPair, *, holdout: float = 0.2, seeds: int = 5, max_
     names = _present(pair)
     cont = [n for n in names if n in pair.continuous]
     cat = [n for n in names if n in pair.categorical]
-    n_o = pair.n_orig
-    feats = mixed_features(
-        [np.concatenate([pair.continuous[n].orig, pair.continuous[n].prot]) for n in cont],
-        [np.concatenate([pair.categorical[n].orig, pair.categorical[n].prot]) for n in cat],
-        reference=n_o,
+    features = MixedFeatures(
+        [(pair.continuous[n].orig, pair.continuous[n].prot) for n in cont],
+        [(pair.categorical[n].orig, pair.categorical[n].prot, pair.categorical[n].n_categories) for n in cat],
     )
     if pair.n_orig < 4:
         raise NotComputed("it needs at least 4 original records to hold some out")
-    res = _dcr(feats[:n_o], feats[n_o:], holdout, seeds, max_records)
-    orig = pair.cached_original(("risk", "dcr", tuple(names), holdout, seeds, max_records),
-                                lambda: _dcr(feats[:n_o], feats[:n_o], holdout, seeds, max_records)["value"])
+    res = _dcr(features, pair.n_orig, pair.n_prot, holdout, seeds, max_records)
+    # the original released as it is: every record at distance 0 from itself, so it is closer than a holdout
+    # record unless that one has an exact twin (ties count one half), against the same holdout splits
+    orig = float(np.mean([1.0 - 0.5 * z for z in res.pop("holdout_zero_by_seed")]))
     details = {"variables": names, "holdout": holdout, "seeds": seeds, "max_records": max_records, **res,
                "distance": "Euclidean; continuous standardised by the original, categories one-hot at distance 1",
                "original": {"value": orig}}

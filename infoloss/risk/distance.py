@@ -8,13 +8,15 @@ numbers and per-record arrays; the measures in
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy.spatial import cKDTree
+from scipy.spatial.distance import cdist
 
 from ..errors import NotComputed
 from .freq import group_ids
 
 __all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "exact_copies",
-           "mixed_features"]
+           "MixedFeatures", "k_nearest"]
 
 
 def interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.05) -> dict:
@@ -44,7 +46,8 @@ def interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.05) -> dict:
     return {"value": float(inside.mean()), "at_risk": inside, "sd_protected": sd}
 
 
-def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k2: float = 0.05) -> dict:
+def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k2: float = 0.05,
+                               max_records: int = 5_000) -> dict:
     """A deterministic version of sdcMicro's ``dRiskRMD`` (RMDID1/RMDID2).
 
     Both files are standardised (each by its own means and standard
@@ -60,7 +63,10 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     estimator (Maronna & Zamar 2002, statsmodels ``cov_ogk``), which uses no
     random numbers, so the result is reproducible without a seed.  ``wrisk1``
     and ``wrisk2`` follow sdcMicro's formulas (number at risk times the sum of
-    their ``rmd``, over n).
+    their ``rmd``, over n).  Above ``max_records`` records the covariance is
+    fitted on a systematic sample (every k-th record; deterministic), and the
+    RMDID2 neighbourhood check runs on a systematic sample of the records at
+    risk, its share scaled up (``risk2_sampled`` says so).
 
     References
     ----------
@@ -79,10 +85,11 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
         raise NotComputed("a continuous variable is constant in the original, so it has no robust covariance")
     zs = _standardise(x)
     zm = _standardise(xm)
+    step = max(1, -(-n // max_records))
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            cov = np.asarray(cov_ogk(zs).cov)
+            cov = np.asarray(cov_ogk(zs[::step]).cov)
             inv = np.linalg.inv(cov)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         raise NotComputed(f"the robust (OGK) covariance of the original could not be computed ({exc})") from None
@@ -93,20 +100,39 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     low, high = zs - k * rmd[:, None], zs + k * rmd[:, None]
     risk1 = ((zm > low) & (zm < high)).any(axis=1)
     risk2 = np.zeros(n, dtype=bool)
-    if risk1.any() and n > 1:
-        tree = cKDTree(zm)
-        dist, _ = tree.query(zm[risk1], k=2)
-        risk2[np.flatnonzero(risk1)] = dist[:, 1] > k2
+    at_risk = np.flatnonzero(risk1)
+    checked = at_risk[:: max(1, -(-at_risk.size // max_records))]
+    if checked.size and n > 1:
+        dist = k_nearest(zm, zm[checked], 2)
+        risk2[checked] = dist[:, 1] > k2
+    scale = at_risk.size / checked.size if checked.size else 1.0
     return {
         "value": float(risk1.mean()),
         "risk1": float(risk1.mean()),
-        "risk2": float(risk2.mean()),
+        "risk2": float(risk2.sum() * scale / n),
         "wrisk1": float(risk1.sum() * rmd[risk1].sum() / n),
-        "wrisk2": float(risk2.sum() * rmd[risk2].sum() / n),
+        "wrisk2": float(risk2.sum() * scale * rmd[risk2].sum() * scale / n),
+        "risk2_sampled": bool(checked.size < at_risk.size),
+        "covariance_records": int(zs[::step].shape[0]),
         "at_risk": risk1,
         "at_risk2": risk2,
         "rmd": rmd,
     }
+
+
+#: above this many variables a k-d tree is slower than a brute-force search (scikit-learn, BLAS)
+KD_TREE_MAX_DIMS = 10
+
+
+def k_nearest(reference: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
+    """Distances from each query to its k nearest reference points (k-d tree in few dimensions, else brute force)."""
+    if reference.shape[1] <= KD_TREE_MAX_DIMS:
+        dist, _ = cKDTree(reference).query(queries, k=k)
+        return dist.reshape(queries.shape[0], k)
+    from sklearn.neighbors import NearestNeighbors
+
+    dist, _ = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(reference).kneighbors(queries)
+    return dist
 
 
 def _standardise(x: np.ndarray) -> np.ndarray:
@@ -115,7 +141,8 @@ def _standardise(x: np.ndarray) -> np.ndarray:
     return (x - x.mean(axis=0)) / sd
 
 
-def linkage(original: np.ndarray, protected: np.ndarray, *, ties: str = "share") -> dict:
+def linkage(original: np.ndarray, protected: np.ndarray, *, ties: str = "share", sample: np.ndarray | None = None,
+            tree: cKDTree | None = None) -> dict:
     """Distance-based record linkage: is each protected record's nearest original record its own?
 
     Rows are paired (row i of both is one record) and already on a common
@@ -124,6 +151,9 @@ def linkage(original: np.ndarray, protected: np.ndarray, *, ties: str = "share")
     among them.  With ``ties="share"`` a correct link among t tied nearest
     records counts 1/t (the chance that an intruder picking one of them at
     random is right); with ``ties="own"`` it counts 1 (the worst case).
+    ``sample`` restricts the linked records to these rows (every original
+    record stays a candidate); ``tree`` is a ``cKDTree`` of ``original``
+    built before.
 
     References
     ----------
@@ -139,43 +169,67 @@ def linkage(original: np.ndarray, protected: np.ndarray, *, ties: str = "share")
     >>> linkage(o, np.array([[0.1], [1.6], [2.4]]))["value"]  # record 1 is nearer to original 2
     0.6666666666666666
     """
-    tree = cKDTree(original)
-    nearest, _ = tree.query(protected, k=1)
-    own = np.sqrt(((protected - original) ** 2).sum(axis=1))
-    tol = 1e-12 * np.maximum(1.0, nearest)
+    if sample is not None:
+        protected, own_rows = protected[sample], original[sample]
+    else:
+        own_rows = original
+    k = min(2, original.shape[0])
+    dist = k_nearest(original, protected, k) if tree is None else tree.query(protected, k=k)[0].reshape(-1, k)
+    nearest = dist[:, 0]
+    own = np.sqrt(((protected - own_rows) ** 2).sum(axis=1))
+    # distances from the brute-force search carry rounding of about 1e-8 (standardised data): equal within 1e-7
+    tol = 1e-7 * np.maximum(1.0, nearest)
     correct = own <= nearest + tol
     score = correct.astype(np.float64)
-    if ties == "share" and correct.any():
-        idx = np.flatnonzero(correct)
-        counts = tree.query_ball_point(protected[idx], r=nearest[idx] + tol[idx], return_length=True)
-        score[idx] = 1.0 / np.maximum(counts, 1)
+    if ties == "share" and k > 1:
+        tied = np.flatnonzero(correct & (dist[:, 1] <= nearest + tol))  # rare with continuous data
+        rows = max(1, 20_000_000 // max(original.shape[0], 1))  # at most 20 million distances at a time
+        for start in range(0, tied.size, rows):
+            chunk = tied[start:start + rows]
+            d = cdist(protected[chunk], original)
+            score[chunk] = 1.0 / (d <= (nearest[chunk] + tol[chunk])[:, None]).sum(axis=1)
     return {"value": float(score.mean()), "linked": score, "tied": int(np.count_nonzero(score[correct] < 1))}
 
 
-def mixed_features(continuous: list[np.ndarray], categorical: list[np.ndarray], reference: int) -> np.ndarray:
-    """Records as points for the distance to the closest record.
+class MixedFeatures:
+    """Records as points for the distance to the closest record, built for the rows asked for.
 
-    Continuous variables are standardised by the first ``reference`` rows'
-    mean and standard deviation, a missing value set to the mean with a
-    missing indicator beside it; categorical codes become one-hot columns
-    scaled by 1/sqrt(2), so two different categories are at distance 1 as two
-    values one standard deviation apart are (missing is a category).
+    Continuous variables are standardised by the original's mean and
+    standard deviation, a missing value set to the mean with a missing
+    indicator beside it (when either file has missing values); categorical
+    codes become one-hot columns scaled by 1/sqrt(2), so two different
+    categories are at distance 1 as two values one standard deviation apart
+    are (missing is a category).  Only the requested rows are ever expanded,
+    so a million-record file never becomes a dense million-row matrix.
+
+    ``continuous`` holds ``(original, protected)`` float arrays,
+    ``categorical`` ``(original codes, protected codes, number of categories)``.
     """
-    parts = []
-    for x in continuous:
-        ref = x[:reference]
-        mu, sd = np.nanmean(ref), np.nanstd(ref, ddof=1)
-        sd = sd if sd > 0 else 1.0
-        miss = np.isnan(x)
-        parts.append(np.where(miss, 0.0, (x - mu) / sd)[:, None])
-        if miss.any():
-            parts.append(miss.astype(np.float64)[:, None])
-    for codes in categorical:
-        levels, inverse = np.unique(codes, return_inverse=True)
-        onehot = np.zeros((codes.shape[0], levels.size))
-        onehot[np.arange(codes.shape[0]), inverse] = np.sqrt(0.5)
-        parts.append(onehot)
-    return np.hstack(parts) if parts else np.zeros((0, 0))
+
+    def __init__(self, continuous: list[tuple[np.ndarray, np.ndarray]],
+                 categorical: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
+        self.continuous = []
+        for orig, prot in continuous:
+            mu, sd = np.nanmean(orig), np.nanstd(orig, ddof=1)
+            missing = bool(np.isnan(orig).any() or np.isnan(prot).any())
+            self.continuous.append((orig, prot, mu, sd if sd > 0 else 1.0, missing))
+        self.categorical = categorical
+
+    def __call__(self, which: int, rows: np.ndarray) -> np.ndarray:
+        """The points of ``rows`` of the original (``which = 0``) or the protected file (1)."""
+        parts = []
+        for orig, prot, mu, sd, missing in self.continuous:
+            x = (orig, prot)[which][rows]
+            miss = np.isnan(x)
+            parts.append(np.where(miss, 0.0, (x - mu) / sd)[:, None])
+            if missing:
+                parts.append(miss.astype(np.float64)[:, None])
+        for orig, prot, k in self.categorical:
+            codes = (orig, prot)[which][rows]
+            onehot = np.zeros((rows.size, k + 1))
+            onehot[np.arange(rows.size), np.where(codes < 0, k, codes)] = np.sqrt(0.5)
+            parts.append(onehot)
+        return np.hstack(parts) if parts else np.zeros((rows.size, 0))
 
 
 def nearest_distances(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -188,8 +242,33 @@ def nearest_distances(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
 
 
 def exact_copies(original: np.ndarray, protected: np.ndarray) -> np.ndarray:
-    """Which protected rows equal some original row exactly (codes; NaN equal to NaN after coding)."""
-    ids, _ = group_ids(np.concatenate([original, protected]))
-    in_original = np.zeros(ids.max() + 1, dtype=bool)
-    in_original[ids[: original.shape[0]]] = True
-    return in_original[ids[original.shape[0]:]]
+    """Which protected rows equal some original row exactly (integer code matrices, missing a code too).
+
+    Rows are hashed (pandas ``hash_array`` per column, combined); a protected
+    row whose hash an original row has is then compared value by value with
+    that row, so a hash collision can never make a copy.
+
+    >>> exact_copies(np.array([[1, 2], [3, 4]]), np.array([[3, 4], [1, 3], [1, 2]])).tolist()
+    [True, False, True]
+    """
+    h_o, h_p = _row_hash(original), _row_hash(protected)
+    first = pd.Series(np.arange(h_o.size)).groupby(h_o).first()
+    match = first.reindex(h_p).to_numpy()
+    hit = ~np.isnan(match)
+    rows = match[hit].astype(np.int64)
+    same = (original[rows] == protected[hit]).all(axis=1)
+    out = np.zeros(h_p.size, dtype=bool)
+    out[np.flatnonzero(hit)[same]] = True
+    if not same.all():  # a hash collision: decide the few rows concerned exactly
+        doubt = np.flatnonzero(hit)[~same]
+        ids, _ = group_ids(np.concatenate([original, protected[doubt]]))
+        out[doubt] = np.isin(ids[original.shape[0]:], ids[: original.shape[0]])
+    return out
+
+
+def _row_hash(codes: np.ndarray) -> np.ndarray:
+    h = np.zeros(codes.shape[0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(codes.shape[1]):
+            h = (h ^ pd.util.hash_array(codes[:, j])) * np.uint64(0x100000001B3)
+    return h
