@@ -70,15 +70,26 @@ def compare(
     id_: Optional[str] = typer.Option(None, "--id", help="The record id column."),
     pairing: Optional[str] = typer.Option(None, "--pairing", help="row, none, or an id column to pair records by."),
     all_: bool = typer.Option(False, "--all", help="Analyse every column, not only those listed in the spec."),
+    sensitive: Optional[list[str]] = typer.Option(None, "--sensitive", help="Mark these variables as sensitive (l-diversity, t-closeness)."),
+    household: Optional[str] = typer.Option(None, "--household", help="The household id column (household risk)."),
+    ru: Optional[str] = typer.Option(None, "--ru", help="The risk-utility map's measures, e.g. risk=global_risk,utility=gdu."),
+    max_risk: Optional[float] = typer.Option(None, "--max-risk", help="Choose the scenario losing least among those with risk at most this."),
+    max_loss: Optional[float] = typer.Option(None, "--max-loss", help="Choose the scenario with least risk among those losing at most this."),
+    records: Optional[Path] = typer.Option(None, "--records", help="Write per-record risk values into this folder (never into the report)."),
+    records_format: str = typer.Option("csv", "--records-format", help="Format of the --records files: csv or parquet."),
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
     from .compare import _select_measures, compare as run_compare
 
     try:
-        the_spec = _spec_for(original, spec, nominal, ordinal, continuous, key, weight, id_, pairing, all_, target)
+        the_spec = _spec_for(original, spec, nominal, ordinal, continuous, key, weight, id_, pairing, all_, target,
+                             sensitive, household)
         ids = _select_measures(measures)
         options = _options(option, gdu_weights, ids)
+        ru_choice = _ru_choice(ru, max_risk, max_loss)
         inputs = [original, *protected] + ([spec] if spec else []) + the_spec.input_files()
+        if records is not None:
+            _check_records(records, records_format)
         _check_outputs(json_out, html_out, inputs)
         with _ProgressBar() as progress:
             report = run_compare(
@@ -90,6 +101,9 @@ def compare(
                 options=options,
                 aggregates=html_out is not None,
                 progress=progress,
+                risk_utility=ru_choice,
+                records_dir=records,
+                records_format=records_format,
             )
             if html_out:
                 progress.label("writing the HTML report")
@@ -108,7 +122,7 @@ def compare(
 
 
 def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, continuous, key, weight, id_, pairing, all_,
-              target=None):
+              target=None, sensitive=None, household=None):
     from .io import read_table
     from .spec import apply_overrides, infer_spec, load_spec
 
@@ -116,7 +130,7 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
         the_spec = load_spec(spec_path)
     else:
         the_spec = infer_spec(read_table(original, None, which="original"))
-    if any([nominal, ordinal, continuous, key, weight, id_, pairing, target]):
+    if any([nominal, ordinal, continuous, key, weight, id_, pairing, target, sensitive, household]):
         the_spec = apply_overrides(
             the_spec,
             nominal=_split(nominal),
@@ -127,6 +141,8 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
             id=id_,
             pairing=pairing,
             target=_split(target),
+            sensitive=_split(sensitive),
+            household=household,
         )
     the_spec.analyse_all = all_
     return the_spec
@@ -156,6 +172,30 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
     from .registry import get
 
     return {mid: get(mid).check_options(opts) for mid, opts in options.items()}
+
+
+def _ru_choice(ru: Optional[str], max_risk: Optional[float], max_loss: Optional[float]) -> dict[str, Any]:
+    """``--ru risk=ID,utility=ID`` with ``--max-risk``/``--max-loss`` as compare()'s ``risk_utility``."""
+    choice: dict[str, Any] = {}
+    for item in _split([ru] if ru else None):
+        name, sep, value = item.partition("=")
+        if not sep or name.strip() not in ("risk", "utility") or not value.strip():
+            raise InputError(f"--ru {ru!r} must look like risk=MEASURE,utility=MEASURE, e.g. risk=global_risk,utility=gdu.")
+        choice[name.strip()] = value.strip()
+    if max_risk is not None:
+        choice["max_risk"] = max_risk
+    if max_loss is not None:
+        choice["max_loss"] = max_loss
+    return choice
+
+
+def _check_records(folder: Path, fmt: str) -> None:
+    if fmt not in ("csv", "parquet"):
+        raise InputError(f"--records-format must be csv or parquet, got {fmt!r}.")
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--records {folder} is a file; give a folder to write the per-record files into.")
+    if not folder.exists() and not folder.resolve().parent.is_dir():
+        raise InputError(f"cannot create the records folder {folder}: the folder {folder.parent} does not exist.")
 
 
 def _check_output(path: Path, inputs: list[Path]) -> None:
@@ -274,7 +314,7 @@ def spec_command(
         spec = infer_spec(df)
         header = (
             f"Variable spec inferred by infoloss {__version__} from {original.name} ({len(df)} records).\n"
-            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | target | weight | id | "
+            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | target | weight | id | household | "
             "strata | other.\nFormat: see docs/spec.md."
         )
         text = spec.to_yaml(header)

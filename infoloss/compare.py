@@ -69,17 +69,30 @@ class Report:
     spec: Spec
     measure_ids: list[str]
     inputs: list[Path] = field(default_factory=list)
+    # the risk-utility map's choices: risk and utility measure ids, max_risk, max_loss (docs/measures.md)
+    risk_utility_options: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON result as a dictionary (shape: docs/interface.md §3)."""
+        """The JSON result as a dictionary (shape: docs/interface.md §3; ``risk_utility``: docs/measures.md)."""
         return _plain(
             {
                 "infoloss": __version__,
                 "original": self.original,
                 "scenarios": [s.to_dict() for s in self.scenarios],
                 "measures": {m: registry.get(m).to_dict() for m in self.measure_ids},
+                "risk_utility": self.risk_utility(),
             }
         )
+
+    def risk_utility(self, **choice: Any) -> dict[str, Any]:
+        """The risk-utility map and decision rules (the JSON's ``risk_utility`` block).
+
+        Keyword arguments ``risk``, ``utility``, ``max_risk``, ``max_loss``
+        override the choices given to :func:`compare`.
+        """
+        from .risk.rumap import risk_utility
+
+        return risk_utility(self, {**self.risk_utility_options, **choice})
 
     def to_json(self, path: str | Path | None = None, *, indent: int = 2, protect: Sequence[str | Path] = ()) -> str:
         """The JSON result as text; written atomically to ``path`` when given.
@@ -181,6 +194,9 @@ def compare(
     statistics: bool = True,
     aggregates: bool = True,
     progress: Progress | None = None,
+    risk_utility: dict[str, Any] | None = None,
+    records_dir: str | Path | None = None,
+    records_format: str = "csv",
 ) -> Report:
     """Compare an original file with one or more protected versions.
 
@@ -204,6 +220,15 @@ def compare(
         Keep the aggregated data (bins, quantiles, tables) that the HTML report draws.
     progress : callable(done, total, label), optional
         Called before each measure.
+    risk_utility : dict, optional
+        The risk-utility map's ``risk`` and ``utility`` measure ids and the
+        thresholds ``max_risk`` / ``max_loss`` of its two decision rules.
+    records_dir : path, optional
+        Write each file's per-record risk values (fk, Fk, individual risk,
+        SUDA and DIS scores, ...) into this folder, one file per data file;
+        they never go into the report or the JSON.
+    records_format : {"csv", "parquet"}
+        Format of those files.
 
     Returns
     -------
@@ -230,6 +255,7 @@ def compare(
     if unknown_options:
         raise InputError(f"options were given for {unknown_options[0]!r}, which is not among the measures run.")
     options = {mid: registry.get(mid).check_options(opts) for mid, opts in options.items()}
+    ru_choice = _risk_utility_choice(risk_utility, ids)
     protected_list = list(protected) if isinstance(protected, (list, tuple)) else [protected]
     if not protected_list:
         raise InputError("give at least one protected file.")
@@ -238,6 +264,7 @@ def compare(
     steps = len(ids) + (1 if aggregates else 0)  # the report's plot data is a step of its own
     total = steps * len(protected_list)
     original_cache: dict = {}  # the original is converted once for all scenarios
+    records_taken: set[str] = set()
     results = []
     for k, (prot, name) in enumerate(zip(protected_list, names)):
         prot_df = read_table(prot, spec, which="protected") if isinstance(prot, (str, Path)) else prot
@@ -253,6 +280,8 @@ def compare(
             if progress is not None:
                 progress(k * steps + j, total, f"{name}: {mid}")
             _run_measure(scenario, pair, mid, options.get(mid, {}))
+        if records_dir is not None:
+            _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
         if statistics:
             scenario.statistics = _statistics(pair)
         if aggregates:
@@ -264,7 +293,8 @@ def compare(
             described = _describe_original(original, pair)
     if progress is not None:
         progress(total, total, "done")
-    return Report(original=described, scenarios=results, spec=pair.spec, measure_ids=ids, inputs=inputs)
+    return Report(original=described, scenarios=results, spec=pair.spec, measure_ids=ids, inputs=inputs,
+                  risk_utility_options=ru_choice)
 
 
 def _input_paths(original: Frame, protected: Frame | Sequence[Frame], spec: Spec | None) -> list[Path]:
@@ -280,6 +310,25 @@ def _check_not_input(path: str | Path, inputs: Sequence[str | Path]) -> None:
 
     if any(_same_file(Path(other), Path(path)) for other in inputs):
         raise InputError(f"the output file {path} is one of the input files; choose another output path.")
+
+
+def _risk_utility_choice(choice: dict[str, Any] | None, ids: list[str]) -> dict[str, Any]:
+    from .risk.rumap import check_choice
+
+    choice = check_choice(choice)
+    for key in ("risk", "utility"):
+        if choice.get(key) is not None and choice[key] not in ids:
+            raise InputError(f"the risk-utility {key} measure {choice[key]!r} is not among the measures run; "
+                             "add it to the measures.")
+    return choice
+
+
+def _write_records(pair: EncodedPair, directory: str | Path, fmt: str, name: str, with_original: bool,
+                   options: dict[str, dict[str, Any]], inputs: list[Path], taken: set[str]) -> None:
+    from .risk.records import write_records
+
+    write_records(pair, directory, name, fmt=fmt, original=with_original, options=options, protect=inputs,
+                  taken=taken)
 
 
 def _load_spec(spec: Spec | dict | str | Path | None, original: Frame) -> Spec | None:

@@ -78,7 +78,12 @@ class EncodedPair:
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
     # variables with a hierarchy: every value as a node of it (infoloss.generalised)
     generalised: dict[str, Any] = field(default_factory=dict)
-    original_cache: dict[Any, Any] | None = field(default=None, repr=False)
+    # household ids as int64 codes (-1 missing), None without a household column (role: household)
+    households_orig: np.ndarray | None = field(default=None, repr=False)
+    households_prot: np.ndarray | None = field(default=None, repr=False)
+    # the ``original_cache`` given to encode_pair: results that depend on the original only are kept
+    # there, so that they are computed once for all scenarios (see ``cached_original``)
+    original_cache: dict | None = field(default=None, repr=False)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -118,20 +123,26 @@ class EncodedPair:
             self.cache[key] = compute()
         return self.cache[key]
 
-    def original_cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+    def cached_original(self, key: Any, compute: Callable[[], Any]) -> Any:
         """Like :meth:`cached`, for work that depends on the original file only.
 
         ``compare`` encodes every scenario with one ``original_cache`` dict (the
         same original DataFrame and spec), so a result stored there, e.g. a
-        reference model fitted on the original, is computed once for all
-        scenarios.  Without that dict it is kept on the pair like any cached
-        value.  ``compute`` must not read the protected file.
+        reference model fitted on the original or the original's risk, is
+        computed once for all scenarios.  Without that dict it is kept on the
+        pair like any cached value.  ``compute`` must not read the protected
+        file, and ``key`` must name everything the result depends on besides the
+        original's records; results must not depend on category codes (which
+        change with the protected file).
         """
         store = self.cache if self.original_cache is None else self.original_cache
         key = ("original-only", key)
         if key not in store:
             store[key] = compute()
         return store[key]
+
+    def households(self, which: str) -> np.ndarray | None:
+        return self.households_orig if which == ORIGINAL else self.households_prot
 
     # -- shared derived arrays --------------------------------------------
     def matrix(self, which: str, names: list[str] | None = None) -> np.ndarray:
@@ -266,6 +277,7 @@ def encode_pair(
     w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
     if w_prot is None and paired:
         w_prot = w_orig
+    h_orig, h_prot = _households(spec, original, protected, paired, original_cache)
     return EncodedPair(
         spec=spec,
         variables=variables,
@@ -277,6 +289,8 @@ def encode_pair(
         n_orig=len(original),
         n_prot=len(protected),
         generalised=generalised,
+        households_orig=h_orig,
+        households_prot=h_prot,
         original_cache=original_cache,
     )
 
@@ -288,6 +302,32 @@ def _generalised(spec, variables, original, protected, categorical, continuous, 
 
     return encode_generalised(spec, variables, original, protected, categorical, continuous, missing, paired,
                               original_cache)
+
+
+def _households(
+    spec: Spec, original: pd.DataFrame, protected: pd.DataFrame, paired: bool, cache: dict | None
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The household ids of both files as int64 codes (-1 missing); the original's are shared by all pairs."""
+    names = spec.names_with_role("household")
+    if not names:
+        return None, None
+    name = names[0]
+    missing = _global_missing(spec) | {normalise_label(m) for m in spec.variables[name].missing}
+
+    def codes(col: pd.Series) -> np.ndarray:
+        raw, uniques = pd.factorize(col, use_na_sentinel=True)  # labels normalised once per distinct value
+        labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
+        ids, _ = pd.factorize(pd.Series([None if label in missing else label for label in labels], dtype=object))
+        lookup = np.append(ids, -1).astype(np.int64)
+        return lookup[raw]
+
+    orig = _cached_original(cache, VariableSpec(name, "household-id", missing=sorted(missing)),
+                            lambda: codes(original[name]))
+    if name in protected.columns:
+        prot = codes(protected[name])
+    else:
+        prot = orig if paired else None
+    return orig, prot
 
 
 def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | None) -> Spec:

@@ -24,7 +24,9 @@ SCALES = ("nominal", "ordinal", "continuous")
 ROLES = ("key", "sensitive", "target", "weight", "id", "household", "strata", "cluster", "other")
 # columns with these roles describe the records (design, identity) and are never analysed as variables
 NOT_ANALYSED_ROLES = ("weight", "id", "household", "cluster")
-VARIABLE_KEYS = ("scale", "role", "order", "missing", "pram", "hierarchy", "recode", "removed")
+VARIABLE_KEYS = ("scale", "role", "order", "missing", "pram", "hierarchy", "recode", "removed", "level")
+# a variable measured on the person (default) or on the whole household (same value for every member)
+LEVELS = ("person", "household")
 TOP_KEYS = ("variables", "missing", "pairing", "separator", "analyses")
 RECODE_KINDS = ("map", "breaks", "top", "bottom")
 DEFAULT_MISSING = ("", "NA", "NaN")
@@ -45,6 +47,7 @@ class VariableSpec:
     hierarchy: Path | None = None
     recode: dict | None = None
     removed: bool = False
+    level: str = "person"  # "household": constant within a household (checked by the household risk)
     note: str = ""  # why it was inferred this way (written as a YAML comment)
 
     @property
@@ -73,6 +76,8 @@ class VariableSpec:
             out["recode"] = self.recode
         if self.removed:
             out["removed"] = True
+        if self.level != "person":
+            out["level"] = self.level
         return out
 
 
@@ -278,6 +283,10 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpe
     if not isinstance(removed, bool):
         raise SpecError(f"'removed' of variable {name!r} must be true or false.")
     var.removed = removed
+    level = settings.get("level", "person")
+    if level not in LEVELS:
+        raise SpecError(f"variable {name!r} has level {level!r}; use person or household.")
+    var.level = level
     return var
 
 
@@ -450,13 +459,23 @@ def apply_overrides(
     id: str | None = None,
     pairing: str | None = None,
     target: Iterable[str] = (),
+    sensitive: Iterable[str] = (),
+    household: str | None = None,
 ) -> Spec:
     """Return a copy of ``spec`` with command-line overrides applied.
 
     A variable not yet in the spec is added; ``--pairing`` takes ``row``,
     ``none`` or the name of an id column; ``--target`` gives variables the
-    role ``target`` (the variables the mining measures predict).
+    role ``target`` (the variables the mining measures predict).  A variable
+    has one role, so naming it both in ``key`` and ``sensitive`` is an error.
     """
+    key, sensitive = list(key), list(sensitive)
+    both = [name for name in sensitive if name in key]
+    if both:
+        raise SpecError(
+            f"{both[0]!r} is given both as a key variable and as a sensitive variable; a variable has one role "
+            "(key: what an intruder knows; sensitive: what must not be learnt), so choose one."
+        )
     spec = spec.copy()
 
     def var(name: str, option: str) -> VariableSpec:
@@ -493,6 +512,16 @@ def apply_overrides(
                     v.scale = "continuous"
         w = var(weight, "weight")
         w.role = "weight"
+    for name in sensitive:
+        v = var(name, "sensitive")
+        if v.scale is None:
+            raise SpecError(f"--sensitive {name}: give the variable a scale too (--nominal, --ordinal or --continuous).")
+        v.role = "sensitive"
+    if household:
+        for v in spec.variables.values():
+            if v.role == "household":
+                v.role = "id"  # still an identifier, not analysed
+        var(household, "household").role = "household"
     if id:
         var(id, "id").role = "id"
     if pairing:

@@ -3,7 +3,7 @@
 Both the models (``mining.py``) and the clusterings (``clustering.py``) see the
 two files through one coding that is derived from the *original file only*,
 so that everything fitted on the original can be computed once and shared
-between scenarios (``EncodedPair.original_cached``):
+between scenarios (``EncodedPair.cached_original``):
 
 * a continuous variable is its float value (NaN for missing);
 * a categorical variable is the position of its category among the

@@ -2,7 +2,7 @@
 
 Everything that depends only on the original file (the split, the
 reference model fitted on the original, the baseline and removal models) is
-cached with ``EncodedPair.original_cached`` and so computed once for all the
+cached with ``EncodedPair.cached_original`` and so computed once for all the
 scenarios of a ``compare`` run; the protected-trained model is cached on the
 pair, so the measures of one scenario share it.
 """
@@ -468,7 +468,7 @@ def reference(pair: EncodedPair, t: Target, s: Settings, seed: int) -> Reference
             n_test_pool=n_test_pool,
         )
 
-    return pair.original_cached(("mining", "reference", t.key(), s.key(), seed), compute)
+    return pair.cached_original(("mining", "reference", t.key(), s.key(), seed), compute)
 
 
 def original_fit(pair: EncodedPair, t: Target, s: Settings, seed: int, kind: str = "original") -> Fit:
@@ -491,7 +491,7 @@ def original_fit(pair: EncodedPair, t: Target, s: Settings, seed: int, kind: str
         est, note, caught = fit_model(t.task, s.model, feats, x, y, w, seed)
         return Fit(est, columns, predict(est, ref.x_test[:, columns], t), int(y.shape[0]), note, caught)
 
-    return pair.original_cached(("mining", "fit", kind, t.key(), s.key(), seed), compute)
+    return pair.cached_original(("mining", "fit", kind, t.key(), s.key(), seed), compute)
 
 
 def _informative(feats: Sequence[md.Feature], x: np.ndarray) -> tuple[tuple[md.Feature, ...], np.ndarray]:

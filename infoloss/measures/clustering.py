@@ -219,7 +219,7 @@ def choose_k(pair: EncodedPair, k: int | None, seed_list: list[int], max_records
         return {"k": best, "chosen_by": f"largest Silhouette of k-means on {x.shape[0]} original records (seed {seed_list[0]})",
                 "k_silhouettes": scores}
 
-    return pair.original_cached(("mining", "cluster-k", sp.key(), k, tuple(seed_list), max_records), compute)
+    return pair.cached_original(("mining", "cluster-k", sp.key(), k, tuple(seed_list), max_records), compute)
 
 
 def _original_run(pair: EncodedPair, k: int, seed: int, max_records: int) -> dict[str, Any]:
@@ -235,7 +235,7 @@ def _original_run(pair: EncodedPair, k: int, seed: int, max_records: int) -> dic
                 "silhouette": _silhouette(x, km.labels_, seed), "davies_bouldin": _davies_bouldin(x, km.labels_),
                 "n": x.shape[0], "warnings": caught}
 
-    return pair.original_cached(("mining", "cluster-orig", sp.key(), k, seed, max_records), compute)
+    return pair.cached_original(("mining", "cluster-orig", sp.key(), k, seed, max_records), compute)
 
 
 def _means(x: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

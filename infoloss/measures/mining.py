@@ -555,7 +555,7 @@ def _importances(pair: EncodedPair, t: mm.Target, s: mm.Settings, seed: int, met
 
     key = ("mining", "importance", which, t.key(), s.key(), seed, metric, records, repeats, shared)
     if which == "original":
-        return pair.original_cached(key, compute)
+        return pair.cached_original(key, compute)
     return pair.cached(key, compute)
 
 

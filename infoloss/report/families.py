@@ -23,7 +23,8 @@ from .summary import Row, measure_rows
 Reason = Callable[[str], str]
 
 
-def family_sections(report: Any, reason: Reason, anchors: dict[str, str]) -> list[tuple[str, str, Markup]]:
+def family_sections(report: Any, reason: Reason, anchors: dict[str, str], policy: Any = None
+                    ) -> list[tuple[str, str, Markup]]:
     """``(anchor, title, html)`` for every family with measures run (or, for moments, statistics)."""
     out = []
     for family, title in FAMILIES.items():
@@ -40,6 +41,11 @@ def family_sections(report: Any, reason: Reason, anchors: dict[str, str]) -> lis
             from .mining import mining_charts
 
             body.append(mining_charts(report))
+        if family == "risk":  # risk per file, k-anonymity, SUDA and l-diversity tables
+            from .plotdata import Policy
+            from .risk import risk_details
+
+            body.append(risk_details(report, policy or Policy()))
         body += [variable_charts(report, rows), pair_charts(report, rows)]
         out.append((anchors[family], title, join(body)))
     return out

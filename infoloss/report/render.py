@@ -17,6 +17,7 @@ from .families import family_sections
 from .generalisation import add_generalisation_section
 from .parts import slug
 from .plotdata import Policy
+from .risk import risk_map_section
 from .safe import sanitise_reason
 from .summary import headline_ids, measure_rows, reading, summary_table
 from .variables import variable_sections
@@ -63,7 +64,9 @@ def context(report: Any, policy: Policy) -> dict[str, Any]:
                       for i, s in enumerate(report.scenarios)],
         "reading": reading(report, rows),
         "summary": summary_table(report, rows, anchors),
-        "families": add_generalisation_section(family_sections(report, reason, anchors), report, policy, anchors),
+        "families": add_generalisation_section(family_sections(report, reason, anchors, policy), report, policy,
+                                               anchors),
+        "risk_map": risk_map_section(report, policy),
         "variables": variables,
         "pairs": pairs,
         "notes": _notes(report),

@@ -1,0 +1,260 @@
+"""The report's risk parts: the risk-utility map (the first chart of the page) and the risk family's tables.
+
+Both are drawn from the results only (measure values and their details):
+no per-record risk is ever shown.  In safe mode every count below the
+minimum cell size is merged with its neighbours (intervals of DIS scores,
+l-diversity values) or shown as "fewer than N" (k-anonymity violations,
+uniques), so no small group of records can be singled out.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from markupsafe import Markup
+
+from . import svg
+from .parts import fmt, join
+from .plotdata import Policy
+
+__all__ = ["risk_map_section", "risk_details", "merge_joint"]
+
+
+# ---------------------------------------------------------------------------
+# the risk-utility map
+# ---------------------------------------------------------------------------
+def risk_map_section(report: Any, policy: Policy) -> Markup | None:
+    """The risk-utility map with its Pareto front, the points as a table and the decision rules; None without one."""
+    block = report.risk_utility()
+    if not block.get("available"):
+        return None
+    colours = {s.name: svg.colour(i) for i, s in enumerate(report.scenarios)}
+    chart = ru_chart(block, colours)
+    rows = join(
+        Markup('<tr><td><span class="swatch" style="background:{}"></span>{}</td><td class="num">{}</td>'
+               '<td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>').format(
+            svg.ORIGINAL_COLOUR if p["original"] else colours.get(p["name"], svg.GREY),
+            p["name"] + (" (as it is)" if p["original"] else ""), fmt(p["risk"]), fmt(p["loss"]),
+            fmt(p["utility_value"]), "✓" if p["pareto"] else "")
+        for p in block["points"])
+    table = Markup('<table class="measures ru"><thead><tr><th>file</th><th>risk: {}</th><th>{}</th>'
+                   "<th>{}</th><th>Pareto front</th></tr></thead><tbody>{}</tbody></table>").format(
+        block["risk_measure"], block["loss_definition"], block["utility_measure"], rows)
+    decisions = join(_decision(block["decisions"][key], key) for key in ("max_risk", "max_loss"))
+    missing = join(Markup("<li>{}: {}</li>").format(name, why) for name, why in block["not_on_map"].items())
+    missing = Markup('<div class="notcomputed"><h4>Not on the map</h4><ul>{}</ul></div>').format(missing) if missing else ""
+    note = Markup(
+        "Each file is a point: its disclosure risk (<b>{}</b>: {}) against its information loss ({}; <b>{}</b>: {}). "
+        "The original, released as it is, loses nothing and keeps its full risk. A scenario on the "
+        "<b>Pareto front</b> (line) cannot be beaten on both axes by another; the others can. "
+        "Lower left is better."
+    ).format(block["risk_measure"], block["risk_description"], block["loss_definition"], block["utility_measure"],
+             block["utility_description"])
+    return Markup('<p class="note">{}</p><div class="charts"><figure class="chart">{}</figure>{}</div>'
+                  '<div class="decisions">{}</div>{}').format(note, chart, table, decisions, missing)
+
+
+def _decision(rule: dict[str, Any], key: str) -> Markup:
+    title = ("Maximum risk, least loss" if key == "max_risk" else "Maximum loss, least risk")
+    choice = Markup(" Choice: <b>{}</b>.").format(rule["choice"]) if rule.get("choice") else ""
+    extra = ""
+    if rule.get("original_within"):
+        extra = Markup(" The original itself is within this risk.")
+    return Markup('<p class="decision"><b>{}</b> (--{}): {}{}{}</p>').format(
+        title, key.replace("_", "-"), rule["reason"], choice, extra)
+
+
+def ru_chart(block: dict[str, Any], colours: dict[str, str], width: float = 520, height: float = 360) -> Markup:
+    """Scatter of risk (y) against loss (x) with the Pareto front as a step line and the thresholds dashed."""
+    points = block["points"]
+    left, right, top, bottom = 62, 18, 14, 42
+    risks = [p["risk"] for p in points]
+    losses = [p["loss"] for p in points]
+    thresholds = block["decisions"]
+    max_risk, max_loss = thresholds["max_risk"]["threshold"], thresholds["max_loss"]["threshold"]
+    hi_r = max(risks + ([max_risk] if max_risk is not None else []) + [1e-12]) * 1.08
+    hi_l = max(losses + ([max_loss] if max_loss is not None else []) + [1e-12]) * 1.08
+    lo_l = min(losses + [0.0])
+    sx = svg.Scale(lo_l, hi_l, left, width - right)
+    sy = svg.Scale(0.0, hi_r, height - bottom, top)
+    out = list(svg.x_axis(sx, height - bottom, svg.nice_ticks(lo_l, hi_l, 5), grid_to=top))
+    out += svg.y_axis(sy, left, svg.nice_ticks(0.0, hi_r, 5), grid_to=width - right)
+    out.append(svg.text((left + width - right) / 2, height - 8, block["loss_definition"], anchor="middle",
+                        size=svg.FONT - 1, fill=svg.GREY))
+    out.append(svg.text(14, (top + height - bottom) / 2, f"risk: {block['risk_measure']}", anchor="middle",
+                        size=svg.FONT - 1, fill=svg.GREY, rotate=-90))
+    if max_risk is not None:
+        out.append(svg.line(left, sy(max_risk), width - right, sy(max_risk), "#b2182b", 1, "5,3"))
+        out.append(svg.text(width - right - 2, sy(max_risk) - 3, f"max risk {max_risk:g}", anchor="end",
+                            size=svg.FONT - 2, fill="#b2182b"))
+    if max_loss is not None:
+        out.append(svg.line(sx(max_loss), top, sx(max_loss), height - bottom, "#2166ac", 1, "5,3"))
+        out.append(svg.text(sx(max_loss) + 3, top + 10, f"max loss {max_loss:g}", size=svg.FONT - 2, fill="#2166ac"))
+    front = sorted((p for p in points if p["pareto"]), key=lambda p: (p["loss"], -p["risk"]))
+    if len(front) > 1:
+        steps = []
+        for a, b in zip(front, front[1:]):
+            steps += [(sx(a["loss"]), sy(a["risk"])), (sx(b["loss"]), sy(a["risk"]))]
+        steps.append((sx(front[-1]["loss"]), sy(front[-1]["risk"])))
+        out.append(svg.polyline(steps, svg.GREY, 1.2, "2,2"))
+    for p in points:
+        x, y = sx(p["loss"]), sy(p["risk"])
+        col = svg.ORIGINAL_COLOUR if p["original"] else colours.get(p["name"], svg.GREY)
+        title = f"{p['name']}: risk {svg.fmt_value(p['risk'])}, loss {svg.fmt_value(p['loss'])}"
+        shape = (f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" fill="{col}"><title>{svg.esc(title)}'
+                 "</title></rect>" if p["original"] else
+                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5.5" fill="{col}" stroke="#fff" stroke-width="1">'
+                 f"<title>{svg.esc(title)}</title></circle>")
+        out.append(shape)
+        anchor = "end" if x > width * 0.7 else "start"
+        out.append(svg.text(x + (-8 if anchor == "end" else 8), y - 6, p["name"], anchor=anchor, size=svg.FONT - 1))
+    return svg.svg(width, height, out, label="risk-utility map")
+
+
+# ---------------------------------------------------------------------------
+# the risk family's tables
+# ---------------------------------------------------------------------------
+def risk_details(report: Any, policy: Policy) -> Markup:
+    """Risk per file, k-anonymity violations, the DIS-SUDA score distribution and l-diversity."""
+    parts = [_risk_table(report, policy), _dis_table(report, policy), _l_tables(report, policy)]
+    return join(p for p in parts if p)
+
+
+def _files(report: Any, mid: str) -> list[tuple[str, str, dict[str, Any], float]]:
+    """``(name, colour, details, value)`` of the original and every scenario where ``mid`` was computed."""
+    rows = []
+    for i, s in enumerate(report.scenarios):
+        r = s.measures.get(mid)
+        if r is None:
+            continue
+        if not rows:
+            orig = r.details.get("original") or {}
+            rows.append(("original", svg.ORIGINAL_COLOUR, orig, orig.get("value")))
+        rows.append((s.name, svg.colour(i), r.details, r.value))
+    return rows
+
+
+def _count(n: int | None, policy: Policy) -> str:
+    if n is None:
+        return "–"
+    return f"{int(n):,}" if policy.count_ok(int(n)) else f"fewer than {policy.min_cell}"
+
+
+def _risk_table(report: Any, policy: Policy) -> Markup | None:
+    columns = [("global_risk", "global risk"), ("expected_reidentifications", "expected re-identifications"),
+               ("sample_uniques", "sample uniques (share)"), ("household_risk", "household risk"),
+               ("suda_dis", "mean DIS-SUDA"), ("msu_share", "records with an MSU (share)")]
+    columns = [(m, t) for m, t in columns if any(m in s.measures for s in report.scenarios)]
+    kanon = _files(report, "k_anonymity_violations")
+    if not columns and not kanon:
+        return None
+    names = ["original"] + [s.name for s in report.scenarios]
+    values: dict[str, dict[str, str]] = {n: {} for n in names}
+    for mid, _ in columns:
+        for name, _, _, v in _files(report, mid):
+            values[name][mid] = fmt(v)
+    ks = sorted(kanon[0][2].get("by_k", {}), key=int) if kanon else []
+    for name, _, det, _ in kanon:
+        for k in ks:
+            entry = det.get("by_k", {}).get(k, {})
+            values[name][f"k{k}"] = f"{_count(entry.get('unweighted'), policy)} / {_count(entry.get('weighted'), policy)}"
+    head = join(Markup("<th>{}</th>").format(t) for _, t in columns)
+    head += join(Markup("<th>fk &lt; {0} / Fk &lt; {0}</th>").format(k) for k in ks)
+    body = join(
+        Markup("<tr><td>{}</td>{}</tr>").format(
+            name, join(Markup('<td class="num">{}</td>').format(values[name].get(c, "–"))
+                       for c in [m for m, _ in columns] + [f"k{k}" for k in ks]))
+        for name in names if values[name])
+    note = ("Risk of each file on the key variables (sdcMicro's conventions: a missing key value matches any value). "
+            "k-anonymity: records whose key values fewer than k records share (fk), and whose weighted "
+            "frequency is below k (Fk).")
+    return Markup('<h3>Disclosure risk per file</h3><p class="note">{}</p><table class="measures risk">'
+                  "<thead><tr><th>file</th>{}</tr></thead><tbody>{}</tbody></table>").format(note, head, body)
+
+
+def merge_joint(labels: Sequence[str], columns: Sequence[Sequence[int]], min_cell: int) -> tuple[list[str], list[list[int]]]:
+    """Merge adjacent rows of count columns until every count is 0 or at least ``min_cell``.
+
+    The same rows are merged in every column (so the rows stay comparable);
+    a row with a small count joins its next row (the last one its previous).
+
+    >>> merge_joint(["a", "b", "c", "d"], [[10, 2, 4, 9], [6, 0, 0, 6]], 5)
+    (['a', 'b … c', 'd'], [[10, 6, 9], [6, 0, 6]])
+    """
+    groups = [[i] for i in range(len(labels))]
+    cols = [list(c) for c in columns]
+
+    def total(col: list[int], g: list[int]) -> int:
+        return sum(col[i] for i in g)
+
+    while len(groups) > 1:
+        bad = next((j for j, g in enumerate(groups) if any(0 < total(c, g) < min_cell for c in cols)), None)
+        if bad is None:
+            break
+        other = bad + 1 if bad + 1 < len(groups) else bad - 1
+        a, b = sorted((bad, other))
+        groups[a:b + 1] = [groups[a] + groups[b]]
+    names = [labels[g[0]] if len(g) == 1 else f"{labels[g[0]]} … {labels[g[-1]]}" for g in groups]
+    return names, [[total(c, g) for g in groups] for c in cols]
+
+
+def _count_cell(n: int) -> Markup:
+    return Markup('<td class="num" data-count="{}">{}</td>').format(int(n), f"{int(n):,}")
+
+
+def _dis_table(report: Any, policy: Policy) -> Markup | None:
+    files = _files(report, "suda_dis")
+    if not files:
+        return None
+    labels = list(files[0][2].get("dis_table", {}))
+    counts = [[int(det.get("dis_table", {}).get(label, 0)) for label in labels] for _, _, det, _ in files]
+    if policy.safe:
+        labels, counts = merge_joint(labels, counts, policy.min_cell)
+    head = join(Markup("<th>{}</th>").format(name) for name, _, _, _ in files)
+    body = join(Markup("<tr><td>{}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
+                for i, label in enumerate(labels))
+    msu = join(Markup("<li>{}: MSUs by size {}</li>").format(
+        name, ", ".join(f"{k}: {_count(v, policy)}" for k, v in det.get("msu_by_size", {}).items()))
+        for name, _, det, _ in files)
+    note = ("Records per interval of the DIS-SUDA score (the probability that a unique match on key values is "
+            "correct; SUDA2, sdcMicro's intervals)." + (" Intervals are merged so that no count is below "
+                                                        f"{policy.min_cell}." if policy.safe else ""))
+    return Markup('<h3>SUDA2: distribution of DIS-SUDA scores</h3><p class="note">{}</p><table class="measures dis">'
+                  "<thead><tr><th>DIS score</th>{}</tr></thead><tbody>{}</tbody></table><ul class=\"note\">{}</ul>"
+                  ).format(note, head, body, msu)
+
+
+def _l_tables(report: Any, policy: Policy) -> Markup | None:
+    files = _files(report, "l_diversity")
+    if not files:
+        return None
+    blocks = []
+    for var in files[0][2].get("by_variable", {}):
+        per = [(name, det.get("by_variable", {}).get(var, {})) for name, _, det, _ in files]
+        labels = list(per[0][1].get("distinct_counts", {}))
+        counts = [[int(d.get("distinct_counts", {}).get(label, 0)) for label in labels] for _, d in per]
+        if policy.safe:
+            labels, counts = merge_joint(labels, counts, policy.min_cell)
+        head = join(Markup("<th>{}</th>").format(name) for name, _ in per)
+        body = join(Markup("<tr><td>distinct l = {}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
+                    for i, label in enumerate(labels))
+        summary = join(Markup("<tr><td>{}</td>{}</tr>").format(
+            text, join(Markup('<td class="num">{}</td>').format(fmt(_get(d, path))) for _, d in per))
+            for text, path in (("median entropy l", ("entropy", "median")), ("min entropy l", ("entropy", "min")),
+                               ("median recursive (c, l)", ("recursive", "median")),
+                               ("share of records below l", ("share_below_l",))))
+        blocks.append(Markup('<h4>{}</h4><table class="measures ldiv"><thead><tr><th>records per class '
+                             "l-diversity</th>{}</tr></thead><tbody>{}{}</tbody></table>").format(var, head, body, summary))
+    note = ("Classes are the records with identical key values. Distinct l counts the different values of the sensitive "
+            "variable in a record's class; a class with l = 1 discloses the value for all its records." +
+            (f" Rows are merged so that no count is below {policy.min_cell}." if policy.safe else ""))
+    return Markup('<h3>l-diversity of the sensitive variables</h3><p class="note">{}</p>{}').format(note, join(blocks))
+
+
+def _get(d: dict[str, Any], path: tuple[str, ...]) -> float | None:
+    for key in path:
+        if not isinstance(d, dict) or key not in d:
+            return None
+        d = d[key]
+    return d if isinstance(d, (int, float)) and math.isfinite(d) else None

@@ -1,0 +1,148 @@
+"""Per-record risk values as a table, and written to files on request.
+
+Per-record risks identify the riskiest records, so they never go into the
+JSON result or the report: ``compare(..., records_dir=DIR)`` (command line
+``--records DIR``) writes one file per data file instead:
+``records_original.csv`` and ``records_<scenario>.csv`` (or ``.parquet``).
+
+Columns (each present when it can be computed): ``row`` (1-based record
+number in the file), ``fk``, ``Fk``, ``individual_risk``,
+``household_risk``, ``suda_score``, ``dis_score``, ``msu`` (number of
+minimal sample uniques), ``l_<var>_distinct|entropy|recursive`` and
+``t_<var>`` per sensitive variable, and for paired protected files
+``interval_disclosure`` (1 = at risk) and ``record_linkage`` (1 = correctly
+linked, 1/t for a tie among t).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._files import write_atomic
+from ..errors import InputError, NotComputed
+from ..pair import ORIGINAL, PROTECTED, EncodedPair
+from .files import file_l_diversity, file_risk, file_suda, file_t_closeness, sensitive_names
+
+__all__ = ["record_table", "write_records", "FORMATS"]
+
+FORMATS = ("csv", "parquet")
+
+
+def record_table(pair: EncodedPair, which: str = PROTECTED, options: dict[str, dict[str, Any]] | None = None
+                 ) -> pd.DataFrame:
+    """The per-record risk values of one file of the pair (``"orig"`` or ``"prot"``) as a DataFrame.
+
+    ``options`` are the measures' options as given to ``compare`` (``alpha``
+    of ``global_risk``, ``dis_fraction`` and ``uniques`` of ``suda_dis``,
+    ``c`` of ``l_diversity``, ``k`` of ``interval_disclosure``, ``ties`` of
+    ``record_linkage``); the measures' defaults otherwise.
+    """
+    options = options or {}
+    out: dict[str, np.ndarray] = {"row": np.arange(1, pair.n(which) + 1)}
+    for part in (_frequency_columns, _suda_columns, _diversity_columns, _distance_columns):
+        try:
+            out.update(part(pair, which, options))
+        except NotComputed:
+            continue
+    return pd.DataFrame(out)
+
+
+def _frequency_columns(pair: EncodedPair, which: str, options: dict) -> dict[str, np.ndarray]:
+    risk = file_risk(pair, which, options.get("global_risk", {}).get("alpha", 1.0))
+    cols = {"fk": risk.fk, "Fk": risk.Fk, "individual_risk": risk.risk}
+    if risk.household is not None:
+        cols["household_risk"] = risk.household
+    return cols
+
+
+def _suda_columns(pair: EncodedPair, which: str, options: dict) -> dict[str, np.ndarray]:
+    opts = options.get("suda_dis", {})
+    res = file_suda(pair, which, opts.get("dis_fraction", 0.01), opts.get("uniques", "sdcmicro"))
+    return {"suda_score": res.score, "dis_score": res.dis, "msu": res.msu}
+
+
+def _diversity_columns(pair: EncodedPair, which: str, options: dict) -> dict[str, np.ndarray]:
+    cols = {}
+    c = options.get("l_diversity", {}).get("c", 2.0)
+    for name in sensitive_names(pair):
+        for kind, values in file_l_diversity(pair, name, which, c).items():
+            cols[f"l_{name}_{kind}"] = values
+        cols[f"t_{name}"] = file_t_closeness(pair, name, which)
+    return cols
+
+
+def _distance_columns(pair: EncodedPair, which: str, options: dict) -> dict[str, np.ndarray]:
+    if which != PROTECTED or not pair.paired:
+        return {}
+    from ..measures.risk_distance import _complete, _matrices
+    from .distance import interval_disclosure, linkage
+
+    names, x, xm = _matrices(pair)
+    cols = {"interval_disclosure": interval_disclosure(x, xm, options.get("interval_disclosure", {}).get("k", 0.05))[
+        "at_risk"].astype(np.int8)}
+    ok = _complete(x, xm, 1)
+    mean, sd = np.nanmean(x, axis=0), np.nanstd(x, axis=0, ddof=1)
+    sd[~(sd > 0)] = 1.0
+    linked = np.full(x.shape[0], np.nan)
+    ties = options.get("record_linkage", {}).get("ties", "share")
+    linked[ok] = linkage((x[ok] - mean) / sd, (xm[ok] - mean) / sd, ties=ties)["linked"]
+    cols["record_linkage"] = linked
+    return cols
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"
+
+
+def write_records(
+    pair: EncodedPair,
+    directory: str | Path,
+    scenario: str,
+    *,
+    fmt: str = "csv",
+    original: bool = True,
+    options: dict[str, dict[str, Any]] | None = None,
+    protect: Sequence[str | Path] = (),
+    taken: set[str] | None = None,
+) -> list[Path]:
+    """Write the per-record risk values of the protected file (and of the original when ``original``).
+
+    Returns the paths written.  ``taken`` collects file names already used
+    in this run, so that two scenarios never share a file.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"the records format must be csv or parquet, got {fmt!r}.")
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the records folder {directory}: {exc.strerror or exc}.") from None
+    taken = set() if taken is None else taken
+    written = []
+    jobs = ([(ORIGINAL, "original")] if original else []) + [(PROTECTED, scenario)]
+    for which, label in jobs:
+        stem = "records_original" if which == ORIGINAL else f"records_{_safe_name(label)}"
+        while stem in taken:
+            stem += "_2"
+        taken.add(stem)
+        path = directory / f"{stem}.{fmt}"
+        table = record_table(pair, which, options)
+        if fmt == "csv":
+            write_atomic(path, table.to_csv(index=False, na_rep=""), protect=tuple(protect))
+        else:
+            _write_parquet(table, path, protect)
+        written.append(path)
+    return written
+
+
+def _write_parquet(table: pd.DataFrame, path: Path, protect: Sequence[str | Path]) -> None:
+    import io
+
+    buffer = io.BytesIO()
+    table.to_parquet(buffer, index=False)
+    write_atomic(path, buffer.getvalue(), protect=tuple(protect))

@@ -1,0 +1,168 @@
+"""Interval disclosure, record linkage, exact copies and DCR: against brute force with scipy."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.spatial.distance import cdist
+from statsmodels.robust.covariance import cov_ogk
+
+from infoloss.errors import NotComputed
+from infoloss.measures.risk_distance import (
+    dcr_holdout,
+    exact_copies,
+    interval_disclosure,
+    interval_disclosure_robust,
+    record_linkage,
+)
+from infoloss.risk.distance import linkage, robust_interval_disclosure
+
+SPEC = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
+
+
+def frames(seed=0, n=60, noise=0.3):
+    rng = np.random.default_rng(seed)
+    orig = pd.DataFrame({"x": rng.normal(size=n), "y": rng.lognormal(size=n), "g": rng.choice(list("abc"), n)})
+    prot = orig.copy()
+    prot["x"] += rng.normal(scale=noise, size=n)
+    prot["y"] *= np.exp(rng.normal(scale=noise, size=n))
+    return orig, prot
+
+
+def test_interval_disclosure_against_a_loop():
+    orig, prot = frames(1)
+    prot.loc[3, "y"] = np.nan
+    r = interval_disclosure(orig, prot, SPEC, k=0.2)
+    x, xm = orig[["x", "y"]].to_numpy(), prot[["x", "y"]].to_numpy()
+    sd = np.nanstd(xm, axis=0, ddof=1)
+    inside = [all(np.isnan(xm[i, j]) or abs(x[i, j] - xm[i, j]) <= 0.2 * sd[j] for j in range(2)) for i in range(60)]
+    assert r.value == pytest.approx(np.mean(inside))
+    assert r.details["original"]["value"] == 1.0
+
+
+def test_robust_interval_disclosure_against_direct_computation():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(80, 3))
+    x[:4] += 6  # outliers get wide intervals
+    xm = x + rng.normal(scale=0.05, size=x.shape)
+    res = robust_interval_disclosure(x, xm, k=0.5, k2=0.05)
+    zs = (x - x.mean(0)) / x.std(0, ddof=1)
+    zm = (xm - xm.mean(0)) / xm.std(0, ddof=1)
+    inv = np.linalg.inv(cov_ogk(zs).cov)
+    rmd = np.sqrt([z @ inv @ z for z in zs]) * 0.05
+    risk1 = [any(zs[i, j] - 0.5 * rmd[i] < zm[i, j] < zs[i, j] + 0.5 * rmd[i] for j in range(3)) for i in range(80)]
+    d = cdist(zm, zm)
+    np.fill_diagonal(d, np.inf)
+    risk2 = [risk1[i] and d[i].min() > 0.05 for i in range(80)]
+    assert res["risk1"] == pytest.approx(np.mean(risk1))
+    assert res["risk2"] == pytest.approx(np.mean(risk2))
+    assert res["wrisk1"] == pytest.approx(sum(risk1) * rmd[np.array(risk1)].sum() / 80)
+    again = robust_interval_disclosure(x, xm, k=0.5, k2=0.05)
+    assert again["risk1"] == res["risk1"]  # deterministic: no random subsets
+
+
+def test_robust_interval_disclosure_measure():
+    orig, prot = frames(2)
+    r = interval_disclosure_robust(orig, prot, SPEC)
+    assert 0 <= r.value <= 1 and r.details["records_used"] == 60
+    assert {"risk2", "wrisk1", "wrisk2"} <= set(r.details)
+
+
+@pytest.mark.parametrize("ties", ["share", "own"])
+def test_linkage_against_brute_force(ties):
+    rng = np.random.default_rng(5)
+    o = rng.integers(0, 4, size=(50, 2)).astype(float)  # many ties
+    p = o + rng.choice([0.0, 0.0, 1.0], size=o.shape)
+    d = cdist(p, o)
+    expected = []
+    for i in range(50):
+        best = np.isclose(d[i], d[i].min())
+        expected.append((1.0 / best.sum() if ties == "share" else 1.0) if best[i] else 0.0)
+    assert linkage(o, p, ties=ties)["value"] == pytest.approx(np.mean(expected))
+
+
+def test_a_file_compared_with_itself_links_every_record_and_is_at_distance_zero():
+    orig, _ = frames(6)
+    r = record_linkage(orig, orig.copy(), SPEC)
+    assert r.value == 1.0 and r.details["original"]["value"] == 1.0
+    spec = dict(SPEC, pairing="none")
+    dcr = dcr_holdout(orig, orig.copy(), spec, seeds=3)
+    assert dcr.details["dcr_protected"] == {"median": 0.0, "q05": 0.0, "zero_share": 1.0}
+    assert dcr.value == pytest.approx(1.0)  # every record closer than any holdout record (no duplicates)
+    assert exact_copies(orig, orig.copy(), spec).value == 1.0
+
+
+def test_record_linkage_measure_standardises_by_the_original():
+    orig, prot = frames(7, noise=0.05)
+    r = record_linkage(orig, prot, SPEC)
+    x = orig[["x", "y"]].to_numpy()
+    z = lambda a: (a - x.mean(0)) / x.std(0, ddof=1)  # noqa: E731
+    d = cdist(z(prot[["x", "y"]].to_numpy()), z(x))
+    assert r.value == pytest.approx(np.mean(d.argmin(axis=1) == np.arange(60)))
+    with pytest.raises(NotComputed, match="continuous"):
+        record_linkage(orig[["g"]], prot[["g"]], {"variables": {"g": {"scale": "nominal"}}})
+
+
+def test_exact_copies_against_a_set():
+    orig, _ = frames(8)
+    synth = orig.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    synth.loc[::3, "x"] += 1.0
+    r = exact_copies(orig, synth, dict(SPEC, pairing="none"))
+    rows = set(map(tuple, orig.astype(str).to_numpy()))
+    assert r.value == pytest.approx(np.mean([tuple(row) in rows for row in synth.astype(str).to_numpy()]))
+
+
+def test_dcr_holdout_probability_against_brute_force():
+    """With one seed and no sampling: P(DCR_prot < DCR_hold) + P(=)/2 over all pairs, distances by cdist."""
+    orig, _ = frames(9, n=50)
+    synth, _ = frames(10, n=40)
+    r = dcr_holdout(orig, synth, dict(SPEC, pairing="none"), seeds=1, holdout=0.2)
+    feats = lambda df, ref: np.column_stack(  # noqa: E731
+        [(df["x"] - ref["x"].mean()) / ref["x"].std(), (df["y"] - ref["y"].mean()) / ref["y"].std()]
+        + [np.sqrt(0.5) * (df["g"] == c) for c in "abc"])
+    fo, fs = feats(orig, orig), feats(synth, orig)
+    held = np.zeros(50, dtype=bool)
+    held[np.random.default_rng(0).choice(50, 10, replace=False)] = True
+    d_prot = cdist(fs, fo).min(axis=1)
+    d_hold = cdist(fo[held], fo[~held]).min(axis=1)
+    prob = np.mean([(dp < dh) + 0.5 * (dp == dh) for dp in d_prot for dh in d_hold])
+    assert r.value == pytest.approx(prob)
+    assert r.details["by_seed"] == [pytest.approx(prob)]
+
+
+def test_dcr_holdout_reports_its_spread_over_seeds():
+    orig, _ = frames(11, n=80)
+    synth, _ = frames(12, n=80)
+    r = dcr_holdout(orig, synth, dict(SPEC, pairing="none"))
+    assert len(r.details["by_seed"]) == 5
+    assert r.details["min"] <= r.value <= r.details["max"] and r.details["sd"] >= 0
+    assert 0.2 < r.value < 0.8  # two samples of one distribution: about as close as genuine records
+
+
+def test_record_linkage_on_samples_reports_the_spread():
+    orig, prot = frames(13, n=400, noise=0.2)
+    exact = record_linkage(orig, prot, SPEC).value
+    sampled = record_linkage(orig, prot, SPEC, max_records=150, seeds=4)
+    assert sampled.details["sampled"] and len(sampled.details["by_seed"]) == 4
+    assert abs(sampled.value - exact) < 4 * sampled.details["sd"] + 0.05
+    x = orig[["x", "y"]].to_numpy()
+    z = (x - x.mean(0)) / x.std(0, ddof=1)
+    zp = (prot[["x", "y"]].to_numpy() - x.mean(0)) / x.std(0, ddof=1)
+    rows = np.sort(np.random.default_rng(0).choice(400, 150, replace=False))
+    d = cdist(zp[rows], z)
+    assert sampled.details["by_seed"][0] == pytest.approx(np.mean(d.argmin(axis=1) == rows))
+
+
+def test_the_original_linked_with_itself_ties_identical_records():
+    orig = pd.DataFrame({"x": [1.0, 1.0, 2.0, 3.0], "y": [0.0, 0.0, 1.0, 1.0]})
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    r = record_linkage(orig, orig, spec)
+    assert r.value == pytest.approx((0.5 + 0.5 + 1 + 1) / 4) and r.details["original"]["value"] == r.value
+    assert record_linkage(orig, orig, spec, ties="own").value == 1.0
+
+
+def test_dcr_holdout_original_value_is_that_of_a_copy():
+    orig = pd.DataFrame({"g": list("aabbccddeeffgghh") * 3, "x": [1.0] * 48})
+    spec = {"variables": {"g": {"scale": "nominal"}, "x": {"scale": "continuous"}}, "pairing": "none"}
+    r = dcr_holdout(orig, orig.copy(), spec, seeds=2)
+    assert r.value == pytest.approx(r.details["original"]["value"])
+    assert r.details["dcr_holdout"]["zero_share"] == 1.0 and r.value == 0.5  # every holdout record has a twin

@@ -1,0 +1,220 @@
+"""The risk-utility map, per-record files, the command line and the report's risk parts."""
+
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import infoloss
+from infoloss.cli import app
+from infoloss.errors import InputError
+from infoloss.pair import ORIGINAL, PROTECTED, encode_pair
+from infoloss.registry import MeasureResult
+from infoloss.report.risk import merge_joint
+from infoloss.risk.files import file_risk
+from infoloss.risk.rumap import risk_utility
+from infoloss.spec import SpecError, apply_overrides, load_spec, spec_from_dict
+
+DATA = Path(__file__).resolve().parent / "data" / "testdata"
+FILES = [str(DATA / f"{f}.csv") for f in ("ls_k3", "recode_pram_noise50", "recode_mdav3_ls_k3")]
+RISK_MEASURES = ["global_risk", "k_anonymity_violations", "suda_dis", "l_diversity", "household_risk", "lambda"]
+
+
+def fake_report(points):
+    """A report-like object: scenarios with a risk measure and a loss measure (lambda)."""
+    scenarios = []
+    for name, risk, loss in points:
+        scenarios.append(SimpleNamespace(
+            name=name, not_computed={},
+            measures={"global_risk": MeasureResult(risk, details={"original": {"value": 0.5}}),
+                      "lambda": MeasureResult(loss)}))
+    return SimpleNamespace(scenarios=scenarios, measure_ids=["global_risk", "lambda"])
+
+
+def test_pareto_front_and_the_two_rules_by_hand():
+    report = fake_report([("A", 0.10, 0.30), ("B", 0.20, 0.10), ("C", 0.25, 0.20), ("D", 0.05, 0.50)])
+    block = risk_utility(report, {"max_risk": 0.2, "max_loss": 0.25})
+    pareto = {p["name"]: p["pareto"] for p in block["points"]}
+    assert pareto == {"original": True, "A": True, "B": True, "C": False, "D": True}  # C: B is better on both
+    assert block["pareto_front"] == ["D", "A", "B", "original"]
+    assert block["points"][0] == {"name": "original", "original": True, "risk": 0.5, "loss": 0.0,
+                                  "utility_value": 0.0, "pareto": True}
+    rule = block["decisions"]["max_risk"]
+    assert rule["ranking"] == ["B", "A", "D"] and rule["choice"] == "B"  # least loss with risk <= 0.2
+    assert rule["original_within"] is False
+    rule = block["decisions"]["max_loss"]
+    assert rule["ranking"] == ["B", "C"] and rule["choice"] == "B"  # least risk with loss <= 0.25
+    none = risk_utility(report, {"max_risk": 0.01})["decisions"]["max_risk"]
+    assert none["choice"] is None and "lowest is 0.05" in none["reason"]
+    assert risk_utility(report)["decisions"]["max_loss"]["choice"] is None
+
+
+def test_loss_is_the_distance_from_the_ideal():
+    report = fake_report([("A", 0.1, 0.3)])
+    report.measure_ids.append("gdu")
+    report.scenarios[0].measures["gdu"] = MeasureResult(0.8)
+    block = risk_utility(report)
+    assert block["utility_measure"] == "gdu" and block["loss_definition"] == "loss = 1 − gdu"
+    assert block["points"][1]["loss"] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("choice,message", [
+    ({"risk": "gdu"}, "risk family"),
+    ({"utility": "global_risk"}, "not of the risk family"),
+    ({"risk": "nope"}, "not a measure"),
+    ({"max_risk": -1}, "at least 0"),
+    ({"colour": 1}, "unknown risk-utility setting"),
+])
+def test_bad_choices_are_one_sentence(choice, message):
+    with pytest.raises(InputError, match=message):
+        risk_utility(fake_report([("A", 0.1, 0.2)]), choice)
+
+
+def test_no_risk_measure_means_no_map():
+    report = SimpleNamespace(scenarios=[SimpleNamespace(name="A", measures={"lambda": MeasureResult(0.1)},
+                                                        not_computed={})], measure_ids=["lambda"])
+    block = risk_utility(report)
+    assert block == {"available": False, "reason": block["reason"]} and "risk measure" in block["reason"]
+
+
+@pytest.fixture(scope="module")
+def testdata_report():
+    spec = load_spec(DATA / "spec.yaml")
+    spec.variables["ori_hid"].role = "household"
+    spec.variables["hhcivil"].role = "sensitive"
+    return infoloss.compare(str(DATA / "original.csv"), FILES, spec, measures=RISK_MEASURES,
+                            risk_utility={"max_risk": 0.015, "max_loss": 0.3})
+
+
+def test_the_json_has_a_risk_utility_block_and_no_per_record_values(testdata_report):
+    out = json.loads(testdata_report.to_json())
+    block = out["risk_utility"]
+    assert block["risk_measure"] == "global_risk" and block["utility_measure"] == "lambda"
+    assert [p["name"] for p in block["points"]] == ["original", "ls_k3", "recode_pram_noise50", "recode_mdav3_ls_k3"]
+    assert block["decisions"]["max_risk"]["choice"] == "recode_mdav3_ls_k3"
+
+    def longest_list(obj):
+        if isinstance(obj, dict):
+            return max([longest_list(v) for v in obj.values()] + [0])
+        if isinstance(obj, list):
+            return max([len(obj)] + [longest_list(v) for v in obj])
+        return 0
+
+    assert longest_list(out) < 100  # nothing per record (4,580 records)
+    assert testdata_report.risk_utility(risk="k_anonymity_violations")["risk_measure"] == "k_anonymity_violations"
+
+
+def test_the_risk_utility_map_is_the_first_chart_of_the_report(testdata_report):
+    html = testdata_report.to_html()
+    first_svg = re.search(r"<svg[^>]*aria-label=\"([^\"]*)\"", html).group(1)
+    assert first_svg == "risk-utility map"
+    assert html.index('id="risk-utility"') < html.index('id="summary"')
+    assert "Disclosure risk per file" in html and "distribution of DIS-SUDA scores" in html
+    assert "l-diversity of the sensitive variables" in html
+
+
+def test_safe_report_merges_small_counts(testdata_report):
+    html = testdata_report.to_html(safe=True, min_cell=10)
+    for table in ("dis", "ldiv"):
+        for body in re.findall(rf'<table class="measures {table}">.*?</table>', html, flags=re.S):
+            cells = [int(c) for c in re.findall(r'data-count="(\d+)"', body)]
+            assert cells and all(c == 0 or c >= 10 for c in cells)
+    assert "fewer than 10" in html  # e.g. Fk < 2: small counts are not printed
+    assert "record_linkage" not in html
+
+
+def test_merge_joint():
+    labels, cols = merge_joint(list("abcde"), [[5, 1, 1, 5, 0], [0, 0, 0, 9, 2]], 3)
+    assert labels == ["a", "b … e"] and cols == [[5, 7], [0, 11]]  # e (2 < 3) is last: it joins the row before
+    labels, cols = merge_joint(list("abcd"), [[5, 1, 4, 0], [0, 0, 6, 3]], 3)
+    assert labels == ["a", "b … c", "d"] and cols == [[5, 5, 0], [0, 6, 3]]
+
+
+def test_records_files(tmp_path, testdata_report):
+    spec = load_spec(DATA / "spec.yaml")
+    spec.variables["hhcivil"].role = "sensitive"
+    infoloss.compare(str(DATA / "original.csv"), FILES[:1], spec, measures=["global_risk"], records_dir=tmp_path,
+                     aggregates=False, statistics=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records_ls_k3.csv", "records_original.csv"]
+    table = pd.read_csv(tmp_path / "records_ls_k3.csv")
+    pair = encode_pair(pd.read_csv(DATA / "original.csv"), pd.read_csv(FILES[0]), spec)
+    np.testing.assert_array_equal(table["fk"], file_risk(pair, PROTECTED).fk)
+    np.testing.assert_allclose(table["individual_risk"], file_risk(pair, PROTECTED).risk)
+    assert table["row"].tolist() == list(range(1, 4581))
+    assert {"suda_score", "dis_score", "l_hhcivil_distinct", "t_hhcivil", "interval_disclosure",
+            "record_linkage"} <= set(table.columns)
+    original = pd.read_csv(tmp_path / "records_original.csv")
+    np.testing.assert_array_equal(original["fk"], file_risk(pair, ORIGINAL).fk)
+    assert "record_linkage" not in original
+
+
+def test_records_as_parquet(tmp_path):
+    df = pd.DataFrame({"a": [1, 1, 2], "b": [1, 2, 2]})
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"}}}
+    infoloss.compare(df, [df, df], spec, measures=["sample_uniques"], names=["original", "x"], records_dir=tmp_path,
+                     records_format="parquet", aggregates=False, statistics=False)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["records_original.parquet", "records_original_2.parquet", "records_x.parquet"]
+    assert pd.read_parquet(tmp_path / "records_x.parquet")["fk"].tolist() == [1, 1, 1]
+
+
+# ---------------------------------------------------------------------------
+# command line and spec
+# ---------------------------------------------------------------------------
+runner = CliRunner()
+
+
+def cli(*args):
+    return runner.invoke(app, ["compare", str(DATA / "original.csv"), *args])
+
+
+def test_cli_risk_options(tmp_path):
+    out = tmp_path / "out.json"
+    res = cli(FILES[0], FILES[2], "--spec", str(DATA / "spec.yaml"), "--household", "ori_hid", "--sensitive", "hhcivil",
+              "--measures", "global_risk,household_risk,l_diversity,gdu", "--ru", "risk=global_risk,utility=gdu",
+              "--max-risk", "0.01", "--max-loss", "0.5", "--records", str(tmp_path / "rec"), "--json", str(out))
+    assert res.exit_code == 0, res.output
+    data = json.loads(out.read_text())
+    assert data["risk_utility"]["decisions"]["max_risk"]["choice"] == "recode_mdav3_ls_k3"
+    assert data["scenarios"][0]["not_computed"] == {}
+    assert len(list((tmp_path / "rec").iterdir())) == 3
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--key", "hhcivil", "--sensitive", "hhcivil", "--nominal", "hhcivil"], "both as a key variable and as a sensitive"),
+    (["--ru", "risk=gdu", "--measures", "gdu,global_risk"], "must be a measure of the risk family"),
+    (["--ru", "colour=red"], "--ru"),
+    (["--ru", "risk=global_risk", "--measures", "gdu"], "not among the measures run"),
+    (["--records-format", "xlsx", "--records", "somewhere"], "csv or parquet"),
+])
+def test_cli_bad_risk_arguments_exit_2(args, message):
+    res = cli(FILES[0], "--spec", str(DATA / "spec.yaml"), *args)
+    assert res.exit_code == 2
+    assert message in res.output and "Traceback" not in res.output
+
+
+def test_cli_without_key_variables_reports_reasons(tmp_path):
+    out = tmp_path / "out.json"
+    res = cli(FILES[0], "--measures", "global_risk,suda_dis", "--json", str(out), "--nominal", "roof")
+    assert res.exit_code == 0, res.output
+    reasons = json.loads(out.read_text())["scenarios"][0]["not_computed"]
+    assert set(reasons) == {"global_risk", "suda_dis"} and "role: key" in reasons["global_risk"]
+
+
+def test_spec_level_and_overrides():
+    spec = spec_from_dict({"variables": {"roof": {"scale": "nominal", "role": "key", "level": "household"},
+                                         "h": {"role": "household"}}})
+    assert spec.variables["roof"].level == "household"
+    assert spec.variables["roof"].to_yaml_dict()["level"] == "household"
+    with pytest.raises(SpecError, match="level"):
+        spec_from_dict({"variables": {"roof": {"scale": "nominal", "level": "street"}}})
+    new = apply_overrides(spec, sensitive=["x"], nominal=["x"], household="hh2")
+    assert new.variables["x"].role == "sensitive"
+    assert new.variables["hh2"].role == "household" and new.variables["h"].role == "id"
+    with pytest.raises(SpecError, match="one role"):
+        apply_overrides(spec, key=["roof"], sensitive=["roof"])
