@@ -130,10 +130,16 @@ class EncodedPair:
         Axis ``k`` has ``n_categories + 1`` cells; the last one counts missing
         values.  Built with one ``bincount`` on combined codes.  ``weighted``
         sums the file's weights instead of counting (plain counts when the file
-        has no weights).
+        has no weights).  A table of more than ``limits.MAX_DENSE_CELLS`` cells
+        raises NotComputed naming the variables and their numbers of categories
+        (use :func:`infoloss.limits.aligned_counts` for the observed cells only).
         """
         names = (names,) if isinstance(names, str) else tuple(names)
         w = self.weights(which) if weighted else None
+        if ("table", names, which, w is not None) not in self.cache:
+            from .limits import check_dense
+
+            check_dense(self, names)
         return self.cached(("table", names, which, w is not None), lambda: self._table(names, which, w))
 
     def _table(self, names: tuple[str, ...], which: str, w: np.ndarray | None) -> np.ndarray:
@@ -480,7 +486,8 @@ def _category_order(
     present = [label for label in dict.fromkeys(o_labels + p_labels) if label is not None]
     if var.scale == "ordinal" and var.order is not None:
         order = [normalise_label(x) for x in var.order]
-        absent = [label for label in present if label not in set(order)]
+        declared = set(order)
+        absent = [label for label in present if label not in declared]
         if absent:
             raise SpecError(
                 f"the 'order' of ordinal variable {var.name!r} misses categories present in the data: "
@@ -489,7 +496,8 @@ def _category_order(
         return order
     label_order = _label_order(o, p)
     if label_order is not None:
-        return label_order + [x for x in present if x not in set(label_order)]
+        listed = set(label_order)
+        return label_order + [x for x in present if x not in listed]
     return sorted(present, key=_sort_key(present))
 
 

@@ -68,6 +68,10 @@ Decisions where the paper is silent (each is also stated in ``details``):
   classes) has no rule in the paper; it is left out with that reason.  When
   both files use the same test (e.g. Kruskal–Wallis on a non-normal variable
   and on its classes) the pair is compared as usual.
+* A chi-squared pair whose table has more than ``infoloss.limits.MAX_DENSE_CELLS``
+  cells (two variables of thousands of categories) is left out with the
+  reason (the variables, their numbers of categories and the memory the
+  table would need).
 * The categories of an ordinal variable without an explicit ``order`` are
   ranked with its numeric labels first, in numeric order, and the classes of
   an ordinal ``recode: map`` in the order of the original categories they
@@ -97,6 +101,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from .. import limits
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, CategoricalColumn, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -1063,6 +1068,12 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
                 continue
             (ao, ap), (bo, bp) = kinds(va), kinds(vb)
             item["test_orig"], item["test_prot"] = _table1(ao, bo), _table1(ap, bp)
+            if "chi2" in (item["test_orig"], item["test_prot"]) and limits.is_large(pair, (a, b)):
+                try:
+                    limits.check_dense(pair, (a, b), f"the chi-squared table of {a} × {b}")
+                except NotComputed as exc:
+                    item.update(skip=True, excluded=str(exc))
+                    continue
             same = item["test_orig"] == item["test_prot"]
             both_corr = item["test_orig"] in _CORRELATION_TESTS and item["test_prot"] in _CORRELATION_TESTS
             if not (same or both_corr):
