@@ -401,8 +401,18 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
         codes = [float(m) for m in var.missing if _is_float(m)]
         if codes:
             x = np.where(np.isin(x, codes), np.nan, x)
-    x[~np.isfinite(x)] = np.nan
+    infinite = np.isinf(x)
+    if infinite.any():
+        raise InputError(
+            f"variable {var.name!r} has {_count(int(infinite.sum()), 'infinite value')} (inf or -inf, or a number "
+            f"beyond ±1.8e308) in the {which} file; infinity is not a measurement: replace them by the real values, "
+            "or by a missing code listed in the spec."
+        )
     return x
+
+
+def _count(k: int, what: str) -> str:
+    return f"{k:,} {what}" + ("" if k == 1 else "s")
 
 
 def _is_float(value: Any) -> bool:
@@ -522,6 +532,11 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     if not pd.api.types.is_numeric_dtype(col):
         col = pd.to_numeric(col, errors="coerce")
     w = col.to_numpy(dtype=float, na_value=np.nan)
+    if np.isinf(w).any():
+        raise InputError(
+            f"the weight column {name!r} of the {which} file has {_count(int(np.isinf(w).sum()), 'infinite value')}; "
+            "every record needs a finite weight."
+        )
     if np.isnan(w).any():
         raise InputError(
             f"the weight column {name!r} of the {which} file has {int(np.isnan(w).sum())} missing or non-numeric "

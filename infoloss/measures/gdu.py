@@ -101,7 +101,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .. import limits
+from .. import limits, numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, CategoricalColumn, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -212,6 +212,8 @@ def recode_utility_biased(values: Any, classes: Any) -> tuple[float, int]:
     n = x.shape[0]
     if n == 0:
         raise ValueError("no values to allocate")
+    e = numeric.safe_exponent(x)  # exact scaling: distances near 1e308 cannot overflow
+    x = numeric.scaled(x, e) if e else x
     # nearest other unit of the same class: neighbours after sorting by (class, value)
     o = np.lexsort((x, g))
     xs, gs = x[o], g[o]
@@ -260,6 +262,8 @@ def recode_utility_heterogeneity(values: Any, classes: Any) -> float:
     x, g = x[ok], g[ok]
     if x.shape[0] == 0:
         raise ValueError("no values to group")
+    e = numeric.safe_exponent(x)  # exact scaling: the ratio does not change, the sums cannot overflow
+    x = numeric.scaled(x, e) if e else x
     total = float(np.abs(x - x.mean()).mean())
     if total == 0.0:
         return 1.0
@@ -409,16 +413,20 @@ def _variables(pair: EncodedPair) -> dict[str, _Var]:
 
     def compute() -> dict[str, _Var]:
         names = pair.names(include_removed=True)
-        jobs = []
+        jobs, arrays = [], []
         for name in names:
             if name in pair.continuous:
                 col = pair.continuous[name]
-                jobs.append(col.orig)
-                if col.prot is not None:
-                    jobs.append(col.prot)
+                # values near 1e308 (or 1e-308): both files times one exact power of two; every test here
+                # is scale-invariant, and the direction compares both files on the same scale
+                e = numeric.safe_exponent(col.orig, col.prot)
+                for x in (col.orig, col.prot):
+                    if x is not None:
+                        jobs.append(x)
+                        arrays.append(numeric.scaled(x, e) if e else x)
         # the sorts release the GIL: two threads for the continuous columns
         with ThreadPoolExecutor(max_workers=2) as pool:
-            sides = dict(zip((id(j) for j in jobs), pool.map(_continuous_side, jobs)))
+            sides = dict(zip((id(j) for j in jobs), pool.map(_continuous_side, arrays)))
         return {name: _make_var(pair, name, sides) for name in names}
 
     return pair.cached(("gdu", "variables"), compute)
@@ -566,16 +574,18 @@ def _normality(side: _Side) -> dict[str, Any]:
     n = x.shape[0]
     if n < 3:
         return {"normal": False, "statistic": None, "p_value": None, "note": "fewer than 3 values"}
+    e = numeric.safe_exponent(x)  # exact scaling: the test does not change, the mean and sd cannot overflow
+    x = numeric.scaled(x, e) if e else x
     mean, sd = float(x.mean()), float(x.std(ddof=1))
     if not sd > 0:
         return {"normal": False, "statistic": None, "p_value": None, "note": "constant"}
-    cdf = stats.norm.cdf(side.levels, mean, sd)
+    cdf = stats.norm.cdf(numeric.scaled(side.levels, e) if e else side.levels, mean, sd)
     cum = np.cumsum(side.counts)
     d_plus = float(np.max(cum / n - cdf))
     d_minus = float(np.max(cdf - (cum - side.counts) / n))
     d = max(d_plus, d_minus)
     p = float(np.clip(stats.kstwo.sf(d, n), 0, 1))
-    return {"statistic": d, "p_value": p, "mean": mean, "sd": sd}
+    return {"statistic": d, "p_value": p, "mean": numeric.unscale(mean, e), "sd": numeric.unscale(sd, e)}
 
 
 def _chi2_two_files(o: _Side, p: _Side) -> dict[str, Any]:

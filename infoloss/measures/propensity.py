@@ -114,7 +114,7 @@ import numpy as np
 from scipy import sparse
 from scipy.linalg import lapack
 
-from .. import limits
+from .. import limits, numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -238,6 +238,7 @@ def _build_merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
         n_miss = int(np.count_nonzero(miss))
         if n_miss == n:
             continue  # missing everywhere: nothing tells the files apart
+        x = numeric.scaled(x, numeric.exponent(x))  # exact; the standardised values do not change
         ok = x[~miss] if n_miss else x
         mean = float(ok.mean())
         sd = float(ok.std())
