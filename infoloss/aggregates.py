@@ -136,8 +136,13 @@ def _continuous(pair: EncodedPair, name: str) -> dict[str, Any]:
         "grid": edges,
         "stats": {"orig": orig["stats"], "prot": None},
         "hist": {"orig": orig["hist"], "prot": None},
-        "density": {"x": 0.5 * (edges[:-1] + edges[1:]) if edges is not None else None, "orig": orig["density"], "prot": None},
+        "density": {"x": (0.5 * edges[:-1] + 0.5 * edges[1:]) if edges is not None else None, "orig": orig["density"], "prot": None},
     }
+    if edges is None and orig["stats"]["n"]:
+        out["not_drawn"] = (
+            f"{name} is not drawn: its values reach {max(abs(orig['stats']['min']), abs(orig['stats']['max'])):.3g}, "
+            "beyond what the charts scale (about 1e-120 to 1e120); the measures and statistics use them"
+        )
     if col.prot is not None:
         prot = _summary(col.prot, edges)
         out["stats"]["prot"] = prot["stats"]
@@ -241,15 +246,18 @@ def _spread(values: np.ndarray) -> list[float]:
 
 
 def _grid(stats: dict[str, Any]) -> np.ndarray | None:
-    """Bin edges from the original's 0.5% and 99.5% quantiles, widened and rounded to 2 significant digits."""
+    """Bin edges from the original's 0.5% and 99.5% quantiles, widened and rounded to 2 significant digits.
+
+    None when there are no values, or when the grid would reach beyond about ±1e120 (or be narrower than
+    1e-120): such values are summarised but not drawn.
+    """
     if stats["n"] == 0:
         return None
     lo, hi = stats["grid_quantiles"]
     if hi <= lo:
         lo, hi = stats["min"], stats["max"]
-    e = numeric.safe_exponent(np.array([lo, hi]))
-    if e:  # values beyond about 1e120 or below 1e-120: the grid is built on the exactly scaled values
-        lo, hi = numeric.unscale(lo, -e), numeric.unscale(hi, -e)
+    if numeric.safe_exponent(np.array([lo, hi])):
+        return None  # values beyond about 1e120 (or below 1e-120): not drawn (the report says so)
     if hi <= lo:
         half = max(abs(lo) * 0.05, 0.5)
         lo, hi = lo - half, hi + half
@@ -257,12 +265,7 @@ def _grid(stats: dict[str, Any]) -> np.ndarray | None:
     lo, hi = lo - margin, hi + margin
     step = 10.0 ** (math.floor(math.log10(hi - lo)) - 1)
     lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
-    edges = np.linspace(lo, hi, FINE_BINS + 1)
-    if e:
-        edges = np.clip(numeric.unscale(edges, e), -numeric.FLOAT_MAX, numeric.FLOAT_MAX)
-        if not np.all(np.diff(edges) > 0):  # pragma: no cover - only for ranges narrower than float spacing
-            return None
-    return edges
+    return np.linspace(lo, hi, FINE_BINS + 1)
 
 
 def histogram(x: np.ndarray, edges: np.ndarray) -> dict[str, Any]:
