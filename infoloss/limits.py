@@ -13,8 +13,11 @@ three rules, using the helpers here:
   counts of both files over the cells observed in either file, built with
   ``np.unique`` on combined codes.  Its memory grows with the number of
   records, never with the number of possible cells.
-* **Dense tables up to a limit.**  A dense table with more than
-  :data:`MAX_DENSE_CELLS` cells is not built: :meth:`EncodedPair.table` and
+* **Dense tables up to a limit.**  Tables of more than :data:`MAX_CACHED_CELLS`
+  cells are not cached on the pair (each is rebuilt when needed, so many of
+  them never sit in memory together) and the measures that can use observed
+  cells do so (:func:`prefer_sparse`).  A dense table with more than
+  :data:`MAX_DENSE_CELLS` cells is not built at all: :meth:`EncodedPair.table` and
   :func:`check_dense` raise ``NotComputed`` with a reason that names the
   variables, their numbers of categories and the memory the table would
   need ("occupation has 100,000 categories; the table of occupation × region
@@ -47,6 +50,8 @@ __all__ = [
     "CardinalityWarning",
     "MAX_DENSE_CELLS",
     "MAX_MODEL_LEVELS",
+    "MAX_CACHED_CELLS",
+    "prefer_sparse",
     "IDENTIFIER_SHARE",
     "MANY_CATEGORIES",
     "n_cells",
@@ -62,6 +67,9 @@ __all__ = [
 
 #: largest dense table (number of cells) any measure builds: 10 million cells are 80 MB as float64
 MAX_DENSE_CELLS = 10_000_000
+#: largest table kept in the pair's cache (8 MB as float64); larger ones are rebuilt when needed, and the
+#: measures that can work on the observed cells do so above this size
+MAX_CACHED_CELLS = 1_000_000
 #: most levels of one categorical variable in a propensity or cluster model (the rest are grouped)
 MAX_MODEL_LEVELS = 100
 #: ``infoloss spec``: a text or categorical column with at least this share of its non-missing records
@@ -102,6 +110,16 @@ def n_cells(pair: "EncodedPair", names: Iterable[str]) -> int:
 def is_large(pair: "EncodedPair", names: Iterable[str]) -> bool:
     """True when the dense table of ``names`` would have more than :data:`MAX_DENSE_CELLS` cells."""
     return n_cells(pair, names) > MAX_DENSE_CELLS
+
+
+def prefer_sparse(pair: "EncodedPair", names: Iterable[str]) -> bool:
+    """True when a measure that can should use the observed cells (:func:`aligned_counts`) of the table of ``names``.
+
+    That is above :data:`MAX_CACHED_CELLS` cells: a dense table that large is
+    not cached, so each use would rebuild it, and its memory grows with the
+    product of the numbers of categories instead of the number of records.
+    """
+    return n_cells(pair, names) > min(MAX_CACHED_CELLS, MAX_DENSE_CELLS)
 
 
 def categories_text(pair: "EncodedPair", names: Sequence[str]) -> str:

@@ -132,14 +132,17 @@ class EncodedPair:
         sums the file's weights instead of counting (plain counts when the file
         has no weights).  A table of more than ``limits.MAX_DENSE_CELLS`` cells
         raises NotComputed naming the variables and their numbers of categories
-        (use :func:`infoloss.limits.aligned_counts` for the observed cells only).
+        (use :func:`infoloss.limits.aligned_counts` for the observed cells only);
+        one of more than ``limits.MAX_CACHED_CELLS`` cells is not cached.
         """
         names = (names,) if isinstance(names, str) else tuple(names)
         w = self.weights(which) if weighted else None
         if ("table", names, which, w is not None) not in self.cache:
-            from .limits import check_dense
+            from . import limits
 
-            check_dense(self, names)
+            limits.check_dense(self, names)
+            if limits.n_cells(self, names) > limits.MAX_CACHED_CELLS:
+                return self._table(names, which, w)  # large: rebuilt when needed, never held in the cache
         return self.cached(("table", names, which, w is not None), lambda: self._table(names, which, w))
 
     def _table(self, names: tuple[str, ...], which: str, w: np.ndarray | None) -> np.ndarray:

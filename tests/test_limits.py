@@ -219,3 +219,17 @@ def test_spec_command_prints_the_warning_on_stderr_and_a_comment_in_the_yaml(tmp
     assert "warning: column 'person' looks like an identifier: 200 distinct values in 200 records" in done.stderr
     assert "# text, 200 distinct values; looks like an identifier: 200 distinct values in 200 records" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_large_tables_are_not_cached_and_gdu_runs_them_one_pair_at_a_time_with_the_same_results(
+        testdata_pram, monkeypatch):
+    orig, prot, spec = testdata_pram
+    reference = ldu_biv(encode_pair(orig, prot, spec))
+    monkeypatch.setattr(limits, "MAX_CACHED_CELLS", 0)  # every chi-squared pair is "large"
+    pair = encode_pair(orig, prot, spec)
+    one_at_a_time = ldu_biv(pair)
+    assert one_at_a_time.by_pair == reference.by_pair
+    assert one_at_a_time.details["pairs"] == reference.details["pairs"]
+    table = pair.table(("roof", "walls"), ORIGINAL)
+    assert table.sum() == len(orig)
+    assert not any(isinstance(key, tuple) and key[0] == "table" for key in pair.cache)

@@ -1078,7 +1078,7 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
                 continue
             (ao, ap), (bo, bp) = kinds(va), kinds(vb)
             item["test_orig"], item["test_prot"] = _table1(ao, bo), _table1(ap, bp)
-            if "chi2" in (item["test_orig"], item["test_prot"]) and limits.is_large(pair, (a, b)):
+            if "chi2" in (item["test_orig"], item["test_prot"]) and limits.is_large(pair, (a, b)):  # not built
                 try:
                     limits.check_dense(pair, (a, b), f"the chi-squared table of {a} × {b}")
                 except NotComputed as exc:
@@ -1093,9 +1093,14 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
                     f"{item['test_prot']} (a variable changed type); Kocar (2018) gives no rule to compare "
                     "their effect sizes",
                 )
+    # chi-squared pairs with large tables are run one at a time below, so that their per-cell arrays (tables,
+    # expected counts, residuals) are never in memory together
+    big = {key for key, item in plan.items() if not item.get("skip") and "chi2" in (item["test_orig"], item["test_prot"])
+           and limits.n_cells(pair, (item["a"], item["b"])) > limits.MAX_CACHED_CELLS}
+    small = {key: item for key, item in plan.items() if key not in big}
     # the two files are independent and numpy releases the GIL in the heavy steps: one thread each
     with ThreadPoolExecutor(max_workers=2) as pool:
-        stats_o, stats_p = pool.map(lambda which: _run_file(pair, variables, plan, which), (ORIGINAL, PROTECTED))
+        stats_o, stats_p = pool.map(lambda which: _run_file(pair, variables, small, which), (ORIGINAL, PROTECTED))
 
     by_pair: dict[str, float] = {}
     pairs: dict[str, Any] = {}
@@ -1108,7 +1113,10 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
         if "excluded" in item:
             excluded[key] = item["excluded"]
             continue
-        o, p = stats_o[key], stats_p[key]
+        if key in big:
+            o, p = (_run_file(pair, variables, {key: item}, which)[key] for which in (ORIGINAL, PROTECTED))
+        else:
+            o, p = stats_o[key], stats_p[key]
         if "degenerate" in o:
             excluded[key] = f"the original file cannot be tested: {o['degenerate']}"
             continue

@@ -574,7 +574,9 @@ def robust_eigen(
     ----------
     pair : EncodedPair
     max_records : int
-        Records sampled per file for the MCD fit (default 500).
+        Records sampled per file for the MCD fit (default 2,000).  Files of
+        equal size are sampled at the same record numbers, so a file
+        against itself gives exactly 0.
     random_state : int
         Seed of the sample and of ``MinCovDet``.
 

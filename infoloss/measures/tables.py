@@ -29,8 +29,8 @@ Conventions shared by the module (where the literature leaves a choice):
   one local suppression adds exactly 2 to the one-way CTBIL sum.
 * ``hellinger``, ``kl_divergence`` and ``cramers_v_il`` work on proportions and
   need no rescaling.
-* **Many categories.**  A table with more than ``infoloss.limits.MAX_DENSE_CELLS``
-  cells (two variables of thousands of categories each) is never built
+* **Many categories.**  A table with more than ``infoloss.limits.MAX_CACHED_CELLS``
+  cells (two variables of a thousand or more categories each) is not built
   densely: ``ctbil``, ``aad``, ``hellinger`` and ``cramers_v_il`` then work on
   the cells observed in either file (:func:`infoloss.limits.aligned_counts`),
   which gives the same values, since empty cells add nothing to their sums;
@@ -200,7 +200,7 @@ def _abs_diff(pair: EncodedPair, names: tuple[str, ...], use_weights: bool, scal
     A table too large to hold densely is compared over its observed cells
     (empty cells add nothing to the sum).
     """
-    if limits.is_large(pair, names):
+    if limits.prefer_sparse(pair, names):
         f, g, _ = limits.aligned_counts(pair, names, use_weights)
         return float(np.abs(f - g * scale).sum()), _n_cells(pair, names)
     f = _table(pair, names, ORIGINAL, use_weights)
@@ -220,7 +220,7 @@ def _proportions(pair: EncodedPair, names: tuple[str, ...], which: str, use_weig
 
 def _both_proportions(pair: EncodedPair, names: tuple[str, ...], use_weights: bool) -> tuple[np.ndarray, np.ndarray]:
     """Cell proportions of both files over the same cells (only the observed ones for a very large table)."""
-    if not limits.is_large(pair, names):
+    if not limits.prefer_sparse(pair, names):
         return _proportions(pair, names, ORIGINAL, use_weights), _proportions(pair, names, PROTECTED, use_weights)
     out = []
     for which, counts in zip((ORIGINAL, PROTECTED), limits.aligned_counts(pair, names, use_weights)[:2]):
@@ -643,7 +643,7 @@ def _cramers_v_sparse(pair: EncodedPair, combo: tuple[str, str], which: str, use
 
 
 def _cramers_v_of(pair: EncodedPair, combo: tuple[str, str], which: str, use_w: bool) -> tuple[float | None, str | None]:
-    if limits.is_large(pair, combo):
+    if limits.prefer_sparse(pair, combo):
         return _cramers_v_sparse(pair, combo, which, use_w)
     return _cramers_v(pair.table(combo, which, weighted=use_w))
 
