@@ -13,7 +13,8 @@ protected file is ``infoloss.synth.protect`` (noise, PRAM-like swaps — the
 high-cardinality columns included — and local suppression).
 
 ``compare`` runs every registered measure, the descriptive statistics and the
-report's aggregates; then the HTML report is rendered.  The script prints the
+report's aggregates; then the HTML report is rendered (full and safe mode) and
+the JSON written to a string.  The script prints the
 seconds per family, the measures that were not computed (with their reasons)
 and the peak memory of the process (max RSS, data included), which must stay
 under 2 GB (issue 8).  The run is in a fresh child process so that the peak
@@ -76,6 +77,9 @@ def run(n: int, categories: int, high: int, unpaired: bool) -> dict:
     html = report.to_html()
     t_html = time.perf_counter() - t0
     t0 = time.perf_counter()
+    safe = report.to_html(safe=True)
+    t_safe = time.perf_counter() - t0
+    t0 = time.perf_counter()
     text = report.to_json()
     t_json = time.perf_counter() - t0
     scenario = report.scenarios[0]
@@ -94,6 +98,8 @@ def run(n: int, categories: int, high: int, unpaired: bool) -> dict:
         "not_computed": scenario.not_computed,
         "html_s": round(t_html, 2),
         "html_mb": round(len(html.encode()) / 1e6, 2),
+        "safe_html_s": round(t_safe, 2),
+        "safe_html_mb": round(len(safe.encode()) / 1e6, 2),
         "json_s": round(t_json, 2),
         "json_mb": round(len(text.encode()) / 1e6, 2),
         "rss_after_data_mb": rss_data,
@@ -123,7 +129,8 @@ def main() -> None:
     print(f"infoloss cardinality benchmark: {args.records:,} records, {args.high} nominal column(s) of "
           f"{args.categories:,} categories + 10 ordinary variables{', unpaired' if args.unpaired else ''}")
     print(f"  data {r['data_s']} s; compare {r['compare_s']} s (measures {r['measures_s']} s, statistics + "
-          f"aggregates + encoding {r['other_s']} s); HTML {r['html_s']} s ({r['html_mb']} MB); "
+          f"aggregates + encoding {r['other_s']} s); HTML {r['html_s']} s ({r['html_mb']} MB), safe HTML "
+          f"{r['safe_html_s']} s ({r['safe_html_mb']} MB); "
           f"JSON {r['json_s']} s ({r['json_mb']} MB)")
     print("  seconds per family: " + ", ".join(f"{k} {v:.2f}" for k, v in r["families"].items()))
     if args.verbose:
