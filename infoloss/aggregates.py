@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from . import numeric
 from .pair import ORIGINAL, PROTECTED, EncodedPair
 
 #: quantiles kept for box plots (the 5th/95th are the safe mode's whiskers)
@@ -135,8 +136,13 @@ def _continuous(pair: EncodedPair, name: str) -> dict[str, Any]:
         "grid": edges,
         "stats": {"orig": orig["stats"], "prot": None},
         "hist": {"orig": orig["hist"], "prot": None},
-        "density": {"x": 0.5 * (edges[:-1] + edges[1:]) if edges is not None else None, "orig": orig["density"], "prot": None},
+        "density": {"x": (0.5 * edges[:-1] + 0.5 * edges[1:]) if edges is not None else None, "orig": orig["density"], "prot": None},
     }
+    if edges is None and orig["stats"]["n"]:
+        out["not_drawn"] = (
+            f"{name} is not drawn: its values reach {max(abs(orig['stats']['min']), abs(orig['stats']['max'])):.3g}, "
+            "beyond what the charts scale (about 1e-120 to 1e120); the measures and statistics use them"
+        )
     if col.prot is not None:
         prot = _summary(col.prot, edges)
         out["stats"]["prot"] = prot["stats"]
@@ -171,12 +177,36 @@ def _summary(x: np.ndarray, edges: np.ndarray | None, stats: dict[str, Any] | No
 
 
 def _stats(x: np.ndarray) -> dict[str, Any]:
+    """Summary statistics; values beyond about 1e120 (or below 1e-120) are summarised scaled, exactly."""
     ok = ~np.isnan(x)
     valid = x[ok]
     n = int(valid.size)
     out: dict[str, Any] = {"n": n, "missing": int(x.size - n)}
     if n == 0:
         return out
+    e = numeric.safe_exponent(valid)
+    if e:
+        return _unscaled_stats(_valid_stats(numeric.scaled(valid, e), out), e)
+    return _valid_stats(valid, out)
+
+
+def _unscaled_stats(out: dict[str, Any], e: int) -> dict[str, Any]:
+    """Statistics of values times ``2**-e`` back in the values' units (sd at most the largest float)."""
+
+    def back(v: Any) -> Any:
+        if isinstance(v, list):
+            return [back(u) for u in v]
+        return float(np.clip(numeric.unscale(v, e), -numeric.FLOAT_MAX, numeric.FLOAT_MAX))
+
+    for key in ("mean", "sd", "min", "max", "quantiles", "grid_quantiles", "whiskers"):
+        out[key] = back(out[key])
+    out["outliers"]["low_values"] = back(out["outliers"]["low_values"])
+    out["outliers"]["high_values"] = back(out["outliers"]["high_values"])
+    return out
+
+
+def _valid_stats(valid: np.ndarray, out: dict[str, Any]) -> dict[str, Any]:
+    n = int(valid.size)
     q = np.quantile(valid, _PROBS, overwrite_input=True)  # valid is our own copy
     quantiles = dict(zip(_PROBS, (float(v) for v in q)))
     mean = float(np.mean(valid))
@@ -216,12 +246,18 @@ def _spread(values: np.ndarray) -> list[float]:
 
 
 def _grid(stats: dict[str, Any]) -> np.ndarray | None:
-    """Bin edges from the original's 0.5% and 99.5% quantiles, widened and rounded to 2 significant digits."""
+    """Bin edges from the original's 0.5% and 99.5% quantiles, widened and rounded to 2 significant digits.
+
+    None when there are no values, or when the grid would reach beyond about ±1e120 (or be narrower than
+    1e-120): such values are summarised but not drawn.
+    """
     if stats["n"] == 0:
         return None
     lo, hi = stats["grid_quantiles"]
     if hi <= lo:
         lo, hi = stats["min"], stats["max"]
+    if numeric.safe_exponent(np.array([lo, hi])):
+        return None  # values beyond about 1e120 (or below 1e-120): not drawn (the report says so)
     if hi <= lo:
         half = max(abs(lo) * 0.05, 0.5)
         lo, hi = lo - half, hi + half
@@ -244,11 +280,16 @@ def histogram(x: np.ndarray, edges: np.ndarray) -> dict[str, Any]:
     """
     lo, hi = float(edges[0]), float(edges[-1])
     bins = edges.size - 1
-    pos = (x - lo) * (bins / (hi - lo))
     inside = (x >= lo) & (x <= hi)
-    idx = np.minimum(pos[inside].astype(np.intp), bins - 1)
+    below, above = int(np.count_nonzero(x < lo)), int(np.count_nonzero(x > hi))
+    e = numeric.safe_exponent(edges)  # near 1e308, x - lo can overflow: exact scaling keeps it finite
+    xs = x[inside]
+    if e:
+        xs, lo, hi = numeric.scaled(xs, e), numeric.unscale(lo, -e), numeric.unscale(hi, -e)
+    pos = (xs - lo) * (bins / (hi - lo))
+    idx = np.clip(np.nan_to_num(pos, nan=0.0), 0, bins - 1).astype(np.intp)
     counts = np.bincount(idx, minlength=bins).astype(np.int64)
-    return {"counts": counts, "below": int(np.count_nonzero(x < lo)), "above": int(np.count_nonzero(x > hi))}
+    return {"counts": counts, "below": below, "above": above}
 
 
 def bandwidth(stats: dict[str, Any]) -> float:
@@ -286,7 +327,9 @@ def binned_kde(counts: np.ndarray, edges: np.ndarray, h: float, n: int) -> np.nd
     kernel = np.exp(-0.5 * (offsets / hb) ** 2) if hb > 0 else (offsets == 0).astype(float)
     kernel /= kernel.sum()
     full = np.convolve(counts.astype(float), kernel, mode="full")  # kernel centred: drop `half` cells each side
-    return full[half : half + counts.size] / (n * width)
+    with np.errstate(over="ignore"):
+        density = full[half : half + counts.size] / (n * width)
+    return density if np.isfinite(density).all() else None  # bins narrower than 1e-308: not drawable
 
 
 # ---------------------------------------------------------------------------

@@ -121,6 +121,24 @@ def compare(
             err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
 
 
+def _infer_warning(df: Any) -> Any:
+    """``infer_spec(df)``, printing its cardinality warnings on stderr (one line each)."""
+    import warnings
+
+    from .limits import CardinalityWarning
+    from .spec import infer_spec
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CardinalityWarning)
+        spec = infer_spec(df)
+    for w in caught:
+        if issubclass(w.category, CardinalityWarning):
+            err.print(f"infoloss: warning: {w.message}", markup=False, highlight=False, soft_wrap=True)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return spec
+
+
 def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, continuous, key, weight, id_, pairing, all_,
               target=None, sensitive=None, household=None):
     from .io import read_table
@@ -129,7 +147,7 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
     if spec_path is not None:
         the_spec = load_spec(spec_path)
     else:
-        the_spec = infer_spec(read_table(original, None, which="original"))
+        the_spec = _infer_warning(read_table(original, None, which="original"))
     if any([nominal, ordinal, continuous, key, weight, id_, pairing, target, sensitive, household]):
         the_spec = apply_overrides(
             the_spec,
@@ -311,7 +329,7 @@ def spec_command(
 
     try:
         df = read_table(original, None, which="original")
-        spec = infer_spec(df)
+        spec = _infer_warning(df)
         header = (
             f"Variable spec inferred by infoloss {__version__} from {original.name} ({len(df)} records).\n"
             "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | target | weight | id | household | "

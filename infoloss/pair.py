@@ -159,10 +159,19 @@ class EncodedPair:
         Axis ``k`` has ``n_categories + 1`` cells; the last one counts missing
         values.  Built with one ``bincount`` on combined codes.  ``weighted``
         sums the file's weights instead of counting (plain counts when the file
-        has no weights).
+        has no weights).  A table of more than ``limits.MAX_DENSE_CELLS`` cells
+        raises NotComputed naming the variables and their numbers of categories
+        (use :func:`infoloss.limits.aligned_counts` for the observed cells only);
+        one of more than ``limits.MAX_CACHED_CELLS`` cells is not cached.
         """
         names = (names,) if isinstance(names, str) else tuple(names)
         w = self.weights(which) if weighted else None
+        if ("table", names, which, w is not None) not in self.cache:
+            from . import limits
+
+            limits.check_dense(self, names)
+            if limits.n_cells(self, names) > limits.MAX_CACHED_CELLS:
+                return self._table(names, which, w)  # large: rebuilt when needed, never held in the cache
         return self.cached(("table", names, which, w is not None), lambda: self._table(names, which, w))
 
     def _table(self, names: tuple[str, ...], which: str, w: np.ndarray | None) -> np.ndarray:
@@ -472,8 +481,18 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
         codes = [float(m) for m in var.missing if _is_float(m)]
         if codes:
             x = np.where(np.isin(x, codes), np.nan, x)
-    x[~np.isfinite(x)] = np.nan
+    infinite = np.isinf(x)
+    if infinite.any():
+        raise InputError(
+            f"variable {var.name!r} has {_count(int(infinite.sum()), 'infinite value')} (inf or -inf, or a number "
+            f"beyond ±1.8e308) in the {which} file; infinity is not a measurement: replace them by the real values, "
+            "or by a missing code listed in the spec."
+        )
     return x
+
+
+def _count(k: int, what: str) -> str:
+    return f"{k:,} {what}" + ("" if k == 1 else "s")
 
 
 def _is_float(value: Any) -> bool:
@@ -594,7 +613,8 @@ def _category_order(
     present = [label for label in dict.fromkeys(o_labels + p_labels) if label is not None]
     if var.scale == "ordinal" and var.order is not None:
         order = [normalise_label(x) for x in var.order]
-        absent = [label for label in present if label not in set(order)]
+        declared = set(order)
+        absent = [label for label in present if label not in declared]
         if absent and var.hierarchy is not None:  # generalised values follow the order (the hierarchy ranks them)
             return order + absent
         if absent:
@@ -605,10 +625,12 @@ def _category_order(
         return order
     label_order = _label_order(o, p)
     if label_order is not None:
-        return label_order + [x for x in present if x not in set(label_order)]
+        listed = set(label_order)
+        return label_order + [x for x in present if x not in listed]
     if var.hierarchy is not None:  # the original's values (leaves) first, generalised values after them
         leaves = [label for label in dict.fromkeys(o_labels) if label is not None]
-        extra = [label for label in present if label not in set(leaves)]
+        leaf_set = set(leaves)
+        extra = [label for label in present if label not in leaf_set]
         return sorted(leaves, key=_sort_key(leaves)) + sorted(extra, key=_sort_key(extra))
     return sorted(present, key=_sort_key(present))
 
@@ -634,6 +656,11 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     if not pd.api.types.is_numeric_dtype(col):
         col = pd.to_numeric(col, errors="coerce")
     w = col.to_numpy(dtype=float, na_value=np.nan)
+    if np.isinf(w).any():
+        raise InputError(
+            f"the weight column {name!r} of the {which} file has {_count(int(np.isinf(w).sum()), 'infinite value')}; "
+            "every record needs a finite weight."
+        )
     if np.isnan(w).any():
         raise InputError(
             f"the weight column {name!r} of the {which} file has {int(np.isnan(w).sum())} missing or non-numeric "

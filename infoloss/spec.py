@@ -410,12 +410,30 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
     ordinal; text, unordered categoricals, booleans and numbers with at most
     ``CONTINUOUS_MIN_DISTINCT`` distinct values become nominal; other numbers
     continuous.  Columns named like weights or identifiers get those roles.
-    Each variable's ``note`` says why.
+    Each variable's ``note`` says why.  A categorical variable that looks
+    like an identifier (distinct values in at least half the records) or has
+    more than ``limits.MANY_CATEGORIES`` categories gets a warning in its
+    note and a :class:`infoloss.limits.CardinalityWarning`.
     """
     spec = Spec(pairing=pairing)
     for name in df.columns:
-        spec.variables[str(name)] = _infer_variable(str(name), df[name])
+        spec.variables[str(name)] = var = _infer_variable(str(name), df[name])
+        if var.scale in ("nominal", "ordinal"):
+            _warn_cardinality(var, df[name])
     return spec
+
+
+def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
+    import warnings
+
+    from .limits import CardinalityWarning, cardinality_note
+
+    note = cardinality_note(int(col.nunique(dropna=True)), int(col.notna().sum()))
+    if note is None:
+        return
+    var.note = f"{var.note}; {note}" if var.note else note
+    advice = "; if it identifies records, give it 'role: id'" if note.startswith("looks like") else ""
+    warnings.warn(f"column {var.name!r} {note}{advice}", CardinalityWarning, stacklevel=3)
 
 
 def _infer_variable(name: str, col: pd.Series) -> VariableSpec:

@@ -1,6 +1,7 @@
 """Properties that every registered measure must have, whatever its family."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,8 @@ from infoloss.errors import NotComputed
 from infoloss.measures.risk import FILE_RISK_MEASURES
 from infoloss.pair import encode_pair
 from infoloss.registry import registered
+from infoloss.spec import load_spec
+from infoloss.synth import make_spec, make_survey
 
 SPEC = {
     "variables": {
@@ -116,3 +119,93 @@ def test_a_constant_column_gives_reasons_not_nan():
             continue
         assert math.isfinite(result.value), info.id
     del rng
+
+
+# ---------------------------------------------------------------------------
+# identical files lose nothing, on real data sets and on a file larger than every sample size
+# ---------------------------------------------------------------------------
+DATA = Path(__file__).resolve().parent / "data"
+IDENTICAL_SETS = ("testdata", "free1", "Tarragona", "EIA", "CASCrefmicrodata")
+LARGE_N = 60_000
+
+# Measures whose value on identical files is not their registry ideal, by construction, and what it is.
+IDENTICAL_EXCEPTIONS = {
+    # a count of the protected file's missing cells (SDC Practice Guide): on identical files it is the
+    # original's count; the loss, details["increase"], is 0
+    "missing_values": lambda pair, result: float(result.details["total_original"]),
+    **NOT_ZERO_ON_IDENTICAL,
+}
+# Measures that may be not computed on an identical pair, and why (the reason must still be given).
+MAY_BE_NOT_COMPUTED = {
+    "ebil": "unpaired files without a 'pram:' matrix: nothing to estimate the matrix from",
+}
+
+
+def _largest_sample_size() -> int:
+    return max(int(o.default) for info in registered() for o in info.options
+               if o.name == "max_records" and o.default is not None)
+
+
+@pytest.fixture(scope="module")
+def identical_pairs():
+    """(name, pair) for each data set against a copy of itself; the generated file paired and unpaired."""
+    pairs = []
+    for name in IDENTICAL_SETS:
+        df = pd.read_csv(DATA / name / "original.csv")
+        pairs.append((name, encode_pair(df, df.copy(), load_spec(DATA / name / "spec.yaml"))))
+    big = make_survey(LARGE_N, n_continuous=4, n_categorical=4, seed=3)
+    spec = make_spec(big)
+    pairs.append(("generated", encode_pair(big, big.copy(), spec)))
+    pairs.append(("generated, unpaired", encode_pair(big, big.copy(), dict(spec, pairing="none"))))
+    return pairs
+
+
+def test_the_generated_file_is_larger_than_every_sample_size():
+    # so that every measure that samples (ECDF, pMSE, clusters, MCD) does sample it
+    assert LARGE_N > _largest_sample_size()
+
+
+def test_every_measure_is_exactly_ideal_on_identical_files(identical_pairs):
+    computed: dict[str, int] = {}
+    problems = []
+    for name, pair in identical_pairs:
+        for info in registered():
+            try:
+                result = info.func(pair)
+            except NotComputed as exc:
+                assert len(str(exc)) > 10, (name, info.id)
+                continue
+            computed[info.id] = computed.get(info.id, 0) + 1
+            expected = IDENTICAL_EXCEPTIONS.get(info.id, lambda p, r: info.ideal)(pair, result)
+            if info.id in NOT_ZERO_ON_IDENTICAL:
+                ok = result.value == pytest.approx(expected, rel=1e-12)
+            else:
+                ok = result.value == expected  # exactly, not approximately
+            if not ok:
+                problems.append(f"{name}: {info.id} = {result.value!r}, expected {expected!r}")
+    assert not problems, problems
+    # no measure escapes by never being computed
+    never = [info.id for info in registered() if info.id not in computed]
+    assert not never, f"never computed on an identical pair: {never}"
+
+
+def test_every_measure_is_computed_on_the_generated_identical_pair(identical_pairs):
+    pairs = dict(identical_pairs)
+    for name in ("generated", "generated, unpaired"):
+        pair = pairs[name]
+        for info in registered():
+            if info.needs_pairing and not pair.paired:
+                continue
+            try:
+                info.func(pair)
+            except NotComputed as exc:
+                assert info.id in MAY_BE_NOT_COMPUTED and not pair.paired, f"{name}: {info.id}: {exc}"
+    # the sampled paths were used, and say so
+    pmse_details = registered_result("pmse", pairs["generated"]).details
+    assert pmse_details["sampled"] and "same record numbers" in pmse_details["sample"]["how"]
+    ecdf_details = registered_result("ecdf_max", pairs["generated, unpaired"]).details
+    assert ecdf_details["sample"] is not None and ecdf_details["sample"]["orig"] == 2000
+
+
+def registered_result(mid, pair):
+    return next(info for info in registered() if info.id == mid).func(pair)

@@ -19,7 +19,11 @@ Conventions (where the literature leaves a choice):
   measures where missing is a category of its own.  ``missing="complete"``
   uses complete records only.  The exact measure costs O(N²·p), so files of
   more than ``max_records`` records (default 2,000 per file) are replaced by
-  a seeded simple random subsample of that size; ``details`` says so.
+  a seeded simple random subsample of that size; ``details`` says so.  The
+  sample is a prefix of a seeded random permutation of the record numbers,
+  which depends only on the file's size and the seed: files of equal size
+  (record-paired, identical, or unpaired of equal size) are sampled at the
+  same record numbers, so a file compared with itself gives exactly 0.
 * Survey weights are not used: the measures compare the files as samples.
 
 References
@@ -275,11 +279,24 @@ def _ecdf_column(pair: EncodedPair, which: str, name: str, idx: np.ndarray | Non
     return np.where(codes < 0, np.nan, codes.astype(float))
 
 
-def _sample(n: int, size: int, rng: np.random.Generator) -> np.ndarray | None:
-    """Sorted indices of a simple random sample of ``size`` of ``n``, or None for all."""
-    if n <= size:
-        return None
-    return np.sort(rng.choice(n, size, replace=False))
+def _sample(n: int, size: int, seed: int, eligible: np.ndarray | None = None) -> np.ndarray | None:
+    """Sorted record numbers of a simple random sample of ``size`` of the eligible records; None for all.
+
+    The sample is the first ``size`` eligible records of a seeded random
+    permutation of ``0..n-1``, which depends only on ``n`` and ``seed``: two
+    files of the same size (record-paired, identical, or unpaired of equal
+    size) are sampled at the same record numbers, so a file against itself
+    loses nothing.
+    """
+    n_eligible = n if eligible is None else eligible.shape[0]
+    if n_eligible <= size:
+        return eligible
+    order = np.random.default_rng(seed).permutation(n)
+    if eligible is not None:
+        mask = np.zeros(n, dtype=bool)
+        mask[eligible] = True
+        order = order[mask[order]]
+    return np.sort(order[:size])
 
 
 def _ecdf_diffs(
@@ -317,16 +334,11 @@ def _ecdf_diffs(
             if not ok.any():
                 raise NotComputed(f"the {label} file has no record without missing values in {', '.join(names)}")
             rows[which] = np.flatnonzero(ok)
-    rng = np.random.default_rng(seed)
     take = {}
     available = {}
     for which in (ORIGINAL, PROTECTED):
-        n_avail = pair.n(which) if rows[which] is None else rows[which].shape[0]
-        available[which] = n_avail
-        idx = _sample(n_avail, int(max_records), rng)
-        if rows[which] is not None:
-            idx = rows[which] if idx is None else rows[which][idx]
-        take[which] = idx
+        available[which] = pair.n(which) if rows[which] is None else rows[which].shape[0]
+        take[which] = _sample(pair.n(which), int(max_records), int(seed), rows[which])
     sampled = any(available[w] > int(max_records) for w in available)
     xo = np.column_stack([_ecdf_column(pair, ORIGINAL, n, take[ORIGINAL]) for n in names])
     xm = np.column_stack([_ecdf_column(pair, PROTECTED, n, take[PROTECTED]) for n in names])
@@ -335,7 +347,8 @@ def _ecdf_diffs(
     details["records_prot"] = int(available[PROTECTED])
     details["sample"] = (
         {"orig": int(n_o), "prot": int(n_m), "seed": int(seed), "max_records": int(max_records),
-         "note": "evaluated on simple random subsamples of each file (the exact measure is O(N^2 p))"}
+         "note": "evaluated on simple random subsamples of each file (the exact measure is O(N^2 p)); files of "
+         "equal size are sampled at the same record numbers"}
         if sampled
         else None
     )
@@ -418,6 +431,8 @@ def ecdf_max(
         Files with more records are replaced by a seeded simple random
         subsample of this size before the (O(N²·p)) computation; the
         subsample is both the evaluation points and the ECDF sample.
+        Files of equal size are sampled at the same record numbers (see
+        the module documentation).
     seed : int
         Seed of the subsampling.
 

@@ -68,6 +68,10 @@ Decisions where the paper is silent (each is also stated in ``details``):
   classes) has no rule in the paper; it is left out with that reason.  When
   both files use the same test (e.g. Kruskal–Wallis on a non-normal variable
   and on its classes) the pair is compared as usual.
+* A chi-squared pair whose table has more than ``infoloss.limits.MAX_DENSE_CELLS``
+  cells (two variables of thousands of categories) is left out with the
+  reason (the variables, their numbers of categories and the memory the
+  table would need).
 * The categories of an ordinal variable without an explicit ``order`` are
   ranked with its numeric labels first, in numeric order, and the classes of
   an ordinal ``recode: map`` in the order of the original categories they
@@ -97,6 +101,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from .. import limits, numeric
 from ..errors import InputError, NotComputed
 from ..generalised import is_lifted
 from ..pair import ORIGINAL, PROTECTED, CategoricalColumn, EncodedPair
@@ -208,6 +213,8 @@ def recode_utility_biased(values: Any, classes: Any) -> tuple[float, int]:
     n = x.shape[0]
     if n == 0:
         raise ValueError("no values to allocate")
+    e = numeric.safe_exponent(x)  # exact scaling: distances near 1e308 cannot overflow
+    x = numeric.scaled(x, e) if e else x
     # nearest other unit of the same class: neighbours after sorting by (class, value)
     o = np.lexsort((x, g))
     xs, gs = x[o], g[o]
@@ -256,6 +263,8 @@ def recode_utility_heterogeneity(values: Any, classes: Any) -> float:
     x, g = x[ok], g[ok]
     if x.shape[0] == 0:
         raise ValueError("no values to group")
+    e = numeric.safe_exponent(x)  # exact scaling: the ratio does not change, the sums cannot overflow
+    x = numeric.scaled(x, e) if e else x
     total = float(np.abs(x - x.mean()).mean())
     if total == 0.0:
         return 1.0
@@ -405,16 +414,20 @@ def _variables(pair: EncodedPair) -> dict[str, _Var]:
 
     def compute() -> dict[str, _Var]:
         names = pair.names(include_removed=True)
-        jobs = []
+        jobs, arrays = [], []
         for name in names:
             if name in pair.continuous:
                 col = pair.continuous[name]
-                jobs.append(col.orig)
-                if col.prot is not None:
-                    jobs.append(col.prot)
+                # values near 1e308 (or 1e-308): both files times one exact power of two; every test here
+                # is scale-invariant, and the direction compares both files on the same scale
+                e = numeric.safe_exponent(col.orig, col.prot)
+                for x in (col.orig, col.prot):
+                    if x is not None:
+                        jobs.append(x)
+                        arrays.append(numeric.scaled(x, e) if e else x)
         # the sorts release the GIL: two threads for the continuous columns
         with ThreadPoolExecutor(max_workers=2) as pool:
-            sides = dict(zip((id(j) for j in jobs), pool.map(_continuous_side, jobs)))
+            sides = dict(zip((id(j) for j in jobs), pool.map(_continuous_side, arrays)))
         return {name: _make_var(pair, name, sides) for name in names}
 
     return pair.cached(("gdu", "variables"), compute)
@@ -563,16 +576,18 @@ def _normality(side: _Side) -> dict[str, Any]:
     n = x.shape[0]
     if n < 3:
         return {"normal": False, "statistic": None, "p_value": None, "note": "fewer than 3 values"}
+    e = numeric.safe_exponent(x)  # exact scaling: the test does not change, the mean and sd cannot overflow
+    x = numeric.scaled(x, e) if e else x
     mean, sd = float(x.mean()), float(x.std(ddof=1))
     if not sd > 0:
         return {"normal": False, "statistic": None, "p_value": None, "note": "constant"}
-    cdf = stats.norm.cdf(side.levels, mean, sd)
+    cdf = stats.norm.cdf(numeric.scaled(side.levels, e) if e else side.levels, mean, sd)
     cum = np.cumsum(side.counts)
     d_plus = float(np.max(cum / n - cdf))
     d_minus = float(np.max(cdf - (cum - side.counts) / n))
     d = max(d_plus, d_minus)
     p = float(np.clip(stats.kstwo.sf(d, n), 0, 1))
-    return {"statistic": d, "p_value": p, "mean": mean, "sd": sd}
+    return {"statistic": d, "p_value": p, "mean": numeric.unscale(mean, e), "sd": numeric.unscale(sd, e)}
 
 
 def _chi2_two_files(o: _Side, p: _Side) -> dict[str, Any]:
@@ -1065,6 +1080,12 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
                 continue
             (ao, ap), (bo, bp) = kinds(va), kinds(vb)
             item["test_orig"], item["test_prot"] = _table1(ao, bo), _table1(ap, bp)
+            if "chi2" in (item["test_orig"], item["test_prot"]) and limits.is_large(pair, (a, b)):  # not built
+                try:
+                    limits.check_dense(pair, (a, b), f"the chi-squared table of {a} × {b}")
+                except NotComputed as exc:
+                    item.update(skip=True, excluded=str(exc))
+                    continue
             same = item["test_orig"] == item["test_prot"]
             both_corr = item["test_orig"] in _CORRELATION_TESTS and item["test_prot"] in _CORRELATION_TESTS
             if not (same or both_corr):
@@ -1074,9 +1095,14 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
                     f"{item['test_prot']} (a variable changed type); Kocar (2018) gives no rule to compare "
                     "their effect sizes",
                 )
+    # chi-squared pairs with large tables are run one at a time below, so that their per-cell arrays (tables,
+    # expected counts, residuals) are never in memory together
+    big = {key for key, item in plan.items() if not item.get("skip") and "chi2" in (item["test_orig"], item["test_prot"])
+           and limits.n_cells(pair, (item["a"], item["b"])) > limits.MAX_CACHED_CELLS}
+    small = {key: item for key, item in plan.items() if key not in big}
     # the two files are independent and numpy releases the GIL in the heavy steps: one thread each
     with ThreadPoolExecutor(max_workers=2) as pool:
-        stats_o, stats_p = pool.map(lambda which: _run_file(pair, variables, plan, which), (ORIGINAL, PROTECTED))
+        stats_o, stats_p = pool.map(lambda which: _run_file(pair, variables, small, which), (ORIGINAL, PROTECTED))
 
     by_pair: dict[str, float] = {}
     pairs: dict[str, Any] = {}
@@ -1089,7 +1115,10 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
         if "excluded" in item:
             excluded[key] = item["excluded"]
             continue
-        o, p = stats_o[key], stats_p[key]
+        if key in big:
+            o, p = (_run_file(pair, variables, {key: item}, which)[key] for which in (ORIGINAL, PROTECTED))
+        else:
+            o, p = stats_o[key], stats_p[key]
         if "degenerate" in o:
             excluded[key] = f"the original file cannot be tested: {o['degenerate']}"
             continue

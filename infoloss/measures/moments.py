@@ -43,6 +43,13 @@ Conventions (the literature is silent on most of them):
   original, the variance explained by component ``j`` (they sum to ``p``, so
   the weighted sum over the ``p²`` elements divided by ``p²`` is a weighted
   mean).
+* **Extreme values.**  Each variable is scaled by a power of two (exact, see
+  :mod:`infoloss.numeric`) before sums of squares are taken, so values up to
+  ±1.8e308 give finite means, correlations and principal components, and
+  ordinary data give bit-for-bit the results of the unscaled formulas.  A
+  statistic whose true value is beyond the float64 range (the variance of
+  values near 1e308, or a mean square error of them) is not computed, with
+  the reason.
 * **Singular matrices.** A correlation matrix whose smallest eigenvalue is at
   most ``1e-12`` times its largest is treated as singular; the reason names
   the linearly dependent variables (the non-negligible coefficients of the
@@ -60,6 +67,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -98,13 +106,22 @@ _FILE = {ORIGINAL: "original", PROTECTED: "protected"}
 # ---------------------------------------------------------------------------
 @dataclass
 class _Univariate:
-    """Per-variable counts, means, variances (n − 1) over each variable's available values."""
+    """Per-variable counts, means, variances (n − 1) over each variable's available values.
+
+    ``exp[j]`` is the variable's scaling exponent (:func:`infoloss.numeric.exponent`);
+    ``mean_s``/``var_s`` are the statistics of the values times ``2**-exp``,
+    ``mean``/``var`` the unscaled ones (``var`` is infinite when it is beyond
+    the float64 range).
+    """
 
     n: np.ndarray  # int, available values
     mean: np.ndarray  # NaN when n == 0
     var: np.ndarray  # NaN when n < 2; exactly 0 for a constant variable
     constant: np.ndarray  # bool: at least one value and min == max
     any_missing: bool
+    exp: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    mean_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    var_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass
@@ -112,12 +129,13 @@ class _Complete:
     """Covariance and correlation over the complete cases of one file."""
 
     n: int
-    mean: np.ndarray | None
-    cov: np.ndarray | None  # None when n < 2
+    mean: np.ndarray | None  # of the scaled variables (times 2**-exp of _Univariate)
+    cov: np.ndarray | None  # None when n < 2; infinite entries when beyond the float64 range
     corr: np.ndarray | None  # None when undefined (see reason)
     reason: str | None = None  # why corr is None
     rows: np.ndarray | None = field(default=None, repr=False)  # complete-case mask, None if all rows
     constant: np.ndarray | None = None  # bool per variable, on the complete cases
+    cov_s: np.ndarray | None = None  # the covariance of the scaled variables (always finite)
 
 
 @dataclass
@@ -138,11 +156,12 @@ def _slices(n: int) -> range:
 
 
 def _univariate(pair: EncodedPair, which: str) -> _Univariate:
-    def one(x: np.ndarray) -> tuple[int, float, float, bool]:
+    def one(x: np.ndarray) -> tuple[int, float, float, bool, int]:
+        e = numeric.exponent(x)
         k, total, lo, hi = 0, 0.0, np.inf, -np.inf
         missing = False
         for start in _slices(x.shape[0]):
-            xs = x[start : start + _CHUNK]
+            xs = numeric.scaled(x[start : start + _CHUNK], e)
             t = float(xs.sum())
             if math.isnan(t):  # values are finite or NaN (encode_pair sets ±inf to NaN)
                 missing = True
@@ -154,48 +173,57 @@ def _univariate(pair: EncodedPair, which: str) -> _Univariate:
             total += t
             lo, hi = min(lo, float(xs.min())), max(hi, float(xs.max()))
         if k == 0:
-            return 0, np.nan, np.nan, False
+            return 0, np.nan, np.nan, False, e
         if lo == hi:
-            return k, lo, (0.0 if k >= 2 else np.nan), True
+            return k, lo, (0.0 if k >= 2 else np.nan), True, e
         mean = total / k
         ss = 0.0
         for start in _slices(x.shape[0]):
-            xs = x[start : start + _CHUNK]
+            xs = numeric.scaled(x[start : start + _CHUNK], e)
             if missing:
                 xs = xs[~np.isnan(xs)]
             d = xs - mean
             ss += float(np.einsum('i,i->', d, d))
-        return k, mean, (ss / (k - 1) if k >= 2 else np.nan), False
+        return k, mean, (ss / (k - 1) if k >= 2 else np.nan), False, e
 
     def compute() -> _Univariate:
         rows = [one(_column(pair, name, which)) for name in pair.continuous_names]
         n = np.array([r[0] for r in rows], dtype=np.int64)
+        exp = np.array([r[4] for r in rows], dtype=np.int64)
+        mean_s = np.array([r[1] for r in rows], dtype=float)
+        var_s = np.array([r[2] for r in rows], dtype=float)
         return _Univariate(
             n,
-            np.array([r[1] for r in rows], dtype=float),
-            np.array([r[2] for r in rows], dtype=float),
+            numeric.unscale(mean_s, exp),
+            numeric.unscale(var_s, 2 * exp),
             np.array([r[3] for r in rows], dtype=bool),
             bool((n < pair.n(which)).any()),
+            exp,
+            mean_s,
+            var_s,
         )
 
     return pair.cached(("moments", "univariate", which), compute)
 
 
 def _blocks(pair: EncodedPair, which: str, rows: np.ndarray | None = None):
-    """Yield ``(start, block)``: consecutive row blocks of the continuous variables as (k, p) arrays.
+    """Yield ``(start, block)``: consecutive row blocks of the *scaled* continuous variables as (k, p) arrays.
 
-    Built from the columns into one reused buffer (no n × p copy); with
-    ``rows`` (a boolean mask over the records) only those rows are yielded.
-    The block is overwritten by the next one.
+    Column ``j`` is multiplied by ``2**-exp[j]`` (the file's
+    :class:`_Univariate` exponents), exactly.  Built from the columns into
+    one reused buffer (no n × p copy); with ``rows`` (a boolean mask over the
+    records) only those rows are yielded.  The block is overwritten by the
+    next one.
     """
     columns = [_column(pair, name, which) for name in pair.continuous_names]
+    exp = _univariate(pair, which).exp
     n = pair.n(which)
     buf = np.empty((min(_CHUNK, n), len(columns)), order="F")
     for start in _slices(n):
         k = min(_CHUNK, n - start)
         block = buf[:k]
         for j, col in enumerate(columns):
-            block[:, j] = col[start : start + k]
+            numeric.scaled(col[start : start + k], exp[j], out=block[:, j])
         if rows is not None:
             block = block[rows[start : start + k]]
         yield start, block
@@ -243,12 +271,13 @@ def _complete(pair: EncodedPair, which: str) -> _Complete:
             mean = total / max(n, 1)
             constant = lo == hi
         else:
-            n, mean, constant = pair.n(which), uni.mean, uni.constant
+            n, mean, constant = pair.n(which), uni.mean_s, uni.constant
         label = _FILE[which]
         if n < 2:
             reason = f"fewer than 2 records of the {label} file have every continuous variable present"
             return _Complete(n, None, None, None, reason, rows)
-        cov = _gram(_blocks(pair, which, rows), mean) / (n - 1)
+        cov_s = _gram(_blocks(pair, which, rows), mean) / (n - 1)  # of the scaled variables
+        cov = numeric.unscale(cov_s, uni.exp[:, None] + uni.exp[None, :])
         if constant.any():
             const = [nm for nm, c in zip(names, constant) if c]
             where = "" if rows is None else " on the records with every continuous variable present"
@@ -256,8 +285,8 @@ def _complete(pair: EncodedPair, which: str) -> _Complete:
                 f"{_join(const)} {'is' if len(const) == 1 else 'are'} constant in the {label} file{where}, "
                 "so the correlations are undefined"
             )
-            return _Complete(n, mean, cov, None, reason, rows, constant)
-        return _Complete(n, mean, cov, _corr_from_cov(cov), None, rows, constant)
+            return _Complete(n, mean, cov, None, reason, rows, constant, cov_s)
+        return _Complete(n, mean, cov, _corr_from_cov(cov_s), None, rows, constant, cov_s)
 
     return pair.cached(("moments", "complete", which), compute)
 
@@ -301,7 +330,7 @@ def _standardised_cov(pair: EncodedPair, which: str) -> np.ndarray:
         return _correlation(pair, which)
 
     def compute() -> np.ndarray | str:
-        mean, sd = uni.mean, np.sqrt(uni.var)
+        mean, sd = uni.mean_s, np.sqrt(uni.var_s)  # the blocks are scaled: z is the same
         p = len(names)
         cross, sums, counts = np.zeros((p, p)), np.zeros((p, p)), np.zeros((p, p))
         for _, block in _blocks(pair, which):
@@ -483,6 +512,7 @@ def _mcd(pair: EncodedPair, which: str, max_records: int, random_state: int) -> 
         const = [nm for nm, c in zip(names, x.min(axis=0) == x.max(axis=0)) if c]
         if const:
             return f"{_join(const)} {'is' if len(const) == 1 else 'are'} constant in the {label} file's sample"
+        x = numeric.scaled(x, [numeric.exponent(x[:, j]) for j in range(p)])  # exact; z does not change
         z = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -544,7 +574,9 @@ def robust_eigen(
     ----------
     pair : EncodedPair
     max_records : int
-        Records sampled per file for the MCD fit (default 500).
+        Records sampled per file for the MCD fit (default 2,000).  Files of
+        equal size are sampled at the same record numbers, so a file
+        against itself gives exactly 0.
     random_state : int
         Seed of the sample and of ``MinCovDet``.
 
@@ -695,23 +727,39 @@ def gamma(pair: EncodedPair) -> MeasureResult:
 # ---------------------------------------------------------------------------
 @dataclass
 class _Sums:
-    """Sums of the three discrepancies over a group of matrix elements."""
+    """Sums of the three discrepancies over a group of matrix elements.
+
+    ``sq`` and ``ab`` are in units of ``2**(2 exp)`` and ``2**exp`` (exact
+    scaling, see :mod:`infoloss.numeric`), so that the sums of differences
+    of values near 1e308 stay finite; ``value`` scales the mean back.
+    """
 
     n: int = 0  # elements compared
-    sq: float = 0.0  # Σ w (a − a')²
-    ab: float = 0.0  # Σ w |a − a'|
+    sq: float = 0.0  # Σ w (a − a')²  (times 2**(-2 exp))
+    ab: float = 0.0  # Σ w |a − a'|  (times 2**-exp)
     n_mv: int = 0  # elements with a non-zero original value
     rel: float = 0.0  # Σ w |a − a'| / |a| over those
+    exp: int = 0
 
     def value(self, stat: str) -> float | None:
         if stat == "mse":
-            return self.sq / self.n if self.n else None
+            return numeric.unscale(self.sq / self.n, 2 * self.exp) if self.n else None
         if stat == "mae":
-            return self.ab / self.n if self.n else None
+            return numeric.unscale(self.ab / self.n, self.exp) if self.n else None
         return self.rel / self.n_mv if self.n_mv else None
 
     def __add__(self, other: "_Sums") -> "_Sums":
-        return _Sums(self.n + other.n, self.sq + other.sq, self.ab + other.ab, self.n_mv + other.n_mv, self.rel + other.rel)
+        e = max(self.exp, other.exp)
+        a, b = self.at(e), other.at(e)
+        return _Sums(a.n + b.n, a.sq + b.sq, a.ab + b.ab, a.n_mv + b.n_mv, a.rel + b.rel, e)
+
+    def at(self, e: int) -> "_Sums":
+        """The same sums in units of ``2**e`` (``e >= exp``; exact unless they underflow)."""
+        if e == self.exp:
+            return self
+        shift = self.exp - e
+        return _Sums(self.n, numeric.unscale(self.sq, 2 * shift), numeric.unscale(self.ab, shift), self.n_mv,
+                     self.rel, e)
 
 
 def _sums(a: np.ndarray, b: np.ndarray, zero: np.ndarray | float = 0.0, w: np.ndarray | None = None) -> _Sums:
@@ -721,10 +769,12 @@ def _sums(a: np.ndarray, b: np.ndarray, zero: np.ndarray | float = 0.0, w: np.nd
     """
     a, b = np.asarray(a, float).ravel(), np.asarray(b, float).ravel()
     w = np.ones_like(a) if w is None else np.asarray(w, float).ravel()
-    d = np.abs(a - b)
-    nz = np.abs(a) > np.broadcast_to(zero, a.shape)
-    rel = np.divide(d, np.abs(a), out=np.zeros_like(d), where=nz)
-    return _Sums(a.size, float(np.sum(w * d * d)), float(np.sum(w * d)), int(np.count_nonzero(nz)), float(np.sum(w * rel)))
+    with np.errstate(over="ignore"):  # beyond the float64 range: infinite, and the measure says why
+        d = np.abs(a - b)
+        nz = np.abs(a) > np.broadcast_to(zero, a.shape)
+        rel = np.divide(d, np.abs(a), out=np.zeros_like(d), where=nz)
+        return _Sums(a.size, float(np.sum(w * d * d)), float(np.sum(w * d)), int(np.count_nonzero(nz)),
+                     float(np.sum(w * rel)))
 
 
 @dataclass
@@ -743,9 +793,11 @@ def _x_table(pair: EncodedPair) -> _Table:
     zeros: dict[str, int] = {}
     for name in names:
         o, p = _column(pair, name, ORIGINAL), _column(pair, name, PROTECTED)
+        e = numeric.exponent(o, p)  # both files on one exact scale: differences cannot overflow
         g = _Sums()
         for start in _slices(o.shape[0]):
-            os_, d = o[start : start + _CHUNK], o[start : start + _CHUNK] - p[start : start + _CHUNK]
+            os_ = numeric.scaled(o[start : start + _CHUNK], e)
+            d = os_ - numeric.scaled(p[start : start + _CHUNK], e)
             ok = ~np.isnan(d)  # NaN iff either side is missing
             if not ok.all():
                 os_, d = os_[ok], d[ok]
@@ -755,7 +807,8 @@ def _x_table(pair: EncodedPair) -> _Table:
                 rel = float(np.sum(ad / np.abs(os_)))
             else:
                 rel = float(np.sum(np.divide(ad, np.abs(os_), out=np.zeros_like(ad), where=nz)))
-            g = g + _Sums(d.shape[0], float(np.einsum('i,i->', d, d)), float(ad.sum()), int(np.count_nonzero(nz)), rel)
+            g = g + _Sums(d.shape[0], float(np.einsum('i,i->', d, d)), float(ad.sum()), int(np.count_nonzero(nz)),
+                          rel, e)
         groups[name] = g
         skipped[name] = o.shape[0] - g.n
         zeros[name] = g.n - g.n_mv
@@ -773,7 +826,7 @@ def _x_table(pair: EncodedPair) -> _Table:
 
 def _xbar_table(pair: EncodedPair) -> _Table:
     def zero_below(u: _Univariate, j: int) -> float:
-        return ZERO_TOLERANCE * math.sqrt(u.var[j]) if u.n[j] >= 2 else 0.0
+        return ZERO_TOLERANCE * numeric.unscale(math.sqrt(u.var_s[j]), u.exp[j]) if u.n[j] >= 2 else 0.0
 
     return _univariate_table(
         pair, "mean", 1, zero_below, "a mean with |mean| <= 1e-12 × the original's sd counts as 0 and is left out"
@@ -807,6 +860,9 @@ def _univariate_table(
                 f"no value in the {which} file" if min_n == 1 else f"fewer than {min_n} values in the {which} file"
             )
             continue
+        if not (math.isfinite(s1[j]) and math.isfinite(s2[j])):
+            not_computed[name] = numeric.too_large(f"its {'variance' if stat == 'var' else stat}")
+            continue
         groups[name] = _sums(s1[j], s2[j], zero_below(u1, j))
         zeros[name] = groups[name].n - groups[name].n_mv
     return _Table(
@@ -836,6 +892,12 @@ def _covariances(pair: EncodedPair) -> tuple[np.ndarray, np.ndarray]:
 def _v_table(pair: EncodedPair) -> _Table:
     v1, v2 = _covariances(pair)
     iu = np.triu_indices(v1.shape[0])
+    finite = np.isfinite(v1[iu]) & np.isfinite(v2[iu])
+    if not finite.all():
+        names = pair.continuous_names
+        bad = sorted({names[k] for k in np.concatenate([iu[0][~finite], iu[1][~finite]])}, key=names.index)
+        raise NotComputed(numeric.too_large("the covariance matrix", [f"(variables {_join(bad)})"]).replace(
+            " of (", " ("))
     sd = np.sqrt(np.abs(np.diag(v1)))
     zero = ZERO_TOLERANCE * np.outer(sd, sd)[iu]
     sums = _sums(v1[iu], v2[iu], zero)
@@ -1089,8 +1151,15 @@ def _make(m: _Matrix, stat: str) -> Callable[..., MeasureResult]:
             if stat == "mv" and total.n:
                 raise NotComputed(f"every element of the original's {m.symbol} is 0, so the mean variation divides by 0")
             raise NotComputed(f"no element of {m.symbol} could be compared")
+        if not math.isfinite(value):
+            raise NotComputed(numeric.too_large(f"the {label} of {m.symbol}"))
         parts = {k: v for k, g in table.groups.items() if (v := g.value(stat)) is not None}
         details = dict(table.details)
+        huge = [k for k, v in parts.items() if not math.isfinite(v)]
+        if huge:  # a part beyond the float64 range while the overall mean is not
+            details["not_computed"] = {**details.get("not_computed", {}),
+                                       **{k: numeric.too_large(f"its {label}") for k in huge}}
+            parts = {k: v for k, v in parts.items() if k not in huge}
         details["n_compared"] = total.n
         return MeasureResult(
             value=value,
@@ -1136,11 +1205,13 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
         mean[name] = ci[name] = sd[name] = var[name] = None
         if k == 0:
             continue
+        # on the variable scaled by 2**-e (exact), then scaled back: no overflow for values near 1e308
+        e = int(uni.exp[j])
         if w_all is None:
-            m, v = float(uni.mean[j]), (float(uni.var[j]) if k >= 2 else None)
+            m, v = float(uni.mean_s[j]), (float(uni.var_s[j]) if k >= 2 else None)
             if v is not None:
                 half = float(stats.t.ppf(0.5 + confidence / 2, k - 1)) * math.sqrt(v / k)
-                ci[name] = [m - half, m + half]
+                ci[name] = [numeric.unscale(m - half, e), numeric.unscale(m + half, e)]
         else:
             x, w = _column(pair, name, which), w_all
             if k < x.shape[0]:
@@ -1148,14 +1219,16 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
                 x, w = x[ok], w[ok]
             if w.sum() <= 0:
                 continue
+            x = numeric.scaled(x, e)
             d = DescrStatsW(x, weights=w * (k / w.sum()), ddof=1)  # weights rescaled to sum to k
             m, v = float(d.mean), None
             if k >= 2:
                 v = 0.0 if uni.constant[j] else float(d.var)
                 half = float(stats.t.ppf(0.5 + confidence / 2, k - 1)) * _weighted_mean_se(x, w, m)
-                ci[name] = [m - half, m + half]
-        mean[name], var[name] = m, v
-        sd[name] = math.sqrt(v) if v is not None else None
+                ci[name] = [numeric.unscale(m - half, e), numeric.unscale(m + half, e)]
+        mean[name] = numeric.unscale(m, e)
+        var[name] = numeric.unscale(v, 2 * e) if v is not None else None  # infinite (None in JSON) if too large
+        sd[name] = numeric.unscale(math.sqrt(v), e) if v is not None else None
     cov, corr = _describe_matrices(pair, which, w_all)
     return {"n": n, "mean": mean, "mean_ci": ci, "sd": sd, "variance": var, "cov": cov, "corr": corr}
 
@@ -1179,8 +1252,9 @@ def _describe_matrices(pair: EncodedPair, which: str, w: np.ndarray | None) -> t
     empty = [[None] * p for _ in range(p)]
     if comp.cov is None:
         return empty, [row[:] for row in empty]
+    exp = _univariate(pair, which).exp
     if w is None:
-        cov = comp.cov
+        cov, cov_s = comp.cov, comp.cov_s
     else:
         ww = w if comp.rows is None else w[comp.rows]
         total = float(ww.sum())
@@ -1193,13 +1267,14 @@ def _describe_matrices(pair: EncodedPair, which: str, w: np.ndarray | None) -> t
             mean += np.einsum('i,ij->j', ww[used : used + block.shape[0]], block)
             used += block.shape[0]
         mean /= comp.n
-        cov = _gram(_blocks(pair, which, comp.rows), mean, ww) / (comp.n - 1)
+        cov_s = _gram(_blocks(pair, which, comp.rows), mean, ww) / (comp.n - 1)  # of the scaled variables
+        cov = numeric.unscale(cov_s, exp[:, None] + exp[None, :])
     if comp.corr is not None and w is None:
         corr = comp.corr
     else:
-        sd = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        sd = np.sqrt(np.clip(np.diag(cov_s), 0.0, None))
         with np.errstate(divide="ignore", invalid="ignore"):
-            corr = cov / np.outer(sd, sd)
+            corr = cov_s / np.outer(sd, sd)
         np.fill_diagonal(corr, 1.0)
         corr[comp.constant, :] = np.nan
         corr[:, comp.constant] = np.nan

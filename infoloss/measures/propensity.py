@@ -24,6 +24,13 @@ Conventions (where the literature leaves a choice):
   Categorical variables (nominal and ordinal) are one-hot coded over the
   categories present in the merged file, with *missing as a category of its
   own*, so no record is dropped and suppressions count as changes.
+* **Many categories.** A categorical variable with more than
+  ``infoloss.limits.MAX_MODEL_LEVELS`` (100) levels in the merged file keeps
+  its 99 most frequent levels and groups the others into one level (a model
+  with one parameter per category of an identifier-like variable is neither
+  estimable nor affordable; synthpop refuses such models, ``max.params``);
+  ``details["grouped"]`` names the variables and counts.  Differences
+  within the grouped levels are then not seen.
 * **Propensity design (logit).** One reference category per variable (its
   most frequent one in the merged file) is dropped.  Columns that are exact
   linear combinations of the intercept and earlier-pivoted columns (nested
@@ -72,10 +79,11 @@ Conventions (where the literature leaves a choice):
   propensity model; 5,000 for the clusters, whose cost grows as N·G, i.e.
   N²/100 with the default G): the larger file is sampled to
   ``max_records`` and the other with the same sampling fraction, so ``c``
-  stays the full files' share.  Record-paired files of equal size are
-  sampled at the same record numbers.  The pMSE, E0 and SD0 are those of the
-  sample (``N`` and ``c`` in ``details`` are the sample's);
-  ``details["sample"]`` says so.
+  stays the full files' share.  Files of equal size (record-paired,
+  identical, or unpaired of equal size) are sampled at the same record
+  numbers, so a file against itself gives pMSE 0 however large it is.
+  The pMSE, E0 and SD0 are those of the sample (``N`` and ``c`` in
+  ``details`` are the sample's); ``details["sample"]`` says so.
 * **Clusters.** k-means (scikit-learn ``KMeans``, k-means++ start, one
   seeded run) on the merged file coded as above but with every category's
   0/1 column (no reference dropped) and missing indicators as 0/1 columns:
@@ -104,12 +112,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 from scipy.linalg import lapack
 
+from .. import limits, numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -146,6 +155,7 @@ class _Merged:
     cat_labels: list[list[str]]
     sample: dict | None
     variables: list[str]
+    grouped: dict[str, str] = field(default_factory=dict)  # variables whose rare levels were grouped
 
     @property
     def n(self) -> int:
@@ -173,17 +183,16 @@ def _sample(pair: EncodedPair, max_records: int, seed: int) -> tuple[np.ndarray 
     n_o, n_p = pair.n_orig, pair.n_prot
     if max(n_o, n_p) <= max_records:
         return None, None, None
-    rng = np.random.default_rng(seed)
-    if pair.paired and n_o == n_p:
-        idx = np.sort(rng.choice(n_o, max_records, replace=False))
+    if n_o == n_p:
+        idx = _prefix_sample(n_o, max_records, seed)
         io, ip = idx, idx
-        how = "the same record numbers in both files (record-paired files)"
+        how = "the same record numbers in both files (files of equal size: paired or identical records alike)"
     else:
         f = max_records / max(n_o, n_p)
         m_o, m_p = max(1, round(f * n_o)), max(1, round(f * n_p))
-        io = None if m_o >= n_o else np.sort(rng.choice(n_o, m_o, replace=False))
-        ip = None if m_p >= n_p else np.sort(rng.choice(n_p, m_p, replace=False))
-        how = "independent simple random samples with the same sampling fraction"
+        io = None if m_o >= n_o else _prefix_sample(n_o, m_o, seed)
+        ip = None if m_p >= n_p else _prefix_sample(n_p, m_p, seed)
+        how = "simple random samples with the same sampling fraction"
     size_o = n_o if io is None else io.shape[0]
     size_p = n_p if ip is None else ip.shape[0]
     info = {
@@ -197,6 +206,11 @@ def _sample(pair: EncodedPair, max_records: int, seed: int) -> tuple[np.ndarray 
         "note": "the model is fitted and evaluated on seeded simple random samples of the files",
     }
     return io, ip, info
+
+
+def _prefix_sample(n: int, size: int, seed: int) -> np.ndarray:
+    """The sorted first ``size`` of a seeded random permutation of ``0..n-1`` (depends on ``n`` and ``seed`` only)."""
+    return np.sort(np.random.default_rng(seed).permutation(n)[:size])
 
 
 def _take(x: np.ndarray, idx: np.ndarray | None) -> np.ndarray:
@@ -228,6 +242,7 @@ def _build_merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
         n_miss = int(np.count_nonzero(miss))
         if n_miss == n:
             continue  # missing everywhere: nothing tells the files apart
+        x = numeric.scaled(x, numeric.exponent(x))  # exact; the standardised values do not change
         ok = x[~miss] if n_miss else x
         mean = float(ok.mean())
         sd = float(ok.std())
@@ -241,15 +256,30 @@ def _build_merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
             indicators.append(miss.astype(float))
             ind_names.append(f"{name}=<missing>")
     dense = np.column_stack(values + indicators) if values or indicators else np.empty((n, 0))
-    codes, labels = [], []
+    codes, labels, grouped = [], [], {}
     for name in cats:
         col = pair.categorical[name]
         cells = np.concatenate([_take(pair.cell_codes(name, ORIGINAL), io), _take(pair.cell_codes(name, PROTECTED), ip)])
-        present = np.flatnonzero(np.bincount(cells, minlength=col.n_categories + 1))
-        lookup = np.full(col.n_categories + 1, -1, dtype=np.int32)
-        lookup[present] = np.arange(present.shape[0], dtype=np.int32)
+        counts = np.bincount(cells, minlength=col.n_categories + 1)
+        present = np.flatnonzero(counts)
+        keep = limits.top_levels(counts[present])
+        if keep is None:
+            lookup = np.full(col.n_categories + 1, -1, dtype=np.int32)
+            lookup[present] = np.arange(present.shape[0], dtype=np.int32)
+            level_cells = present
+        else:  # too many levels for a model: the most frequent kept, the others one level
+            level_cells = present[keep]
+            lookup = np.full(col.n_categories + 1, keep.shape[0], dtype=np.int32)
+            lookup[level_cells] = np.arange(keep.shape[0], dtype=np.int32)
+            other = present.shape[0] - keep.shape[0]
+            grouped[name] = (
+                f"{present.shape[0]:,} categories in the merged file (limit {limits.MAX_MODEL_LEVELS} per variable): "
+                f"the {keep.shape[0]} most frequent are kept and the other {other:,} grouped into one level"
+            )
         codes.append(lookup[cells])
-        labels.append([col.categories[i] if i < col.n_categories else "<missing>" for i in present])
+        labels.append([col.categories[i] if i < col.n_categories else "<missing>" for i in level_cells])
+        if keep is not None:
+            labels[-1].append(f"<{other:,} other categories>")
     return _Merged(
         y=y,
         n_o=n_o,
@@ -262,6 +292,7 @@ def _build_merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
         cat_labels=labels,
         sample=info,
         variables=cont + cats,
+        grouped=grouped,
     )
 
 
@@ -601,6 +632,8 @@ def _details(fit: dict, model: str) -> dict:
         "weights": WEIGHTS_NOTE,
         "max_pmse": m.c * (1 - m.c),
     }
+    if m.grouped:
+        out["grouped"] = dict(m.grouped)
     if model == "logit":
         design: _Design = fit["design"]
         out.update(
@@ -715,7 +748,8 @@ def pmse(pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, 
 @measure(
     "pmse_ratio",
     family="propensity",
-    description="pMSE over its expectation for two files from one distribution (about 1: no detectable loss)",
+    description="pMSE over its null expectation E0: about 1 for a correct synthesis; 0 for identical files "
+    "(pMSE = 0)",
     range=(0, None),
     better="target",
     ideal=1,
@@ -796,7 +830,8 @@ def pmse_ratio(
 @measure(
     "pmse_std",
     family="propensity",
-    description="standardised pMSE, (pMSE - E0)/SD0: about 0 when the files are indistinguishable",
+    description="standardised pMSE, (pMSE - E0)/SD0: about 0 for a correct synthesis; negative, "
+    "-sqrt((k-1)/2), for identical files (pMSE = 0)",
     range=(None, None),
     better="target",
     ideal=0,
@@ -1032,6 +1067,8 @@ def cluster_utility(
         "sample": m.sample,
         "weights": WEIGHTS_NOTE,
     }
+    if m.grouped:
+        details["grouped"] = dict(m.grouped)
     if res["note"]:
         details["note"] = res["note"]
     caught = [w for r in runs for w in r["warnings"]]

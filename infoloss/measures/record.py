@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .. import numeric
 from ..errors import InputError, NotComputed
 from ..generalised import changed as hierarchy_changed
 from ..generalised import leaf_categories, partial_changes
@@ -96,8 +97,12 @@ def _changed(pair: EncodedPair, name: str) -> np.ndarray:
     return pair.cached(("record", "changed", name), compute)
 
 
-def _original_sd(pair: EncodedPair, name: str) -> float:
-    """Standard deviation (n - 1) of the original's non-missing values; 0.0 for a constant column."""
+def _original_sd(pair: EncodedPair, name: str, e: int = 0) -> float:
+    """Standard deviation (n - 1) of the original's non-missing values times ``2**-e``; 0.0 for a constant column.
+
+    The values are scaled by ``2**-e`` first (exact), so that values near
+    1e308 do not overflow the sum of squares.
+    """
 
     def compute() -> float:
         x = pair.continuous[name].orig
@@ -105,9 +110,9 @@ def _original_sd(pair: EncodedPair, name: str) -> float:
             x = x[~_missing(pair, name, ORIGINAL)]
         if x.shape[0] < 2 or x.min() == x.max():
             return 0.0
-        return float(x.std(ddof=1))
+        return float(numeric.scaled(x, e).std(ddof=1))
 
-    return pair.cached(("record", "sd", name), compute)
+    return pair.cached(("record", "sd", name, e), compute)
 
 
 def _map_variables(func, names: list[str], n: int) -> list:
@@ -430,15 +435,17 @@ def il1s(pair: EncodedPair) -> MeasureResult:
     not_computed: dict[str, str] = {}
     for name in names:
         col = pair.continuous[name]
-        s = _original_sd(pair, name)
+        # IL1s is scale-invariant: both files times one exact power of two, so nothing overflows near 1e308
+        e = numeric.exponent(col.orig, col.prot)
+        s = _original_sd(pair, name, e)
         if s == 0.0:
             not_computed[name] = "its original values are constant (standard deviation 0), so IL1s cannot scale by it"
             continue
         if _n_missing(pair, name, ORIGINAL) or _n_missing(pair, name, PROTECTED):
             ok = ~(_missing(pair, name, ORIGINAL) | _missing(pair, name, PROTECTED))
-            diff = col.orig[ok] - col.prot[ok]
+            diff = numeric.scaled(col.orig[ok], e) - numeric.scaled(col.prot[ok], e)
         else:
-            diff = col.orig - col.prot
+            diff = numeric.scaled(col.orig, e) - numeric.scaled(col.prot, e)
         m = diff.shape[0]
         if m == 0:
             not_computed[name] = "no record has a value in both files"
@@ -446,7 +453,7 @@ def il1s(pair: EncodedPair) -> MeasureResult:
         total = float(np.abs(diff).sum()) / (root2 * s)
         sums[name] = total
         by_variable[name] = total / m
-        sd[name] = s
+        sd[name] = numeric.unscale(s, e)
         n_compared[name] = m
         n_skipped[name] = pair.n_orig - m
     if not by_variable:
@@ -512,7 +519,8 @@ def _lambda_continuous(pair: EncodedPair, name: str, rule: str) -> tuple[float, 
     col = pair.continuous[name]
     o, p = col.orig, col.prot
     n_o, n_p = _n_missing(pair, name, ORIGINAL), _n_missing(pair, name, PROTECTED)
-    d = o - p  # NaN where either side is missing
+    with np.errstate(over="ignore"):  # |x - x'| beyond 1.8e308 is infinite, and arctan gives its limit, π/2
+        d = o - p  # NaN where either side is missing
     np.abs(d, out=d)
     if n_o or n_p:
         d[_missing(pair, name, ORIGINAL) | _missing(pair, name, PROTECTED)] = 0.0
@@ -537,7 +545,8 @@ def _lambda_continuous(pair: EncodedPair, name: str, rule: str) -> tuple[float, 
     med = _original_median(pair, name)
     known = np.concatenate([o[only_p], p[only_o]])
     imputed = np.where(known <= med, o_max, o_min)
-    d = np.abs(known - imputed)
+    with np.errstate(over="ignore"):
+        d = np.abs(known - imputed)
     return total + _TWO_OVER_PI * float(np.arctan(d, out=d).sum()), n_one, None
 
 

@@ -29,6 +29,14 @@ Conventions shared by the module (where the literature leaves a choice):
   one local suppression adds exactly 2 to the one-way CTBIL sum.
 * ``hellinger``, ``kl_divergence`` and ``cramers_v_il`` work on proportions and
   need no rescaling.
+* **Many categories.**  A table with more than ``infoloss.limits.MAX_CACHED_CELLS``
+  cells (two variables of a thousand or more categories each) is not built
+  densely: ``ctbil``, ``aad``, ``hellinger`` and ``cramers_v_il`` then work on
+  the cells observed in either file (:func:`infoloss.limits.aligned_counts`),
+  which gives the same values, since empty cells add nothing to their sums;
+  ``ctbil``/``aad`` still count every cell of the table in their
+  denominators.  EBIL's estimated transition matrix is always kept sparse
+  (observed original × protected pairs only).
 
 References
 ----------
@@ -59,6 +67,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import entr, rel_entr
 
+from .. import limits
 from ..errors import InputError, NotComputed
 from ..generalised import lifted_or_none, lifted_table, tables_note
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
@@ -188,8 +197,20 @@ def _scale(pair: EncodedPair, use_weights: bool) -> float:
     return 1.0 if t_orig == t_prot else t_orig / t_prot
 
 
+def _n_cells(pair: EncodedPair, names: tuple[str, ...]) -> int:
+    """Cells of the table of ``names`` with the missing cell only for variables missing somewhere."""
+    return math.prod(pair.categorical[n].n_categories + int(_has_missing(pair, n)) for n in names)
+
+
 def _abs_diff(pair: EncodedPair, names: tuple[str, ...], use_weights: bool, scale: float) -> tuple[float, int]:
-    """Sum of |x_F - scale * x_G| over the cells of one table, and its number of cells."""
+    """Sum of |x_F - scale * x_G| over the cells of one table, and its number of cells.
+
+    A table too large to hold densely is compared over its observed cells
+    (empty cells add nothing to the sum).
+    """
+    if limits.prefer_sparse(pair, names):
+        f, g, _ = limits.aligned_counts(pair, names, use_weights)
+        return float(np.abs(f - g * scale).sum()), _n_cells(pair, names)
     f = _table(pair, names, ORIGINAL, use_weights)
     g = _table(pair, names, PROTECTED, use_weights)
     if scale != 1.0:
@@ -203,6 +224,19 @@ def _proportions(pair: EncodedPair, names: tuple[str, ...], which: str, use_weig
     if not total > 0:
         raise NotComputed(f"the {'original' if which == ORIGINAL else 'protected'} file has no records to tabulate")
     return table / total
+
+
+def _both_proportions(pair: EncodedPair, names: tuple[str, ...], use_weights: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Cell proportions of both files over the same cells (only the observed ones for a very large table)."""
+    if not limits.prefer_sparse(pair, names):
+        return _proportions(pair, names, ORIGINAL, use_weights), _proportions(pair, names, PROTECTED, use_weights)
+    out = []
+    for which, counts in zip((ORIGINAL, PROTECTED), limits.aligned_counts(pair, names, use_weights)[:2]):
+        total = counts.sum()
+        if not total > 0:
+            raise NotComputed(f"the {'original' if which == ORIGINAL else 'protected'} file has no records to tabulate")
+        out.append(counts / total)
+    return out[0], out[1]
 
 
 def _key(names: tuple[str, ...]) -> str:
@@ -466,7 +500,7 @@ def hellinger(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResu
     use_w, wdetails = _weighting(pair, weighted, "hellinger")
 
     def distance(combo: tuple[str, ...]) -> float:
-        return _hellinger(_proportions(pair, combo, ORIGINAL, use_w), _proportions(pair, combo, PROTECTED, use_w))
+        return _hellinger(*_both_proportions(pair, combo, use_w))
 
     by_variable = {name: distance((name,)) for name in names}
     by_pair = {_key(combo): distance(combo) for combo in _pairs(names)}
@@ -589,9 +623,37 @@ def _cramers_v(table: np.ndarray) -> tuple[float | None, str | None]:
     rows, cols = table.sum(axis=1), table.sum(axis=0)
     # Pearson chi-squared without continuity correction: N * (sum O^2 / (row * col) - 1)
     ratio = float((np.square(table) / np.outer(rows, cols)).sum())
+    return _v_from_ratio(ratio, total, r, c), None
+
+
+def _v_from_ratio(ratio: float, total: float, r: int, c: int) -> float:
     chi2 = max(total * (ratio - 1.0), 0.0)
-    v = math.sqrt(chi2 / (total * (min(r, c) - 1)))
-    return min(v, 1.0), None
+    return min(math.sqrt(chi2 / (total * (min(r, c) - 1))), 1.0)
+
+
+def _cramers_v_sparse(pair: EncodedPair, combo: tuple[str, str], which: str, use_w: bool) -> tuple[float | None, str | None]:
+    """:func:`_cramers_v` from the observed cells of the complete cases (for tables too large to hold densely)."""
+    f, g, (a, b) = limits.aligned_counts(pair, combo, use_w, complete=True)
+    counts = f if which == ORIGINAL else g
+    ok = counts > 0
+    a, b, o = a[ok], b[ok], counts[ok]
+    total = float(o.sum())
+    if not total > 0:
+        return None, "no record has both variables observed"
+    rows = np.bincount(a, weights=o)
+    cols = np.bincount(b, weights=o)
+    r, c = int(np.count_nonzero(rows)), int(np.count_nonzero(cols))
+    if min(r, c) < 2:
+        which_var = "the first" if r < 2 else "the second"
+        return None, f"{which_var} variable has only one observed category among the complete cases"
+    ratio = float((np.square(o) / (rows[a] * cols[b])).sum())
+    return _v_from_ratio(ratio, total, r, c), None
+
+
+def _cramers_v_of(pair: EncodedPair, combo: tuple[str, str], which: str, use_w: bool) -> tuple[float | None, str | None]:
+    if limits.prefer_sparse(pair, combo):
+        return _cramers_v_sparse(pair, combo, which, use_w)
+    return _cramers_v(_full_table(pair, combo, which, use_w))
 
 
 @measure(
@@ -662,14 +724,14 @@ def cramers_v_il(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureR
     not_computed, degenerate = {}, {}
     for combo in _pairs(names):
         key = _key(combo)
-        v_orig, reason = _cramers_v(_full_table(pair, combo, ORIGINAL, use_w))
+        v_orig, reason = _cramers_v_of(pair, combo, ORIGINAL, use_w)
         if v_orig is None:
             not_computed[key] = f"Cramér's V of the original is undefined: {reason}"
             continue
         if v_orig < _V_ZERO:
             not_computed[key] = "the variables are not associated in the original (Cramér's V = 0)"
             continue
-        v_prot, reason = _cramers_v(_full_table(pair, combo, PROTECTED, use_w))
+        v_prot, reason = _cramers_v_of(pair, combo, PROTECTED, use_w)
         if v_prot is None:
             degenerate[key] = reason
             v_prot = 0.0
@@ -762,28 +824,35 @@ def read_pram_matrix(path: str | Path, name: str = "") -> pd.DataFrame:
     return pd.DataFrame(values, index=rows, columns=cols)
 
 
-def _transition(pair: EncodedPair, name: str, use_weights: bool) -> np.ndarray:
-    """Paired original x protected table of one variable (missing as the last cell of each axis)."""
+def _transition(pair: EncodedPair, name: str, use_weights: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The paired original x protected table of one variable, sparse: its non-empty cells.
 
-    def compute() -> np.ndarray:
-        col = pair.categorical[name]
-        size = col.n_categories + 1
-        o = np.where(col.orig < 0, size - 1, col.orig).astype(np.intp)
-        o *= size
-        o += np.where(col.prot < 0, size - 1, col.prot)
+    Returns ``(i, j, count)``: original cell code, protected cell code
+    (missing is ``n_categories``) and the count (sum of weights) of each
+    observed combination.  Sparse because a variable of 100,000 categories
+    would need a 74.5 GiB dense matrix.
+    """
+
+    def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        size = pair.categorical[name].n_categories + 1
+        flat = limits.combined_codes([pair.cell_codes(name, ORIGINAL), pair.cell_codes(name, PROTECTED)], [size, size])
+        cells, inverse = np.unique(flat, return_inverse=True)
         w = pair.weights(ORIGINAL) if use_weights else None
-        return np.bincount(o, weights=w, minlength=size * size).reshape(size, size)
+        counts = np.bincount(inverse.reshape(-1), weights=w, minlength=cells.shape[0]).astype(float)
+        return cells // size, cells % size, counts
 
     return pair.cached(("tables", "transition", name, use_weights), compute)
 
 
 def _ebil_estimated(pair: EncodedPair, name: str, use_weights: bool) -> dict:
-    joint = _transition(pair, name, use_weights).astype(float)
-    released = joint.sum(axis=0)
-    ok = released > 0
-    posterior = joint[:, ok] / released[ok]
-    total_h = float((released[ok] * entr(posterior).sum(axis=0)).sum())
-    k = int((joint.sum(axis=1) > 0).sum())
+    size = pair.categorical[name].n_categories + 1
+    i, j, joint = _transition(pair, name, use_weights)
+    released = np.bincount(j, weights=joint, minlength=size)
+    ok = joint > 0
+    # sum over released j of n_j H(V | V' = j), with posterior P(V = i | V' = j) = joint_ij / n_j
+    weight = released[j[ok]]
+    total_h = float(np.dot(weight, entr(joint[ok] / weight)))
+    k = int(np.count_nonzero(np.bincount(i, weights=joint, minlength=size) > 0))
     return {"ebil": total_h, "n": float(released.sum()), "k": k, "matrix": "estimated"}
 
 

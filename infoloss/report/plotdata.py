@@ -102,7 +102,7 @@ def density_curve(side: dict[str, Any], bins: Sequence[Bin], edges: np.ndarray, 
         density = binned_kde(spread, edges, bandwidth(stats), stats["n"])
     if density is None:
         return []
-    centres = 0.5 * (edges[:-1] + edges[1:])
+    centres = (0.5 * edges[:-1] + 0.5 * edges[1:])
     step = max(fine // CURVE_POINTS, 1)
     return [(float(x), float(y)) for x, y in zip(centres[::step], density[::step])]
 

@@ -56,6 +56,8 @@ def _kind_text(var: dict[str, Any]) -> str:
 def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Policy) -> Markup:
     """Histograms per scenario, all densities on one axis, box plots of every file."""
     edges = var["grid"]
+    if edges is None and var.get("not_drawn"):
+        return Markup('<p class="note">{}.</p>').format(var["not_drawn"])
     if edges is None:
         return Markup('<p class="note">No values in the original file.</p>')
     xlim = (float(edges[0]), float(edges[-1]))

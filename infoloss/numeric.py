@@ -1,0 +1,99 @@
+"""Floating-point safety for values near the ends of the float64 range (±1.8e308).
+
+Sums of squares, variances and covariances of values above about 1e154
+overflow, and differences of values of opposite signs near 1.8e308 overflow
+too.  The measures avoid this with *exact* scaling: a variable is multiplied
+by a power of two, ``2**-e``, chosen so that its largest absolute value lies
+in [0.5, 1).  Multiplying by a power of two only changes the exponent of a
+float, so every sum, product and quotient of scaled values is exactly the
+scaled result of the same operation on the unscaled values (as long as
+nothing overflows or underflows): the measures give bit-for-bit the same
+results on ordinary data, and finite results on extreme data.
+
+Scale-invariant statistics (correlations, standardised values, IL1s, test
+statistics) are computed on the scaled values and need no scaling back.  A
+statistic that is not scale-invariant (a variance, a mean square error) is
+scaled back with :func:`unscale`; if the true value is beyond the float64
+range it becomes infinite, and the measure raises ``NotComputed`` with
+:func:`too_large` as its reason.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+
+__all__ = ["exponent", "safe_exponent", "scaled", "unscale", "too_large", "FLOAT_MAX", "SAFE_EXPONENT"]
+
+FLOAT_MAX = float(np.finfo(np.float64).max)
+#: values with |x| in [2**-400, 2**400] (about 1e-120 to 1e120) can be squared and summed a billion
+#: times without overflow or underflow; :func:`safe_exponent` scales only outside that band
+SAFE_EXPONENT = 400
+
+
+def exponent(*arrays: np.ndarray) -> int:
+    """The exponent ``e`` with ``max |x|`` in ``[2**(e-1), 2**e)`` over the arrays' finite values; 0 if none.
+
+    NaN is ignored; no temporary array is made.
+
+    Examples
+    --------
+    >>> exponent(np.array([0.3, -3.0, np.nan])), exponent(np.array([1e308])), exponent(np.array([np.nan]))
+    (2, 1024, 0)
+    """
+    largest = 0.0
+    for x in arrays:
+        if x is None or x.size == 0:
+            continue
+        lo, hi = float(np.fmin.reduce(x, axis=None)), float(np.fmax.reduce(x, axis=None))
+        for v in (lo, hi):
+            if math.isfinite(v):
+                largest = max(largest, abs(v))
+    if largest == 0.0:
+        return 0
+    return math.frexp(largest)[1]
+
+
+def safe_exponent(*arrays: np.ndarray) -> int:
+    """:func:`exponent`, or 0 when the values need no scaling (largest |x| between 2**-400 and 2**400).
+
+    Scaling is exact, so skipping it where it is not needed changes no
+    result; it saves a copy of the data.
+
+    Examples
+    --------
+    >>> safe_exponent(np.array([3.0, 1e100])), safe_exponent(np.array([1e200]))
+    (0, 665)
+    """
+    e = exponent(*arrays)
+    return e if abs(e) > SAFE_EXPONENT else 0
+
+
+def scaled(x: np.ndarray, e: int | np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``x * 2**-e``, exactly (``numpy.ldexp``; ``e`` may be an array broadcast against ``x``)."""
+    return np.ldexp(x, -np.asarray(e, dtype=np.int32), out=out)
+
+
+def unscale(value: float | np.ndarray, e: int | np.ndarray) -> float | np.ndarray:
+    """``value * 2**e`` (infinite when the result is beyond the float64 range), without a warning."""
+    with np.errstate(over="ignore"):
+        out = np.ldexp(value, np.asarray(e, dtype=np.int32))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def too_large(what: str, names: Iterable[str] = ()) -> str:
+    """The NotComputed reason for a statistic beyond the float64 range.
+
+    Examples
+    --------
+    >>> too_large("the variance", ["income"])
+    'the variance of income is beyond the largest floating-point number (1.8e308) because some values are extremely large; express the variable in larger units (e.g. millions) to compute it'
+    """
+    names = list(names)
+    of = f" of {', '.join(names)}" if names else ""
+    return (
+        f"{what}{of} is beyond the largest floating-point number (1.8e308) because some values are extremely "
+        "large; express the variable in larger units (e.g. millions) to compute it"
+    )
