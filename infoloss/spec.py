@@ -204,6 +204,10 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
         raise SpecError("'analyses' in the spec must be a mapping with 'estimates', 'regressions' and/or 'ci'.")
     spec.analyses = analyses
     _check_roles(spec)
+    if analyses is not None:
+        from .analyses.spec import check_analyses
+
+        check_analyses(analyses, spec)
     return spec
 
 
