@@ -76,6 +76,10 @@ class EncodedPair:
     n_orig: int
     n_prot: int
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # survey-design columns that are not analysed (role cluster): name -> (original codes, protected codes or None)
+    design: dict[str, tuple[np.ndarray, np.ndarray | None]] = field(default_factory=dict, repr=False)
+    # the dict shared by every pair of one original (see encode_pair); None when encoded alone
+    original_cache: dict | None = field(default=None, repr=False)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -114,6 +118,19 @@ class EncodedPair:
         if key not in self.cache:
             self.cache[key] = compute()
         return self.cache[key]
+
+    def cached_original(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """Like :meth:`cached` for results that depend on the original file only.
+
+        They are kept in the ``original_cache`` shared by every pair of one original (so that ``compare``
+        computes them once for all scenarios), or on this pair when it was encoded alone.  ``compute`` must
+        not depend on the protected file, nor on the pair's category codes (which depend on both files).
+        """
+        store = self.cache if self.original_cache is None else self.original_cache
+        key = ("original-result", key)
+        if key not in store:
+            store[key] = compute()
+        return store[key]
 
     # -- shared derived arrays --------------------------------------------
     def matrix(self, which: str, names: list[str] | None = None) -> np.ndarray:
@@ -246,6 +263,7 @@ def encode_pair(
     w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
     if w_prot is None and paired:
         w_prot = w_orig
+    design = _design_codes(spec, original, protected, paired, original_cache)
     return EncodedPair(
         spec=spec,
         variables=variables,
@@ -256,6 +274,8 @@ def encode_pair(
         paired=paired,
         n_orig=len(original),
         n_prot=len(protected),
+        design=design,
+        original_cache=original_cache,
     )
 
 
@@ -525,6 +545,40 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
             "weights must be zero or positive."
         )
     return w
+
+
+# -- survey design ---------------------------------------------------------
+def _design_codes(
+    spec: Spec, original: pd.DataFrame, protected: pd.DataFrame, paired: bool, cache: dict | None
+) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    """Codes of the cluster (PSU) columns; a paired protected file without the column uses the original's."""
+    out = {}
+    for name in spec.names_with_role("cluster"):
+        if name not in original.columns:
+            continue  # check_columns has already said so for listed variables
+        key = ("design", name)
+        if cache is not None and key in cache:
+            orig = cache[key]
+        else:
+            orig = _group_codes(original[name], name, "original")
+            if cache is not None:
+                cache[key] = orig
+        if name in protected.columns:
+            prot = _group_codes(protected[name], name, "protected")
+        else:
+            prot = orig if paired else None
+        out[name] = (orig, prot)
+    return out
+
+
+def _group_codes(col: pd.Series, name: str, which: str) -> np.ndarray:
+    codes, _ = pd.factorize(col, use_na_sentinel=True)
+    if (codes < 0).any():
+        raise InputError(
+            f"the cluster column {name!r} of the {which} file has {int((codes < 0).sum())} missing values; "
+            "every record needs its cluster (PSU) id."
+        )
+    return codes.astype(np.int64, copy=False)
 
 
 # -- global recoding -------------------------------------------------------

@@ -21,7 +21,7 @@ STATISTICS = ("mean", "total", "proportion", "ratio", "quantile", "median", "gin
 #: statistics with a Taylor-linearised variance; the others (laeken's indicators, quantiles) are bootstrapped
 LINEARISED = ("mean", "total", "proportion", "ratio")
 FAMILIES = ("gaussian", "binomial", "poisson")
-CI_METHODS = ("auto", "linearisation", "bootstrap")
+CI_METHODS = ("auto", "bootstrap")  # auto: linearisation where it applies (LINEARISED), bootstrap otherwise
 SECTION_KEYS = ("estimates", "regressions", "scales", "ci")
 ESTIMATE_KEYS = ("statistic", "variable", "by", "denominator", "p", "categories", "name")
 REGRESSION_KEYS = ("name", "formula", "family", "where", "weighted")
@@ -299,8 +299,6 @@ def _ci(raw: Any) -> CI:
     if not _number(level) or not 0 < level < 1:
         raise SpecError(f"'analyses: ci: level' must be a number between 0 and 1 (e.g. 0.95), got {level!r}.")
     method = raw.get("method", "auto")
-    if method == "linearization":
-        method = "linearisation"
     if method not in CI_METHODS:
         raise SpecError(f"'analyses: ci: method' must be one of {', '.join(CI_METHODS)}, got {method!r}.")
     replicates = raw.get("replicates", 200)
