@@ -572,8 +572,9 @@ def _design_codes(
 
 
 def _group_codes(col: pd.Series, name: str, which: str) -> np.ndarray:
+    """Cluster codes (-1 missing: an error in the original; in a protected file the analyses say what they do)."""
     codes, _ = pd.factorize(col, use_na_sentinel=True)
-    if (codes < 0).any():
+    if which == "original" and (codes < 0).any():
         raise InputError(
             f"the cluster column {name!r} of the {which} file has {int((codes < 0).sum())} missing values; "
             "every record needs its cluster (PSU) id."

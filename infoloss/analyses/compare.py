@@ -121,6 +121,7 @@ def _compare_regression(o: dict, p: dict, alpha: float) -> dict[str, Any]:
     out["original"] = _fit_part(o)
     out["protected"] = _fit_part(p)
     notes = [n for n in (o.get("note"), p.get("note")) if n] + list(o.get("notes", [])) + list(p.get("notes", []))
+    notes = list(dict.fromkeys(notes))
     out["r2_kind"] = o.get("r2_kind")
     r2o, r2p = o.get("r2"), p.get("r2")
     out["r2_loss"] = None

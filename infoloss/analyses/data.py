@@ -138,9 +138,14 @@ class FileData:
             if name_codes is None:
                 notes.append(f"the protected file has no strata column {name!r}: its design has no strata")
                 return None
-            if (name_codes < 0).any():
-                raise InputError(f"the strata column {name!r} of the {self.name} file has missing values; "
-                                 "every record needs its stratum.")
+            missing = name_codes < 0
+            if missing.any():
+                if self.which == ORIGINAL:
+                    raise InputError(f"the strata column {name!r} of the original file has missing values; "
+                                     "every record needs its stratum.")
+                notes.append(f"{int(missing.sum())} records of the protected file have no {name!r} (suppressed?): "
+                             "they form a stratum of their own")
+                name_codes = np.where(missing, name_codes.max(initial=-1) + 1, name_codes)
             codes.append(name_codes)
         return _dense(codes) if codes else None
 
@@ -167,6 +172,12 @@ class FileData:
         if codes is None:
             notes.append(f"the protected file has no cluster column {names[0]!r}: its records are its PSUs")
             return None
+        missing = codes < 0
+        if missing.any():  # only a protected file can have them (encode_pair rejects them in the original)
+            notes.append(f"{int(missing.sum())} records of the protected file have no {names[0]!r}: each is a PSU of "
+                         "its own")
+            codes = codes.copy()
+            codes[missing] = codes.max(initial=-1) + 1 + np.arange(int(missing.sum()))
         return _dense([codes] if strata is None else [strata, codes])
 
     # -- a frame for formulas --------------------------------------------------

@@ -19,8 +19,10 @@ domain estimation, as R's ``survey::svyby`` and ``svymean(..., na.rm = TRUE)``).
 nest = TRUE)`` without a finite-population correction; a stratum with a single PSU contributes 0 (survey's
 ``options(survey.lonely.psu = "certainty")``).
 
-The sums are computed from sparse (PSU, estimate) entries — ``Σ T² = α²ΣA² + 2αβΣAB + β²ΣB²`` — so a
-proportion with K categories in D domains costs one pass over the records, not K·D.
+The sums are computed from sparse (PSU, estimate) entries, so a proportion with K categories in D domains
+costs one pass over the records, not K·D: ``T`` is computed directly where a PSU has records of the
+estimate's numerator, and the PSUs of the domain without such records add ``β·B`` (their sums are the
+domain's sums minus those of the numerator's PSUs).
 
 References
 ----------
@@ -67,7 +69,8 @@ class Contributions:
 
     Numerator entries: record ``rec_a[j]`` adds ``w·a[j]`` to estimate ``est_a[j]``; denominator entries:
     record ``rec_b[j]`` adds ``w·b[j]`` to domain ``dom_b[j]``.  ``dom_of_est[e]`` is estimate e's domain.
-    A record appears at most once in ``rec_a`` and once in ``rec_b``.  ``total`` marks plain totals.
+    A record appears at most once in ``rec_a`` and once in ``rec_b``.  ``total`` marks plain totals;
+    ``aligned`` says that estimate e is domain e and the same records give numerators and denominators.
     """
 
     rec_a: np.ndarray
@@ -78,6 +81,7 @@ class Contributions:
     b: np.ndarray
     dom_of_est: np.ndarray
     total: bool = False
+    aligned: bool = False  # estimate e is domain e and rec_a is rec_b (means, ratios, totals): no B-only PSUs
 
     @property
     def n_estimates(self) -> int:
@@ -134,13 +138,16 @@ def _variance(contrib: Contributions, design: LinearDesign, wa: np.ndarray, wb: 
         key = stratum_of_psu[psus] * width + cols
         return np.bincount(key, weights=values, minlength=H * width).reshape(H, width)
 
-    SA = per_stratum(a_psu, a_est, A, E)
-    SAA = per_stratum(a_psu, a_est, A * A, E)
-    SAB = per_stratum(a_psu, a_est, A * B_at_A, E)
-    SB = per_stratum(b_psu, b_dom, B, D)[:, contrib.dom_of_est]
-    SBB = per_stratum(b_psu, b_dom, B * B, D)[:, contrib.dom_of_est]
-    sum_t = alpha * SA + beta * SB
-    sum_t2 = alpha**2 * SAA + 2 * alpha * beta * SAB + beta**2 * SBB
+    # PSU totals of z where the PSU has numerator entries, computed directly (no cancelling expansion) ...
+    T = alpha[a_est] * A + beta[a_est] * B_at_A
+    sum_t = per_stratum(a_psu, a_est, T, E)
+    sum_t2 = per_stratum(a_psu, a_est, T * T, E)
+    if not contrib.aligned:
+        # ... plus β·B for the PSUs of the domain without a numerator entry (a proportion's other categories)
+        SB = per_stratum(b_psu, b_dom, B, D)[:, contrib.dom_of_est] - per_stratum(a_psu, a_est, B_at_A, E)
+        SBB = per_stratum(b_psu, b_dom, B * B, D)[:, contrib.dom_of_est] - per_stratum(a_psu, a_est, B_at_A**2, E)
+        sum_t = sum_t + beta * SB
+        sum_t2 = sum_t2 + beta**2 * np.maximum(SBB, 0.0)
     factor = np.where(n_h > 1, n_h / np.maximum(n_h - 1, 1), 0.0)[:, None]
     with np.errstate(invalid="ignore"):
         within = sum_t2 - sum_t**2 / np.maximum(n_h, 1)[:, None]

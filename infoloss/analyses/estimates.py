@@ -25,6 +25,10 @@ from .data import Domains, FileData
 from .design import Contributions, LinearDesign, ratio_estimates
 from .spec import LINEARISED, Analyses, Estimate
 
+#: a standard error below this share of the estimate is rounding noise of a constant, i.e. zero (a real one
+#: would need some 10^14 records)
+ZERO_SE = 1e-7
+
 
 @dataclass
 class _Block:
@@ -110,7 +114,7 @@ def _contributions(data: FileData, est: Estimate, domains: Domains) -> tuple[Con
         valid &= ~np.isnan(b)
     rec = np.flatnonzero(valid)
     contrib = Contributions(rec, dom[rec], y[rec], rec, dom[rec], b[rec], np.arange(D, dtype=np.int64),
-                            total=est.statistic == "total")
+                            total=est.statistic == "total", aligned=True)
     return contrib, None, np.bincount(dom[rec], minlength=D)
 
 
@@ -159,6 +163,9 @@ def _rows(block: _Block, results: list, level: float, replicates: int) -> list[d
         lower, upper = lower - z * se, lower + z * se
     if block.columns is not None:
         value = value[block.columns]
+    # a standard error at rounding level (a constant value: sums of squares cancel to ~1e-16) is zero
+    tiny = np.abs(se) <= ZERO_SE * np.abs(value)
+    se, lower, upper = np.where(tiny, 0.0, se), np.where(tiny, value, lower), np.where(tiny, value, upper)
     return _make_rows(block, value, se, lower, upper, failed, replicates)
 
 

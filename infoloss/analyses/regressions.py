@@ -88,18 +88,12 @@ def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None) -> 
     frame = data.frame(reg.variables, levels=_frame_levels(data, reg, levels))
     n_all = len(frame)
     keep = _where(data, reg) if reg.where else np.ones(n_all, dtype=bool)
-    frame = frame.loc[keep]
-    recoded: list[str] = []
-    env = patsy.EvalEnvironment([_NUMPY_SHORTCUTS])
+    complete = _complete(data, reg)
+    n_missing = int((keep & ~complete).sum())
+    frame = frame.loc[keep & complete]
     try:
-        if ref is None or ref.design is None:
-            y, X = patsy.dmatrices(reg.formula, frame, eval_env=env, return_type="dataframe")
-        else:
-            recoded = _recoded_variables(data, ref)
-            if recoded:
-                y, X = patsy.dmatrices(reg.formula, frame, eval_env=env, return_type="dataframe")
-            else:
-                y, X = patsy.build_design_matrices(list(ref.design), frame, return_type="dataframe")
+        with np.errstate(all="ignore"):
+            y, X, recoded = _design_matrices(data, reg, frame, ref)
     except patsy.PatsyError as exc:
         first = str(exc).splitlines()[0].rstrip(".")
         raise InputError(f"regression {reg.name!r} cannot be built on the {data.name} file ({first}).") from None
@@ -109,8 +103,8 @@ def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None) -> 
     y_vec, response_note = _response(y, reg, data.name)
     Xv = X.to_numpy(dtype=float)
     finite = np.isfinite(y_vec) & np.isfinite(Xv).all(axis=1)
-    counts = {"n_records": n_all, "n_filtered_out": int(n_all - keep.sum()),
-              "n_missing": int(keep.sum() - len(y)), "n_not_finite": int((~finite).sum())}
+    counts = {"n_records": n_all, "n_filtered_out": int(n_all - keep.sum()), "n_missing": n_missing,
+              "n_not_finite": int((keep & complete).sum() - len(y) + (~finite).sum())}
     rows = y.index.to_numpy()[finite]
     yv, Xv = y_vec[finite], Xv[finite]
     w = _weights(data, reg, rows)
@@ -141,6 +135,42 @@ def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None) -> 
 # ---------------------------------------------------------------------------
 # the data
 # ---------------------------------------------------------------------------
+def _design_matrices(data: FileData, reg: Regression, frame: pd.DataFrame, ref: Fit | None) -> tuple:
+    """Response and model matrices: the original's coding when it fits this file, else the file's own.
+
+    Returns ``(y, X, recoded)``, ``recoded`` the variables whose categories the original's coding cannot
+    represent here (their coefficients are then not compared).
+    """
+    import patsy
+
+    env = patsy.EvalEnvironment([_NUMPY_SHORTCUTS])
+    if ref is None or ref.design is None:
+        y, X = patsy.dmatrices(reg.formula, frame, eval_env=env, return_type="dataframe")
+        return y, X, []
+    recoded = _recoded_variables(data, ref)
+    if not recoded:
+        try:
+            y, X = patsy.build_design_matrices(list(ref.design), frame, return_type="dataframe")
+            return y, X, []
+        except patsy.PatsyError:  # a transformed categorical term (e.g. C(x // 10)) with a value the original lacks
+            recoded = _categorical_term_variables(ref, data.pair.spec.variables)
+    y, X = patsy.dmatrices(reg.formula, frame, eval_env=env, return_type="dataframe")
+    return y, X, recoded
+
+
+def _categorical_term_variables(ref: Fit, variables: dict) -> list[str]:
+    """The spec variables used by the original's categorical terms."""
+    import ast
+
+    out: list[str] = []
+    for info in ref.design:
+        for factor, finfo in info.factor_infos.items():
+            if finfo.type == "categorical":
+                tree = ast.parse(factor.code, mode="eval")
+                out += [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in variables]
+    return list(dict.fromkeys(out))
+
+
 def _frame_levels(data: FileData, reg: Regression, levels: dict | None) -> dict | None:
     """Levels for the categorical columns: the original's where it has them (unknown values stay visible)."""
     if levels is None:
@@ -204,6 +234,21 @@ def _term_variables(X: pd.DataFrame, column: str) -> set[str]:
                 names |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
             return names
     return set()
+
+
+def _complete(data: FileData, reg: Regression) -> np.ndarray:
+    """Records with every variable of the formula (and of ``where``) observed: listwise deletion by variable.
+
+    numpy comparisons turn a missing value into False (``I(sex == 2)``), where R gives NA and drops the
+    record; deleting by variable first gives R's result.
+    """
+    ok = np.ones(data.n, dtype=bool)
+    for name in reg.variables:
+        if name in data.pair.continuous:
+            ok &= ~np.isnan(data.numeric(name))
+        else:
+            ok &= data.codes(name)[0] >= 0
+    return ok
 
 
 def _where(data: FileData, reg: Regression) -> np.ndarray:
