@@ -36,8 +36,10 @@ from scipy import sparse
 from . import indicators
 from .design import Contributions
 
-#: records × replicates held in memory at once (per array)
-CHUNK_ELEMENTS = 6_000_000
+#: bytes of record counts (one byte each, mostly) held in memory at once
+CHUNK_BYTES = 32_000_000
+#: up to this many domains, segment sums are dot products per domain; above it, reduceat over a buffer
+SEGMENT_LOOP = 32
 
 
 class Resampler:
@@ -48,7 +50,7 @@ class Resampler:
     >>> r = Resampler(5, strata=None, psu=None, seed=1)
     >>> counts = r.chunk(0, 3)
     >>> counts.shape, counts.sum(axis=1).tolist()
-    ((3, 5), [5.0, 5.0, 5.0])
+    ((3, 5), [5, 5, 5])
     >>> bool((Resampler(5, None, None, 1).chunk(2, 3) == counts[2]).all())
     True
     """
@@ -82,12 +84,13 @@ class Resampler:
         return counts
 
     def chunk(self, r0: int, r1: int) -> np.ndarray:
-        """Record counts of replicates ``r0 .. r1-1`` as a (r1 − r0, n) float64 matrix."""
-        out = np.empty((r1 - r0, self.n))
-        for j, r in enumerate(range(r0, r1)):
+        """Record counts of replicates ``r0 .. r1-1`` as a (r1 − r0, n) matrix of the smallest integer type."""
+        rows = []
+        for r in range(r0, r1):
             counts = self.unit_counts(r)
-            out[j] = counts if self.psu is None else counts[self.psu]
-        return out
+            rows.append(counts if self.psu is None else counts[self.psu])
+        top = max(int(row.max(initial=0)) for row in rows)
+        return np.array(rows, dtype=np.uint8 if top < 256 else np.uint16 if top < 65536 else np.int64)
 
 
 @dataclass(eq=False)
@@ -176,43 +179,57 @@ class IndicatorTask:
 
     # -- replicates ----------------------------------------------------------------
     def replicate(self, counts: np.ndarray) -> dict[tuple, np.ndarray]:
-        """Every requested statistic in each replicate of the chunk: (replicates, domains) arrays."""
+        """Every requested statistic in each replicate of the chunk: (replicates, domains) arrays.
+
+        One replicate at a time over preallocated buffers (``out=``): large temporaries would cost more in
+        page faults than in arithmetic.
+        """
         rc = counts.shape[0]
-        self.last_median = None
-        keep = np.flatnonzero(self.counts > 0)
         out = {k: np.full((rc, self.n_domains), np.nan) for k in self.point_keys()}
+        medians = np.full(rc, np.nan) if self.overall is None and self.n_domains == 1 else None
+        self.last_median = medians
+        keep = np.flatnonzero(self.counts > 0)
         if keep.size == 0:
             return out
         s, e = self.starts[keep], self.ends[keep]
-        W = counts[:, self.rec] * self.ws
-        cs = np.cumsum(W, axis=1)
-        base = np.where(s > 0, cs[:, s - 1], 0.0)
-        total = cs[:, e - 1] - base
+        m = self.rec.size
+        cnt, W, cs = np.empty(m, dtype=counts.dtype), np.empty(m), np.empty(m)
+        gini, qsr = "gini" in self.stats, "qsr" in self.stats
+        P = np.empty(m) if gini or qsr else None
+        cP = np.empty(m) if qsr else None
+        tmp = np.empty(m) if gini and keep.size > SEGMENT_LOOP else None
+        probs = self._all_probs()
         with np.errstate(divide="ignore", invalid="ignore"):
-            quantile_idx = {p: self._quantile_index(cs, base, total, p, s, e) for p in self._all_probs()}
-            for p in self.probs:
-                out[("quantile", p)][:, keep] = self._masked(self.xs[quantile_idx[p]], total)
-            if self.overall is None and 0.5 in quantile_idx:
-                self.last_median = self.xs[quantile_idx[0.5]][:, 0] if self.n_domains == 1 else None
-            if "gini" in self.stats or "qsr" in self.stats:
-                P = W * self.xs
-                if "gini" in self.stats:
-                    S3 = np.add.reduceat(P, s, axis=1)
-                    S_pcs = np.add.reduceat(P * cs, s, axis=1)
-                    S_pw = np.add.reduceat(P * W, s, axis=1)
+            for r in range(rc):
+                np.take(counts[r], self.rec, out=cnt)
+                np.multiply(cnt, self.ws, out=W)
+                np.cumsum(W, out=cs)
+                base = np.where(s > 0, cs[s - 1], 0.0)
+                total = cs[e - 1] - base
+                empty = total <= 0
+                idx = {p: self._quantile_index(cs, base, total, p, s, e) for p in probs}
+                for p in self.probs:
+                    out[("quantile", p)][r, keep] = np.where(empty, np.nan, self.xs[idx[p]])
+                if medians is not None and 0.5 in idx and not empty[0]:
+                    medians[r] = self.xs[idx[0.5][0]]
+                if P is not None:
+                    np.multiply(W, self.xs, out=P)
+                if gini:
+                    S3, S_pcs, S_pw = self._segment_sums(P, cs, W, s, e, tmp)
                     g = 100 * ((2 * (S_pcs - base * S3) - S_pw) / (total * S3) - 1)
-                    out[("gini", None)][:, keep] = self._masked(g, total)
-                if "qsr" in self.stats:
-                    cP = np.cumsum(P, axis=1)
-                    base_p = np.where(s > 0, cP[:, s - 1], 0.0)
-                    low = np.take_along_axis(cP, self.tie_end[quantile_idx[0.2]], axis=1) - base_p
-                    high = cP[:, e - 1] - np.take_along_axis(cP, self.tie_end[quantile_idx[0.8]], axis=1)
-                    out[("qsr", None)][:, keep] = self._masked(high / low, total)
-            for p in self.arpr_ps:
-                median = (self.overall or self).last_median
-                if median is None:
-                    continue
-                out[("arpr", p)][:, keep] = self._masked(self._rate_below(cs, base, total, p * median, keep, s), total)
+                    out[("gini", None)][r, keep] = np.where(empty, np.nan, g)
+                if qsr:
+                    np.cumsum(P, out=cP)
+                    base_p = np.where(s > 0, cP[s - 1], 0.0)
+                    low = cP[self.tie_end[idx[0.2]]] - base_p
+                    high = cP[e - 1] - cP[self.tie_end[idx[0.8]]]
+                    out[("qsr", None)][r, keep] = np.where(empty, np.nan, high / low)
+                for p in self.arpr_ps:
+                    median = (self.overall or self).last_median
+                    if median is None or np.isnan(median[r]):
+                        continue
+                    rate = self._rate_below(cs, base, total, p * median[r], keep, s)
+                    out[("arpr", p)][r, keep] = np.where(empty, np.nan, rate)
         return out
 
     def point_keys(self) -> list[tuple]:
@@ -225,25 +242,32 @@ class IndicatorTask:
             probs += [p for p in (0.2, 0.8) if p not in probs]
         return probs
 
-    def _quantile_index(self, cs: np.ndarray, base: np.ndarray, total: np.ndarray, p: float,
-                        s: np.ndarray, e: np.ndarray) -> np.ndarray:
-        """Per replicate and domain, the index of laeken's q(p): the first cumulative share above p."""
-        target = base + p * total
-        side = "left" if p == 1 else "right"
-        idx = np.empty(target.shape, dtype=np.int64)
-        for r in range(cs.shape[0]):
-            idx[r] = np.searchsorted(cs[r], target[r], side=side)
+    @staticmethod
+    def _quantile_index(cs: np.ndarray, base: np.ndarray, total: np.ndarray, p: float, s: np.ndarray,
+                        e: np.ndarray) -> np.ndarray:
+        """Per domain, the index of laeken's q(p): the first cumulative weight share above p."""
+        idx = np.searchsorted(cs, base + p * total, side="left" if p == 1 else "right")
         return np.clip(idx, s, e - 1)
 
-    def _rate_below(self, cs: np.ndarray, base: np.ndarray, total: np.ndarray, threshold: np.ndarray,
+    @staticmethod
+    def _segment_sums(P: np.ndarray, cs: np.ndarray, W: np.ndarray, s: np.ndarray, e: np.ndarray,
+                      tmp: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per domain Σ P, Σ P·cs and Σ P·W (dot products per segment; reduceat for many domains)."""
+        S3 = np.add.reduceat(P, s)  # the segments are contiguous and cover P
+        if tmp is None:
+            S_pcs = np.array([np.dot(P[a:b], cs[a:b]) for a, b in zip(s, e)])
+            S_pw = np.array([np.dot(P[a:b], W[a:b]) for a, b in zip(s, e)])
+            return S3, S_pcs, S_pw
+        S_pcs = np.add.reduceat(np.multiply(P, cs, out=tmp), s)
+        S_pw = np.add.reduceat(np.multiply(P, W, out=tmp), s)
+        return S3, S_pcs, S_pw
+
+    def _rate_below(self, cs: np.ndarray, base: np.ndarray, total: np.ndarray, threshold: float,
                     keep: np.ndarray, s: np.ndarray) -> np.ndarray:
-        """100 × the weight share strictly below each replicate's threshold, per domain."""
+        """100 × the weight share strictly below ``threshold``, per domain."""
         rank = np.searchsorted(self.uniq, threshold, side="left")  # distinct values below the threshold
-        target = keep[None, :] * np.int64(self.uniq.size + 1) + rank[:, None]
-        below = np.zeros(target.shape)
-        for r in range(cs.shape[0]):
-            k = np.searchsorted(self.key, target[r], side="left")
-            below[r] = np.where(k > s, cs[r, np.maximum(k - 1, 0)] - base[r], 0.0)
+        k = np.searchsorted(self.key, keep * np.int64(self.uniq.size + 1) + rank, side="left")
+        below = np.where(k > s, cs[np.maximum(k - 1, 0)] - base, 0.0)
         return 100 * below / total
 
     @staticmethod
@@ -263,7 +287,7 @@ class TotalsTask:
         self.den = sparse.csr_matrix((weights[contrib.rec_b] * contrib.b, (contrib.dom_b, contrib.rec_b)), shape=(D, n))
 
     def replicate(self, counts: np.ndarray) -> np.ndarray:
-        dense = np.ascontiguousarray(counts.T)
+        dense = np.ascontiguousarray(counts.T, dtype=float)
         Y = (self.num @ dense).T
         if self.contrib.total:
             return Y
@@ -276,7 +300,7 @@ def run(tasks: list, resampler: Resampler, replicates: int) -> list:
     """Every task's replicate values: a dict of (R, domains) arrays per IndicatorTask, an (R, E) array per
     TotalsTask.  Tasks without domains come first (their medians are the ARPR thresholds of the others)."""
     order = sorted(range(len(tasks)), key=lambda i: not (isinstance(tasks[i], IndicatorTask) and tasks[i].overall is None))
-    size = max(1, min(replicates, CHUNK_ELEMENTS // max(resampler.n, 1)))
+    size = max(1, min(replicates, CHUNK_BYTES // max(resampler.n, 1)))
     parts: list[list] = [[] for _ in tasks]
     for r0 in range(0, replicates, size):
         counts = resampler.chunk(r0, min(replicates, r0 + size))

@@ -8,9 +8,10 @@ protected files are coded with the *original's* design (its categories and refer
 
 Fitting follows R's ``lm``/``glm`` and the conventions of ``/work/shared/docs/conventions.md`` §3:
 
-- ``gaussian``: weighted least squares (``statsmodels`` WLS = R's ``lm(weights = w)``) with the spec's
-  weights; t intervals with the residual degrees of freedom (``confint``); fit: adjusted R²;
-- ``binomial`` (logit) and ``poisson`` (log): IRLS (``statsmodels`` GLM = R's ``glm``) with the weights
+- ``gaussian``: weighted least squares (R's ``lm(weights = w)``, :mod:`.fitting`; tested against statsmodels'
+  WLS) with the spec's weights; t intervals with the residual degrees of freedom (``confint``); fit: adjusted R²;
+- ``binomial`` (logit) and ``poisson`` (log): IRLS (R's ``glm``, :mod:`.fitting`; tested against statsmodels'
+  GLM) with the weights
   normalised to mean 1 (raw expansion weights would act as replicated records and shrink the standard
   errors); Wald intervals ±z·SE (``confint.default``); fit: Cox & Snell's pseudo-R²
   ``1 − exp((D − D0)/N)`` (deviance D, null deviance D0, N the sum of the normalised weights), with
@@ -38,7 +39,6 @@ Shlomo, N. (2010). Releasing microdata: disclosure risk estimation, data masking
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,10 +47,13 @@ import pandas as pd
 
 from ..errors import InputError, NotComputed
 from .data import FileData, label_values
+from .fitting import FitResult, aliased_columns, glm_fit, linear_fit
 from .spec import Analyses, Regression
 
 #: |R_jj| / ||x_j|| below this makes column j aliased (R's lm uses tol = 1e-7 in its QR)
 ALIAS_TOL = 1e-7
+#: a fitted |η| above this (a probability within 3e-7 of 0 or 1) triggers the exact separation check
+SEPARATION_ETA = 15.0
 #: rows (after removing duplicates) above which the separation linear program is not attempted
 LP_MAX_ROWS = 200_000
 _NUMPY_SHORTCUTS = {"np": np, "numpy": np, "log": np.log, "log10": np.log10, "log1p": np.log1p, "exp": np.exp,
@@ -304,11 +307,9 @@ def _weights(data: FileData, reg: Regression, rows: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], family: str, level: float,
               which: str, notes: list[str]) -> tuple[list[dict], dict]:
-    import statsmodels.api as sm
-
     positive = w > 0
     y, X, w = y[positive], X[positive], w[positive]
-    aliased = _aliased(X, w)
+    aliased = aliased_columns(X, w, ALIAS_TOL)
     keep = np.flatnonzero(~aliased)
     coefficients = [{"name": n, "estimate": None, "se": None, "lower": None, "upper": None, "p_value": None}
                     for n in names]
@@ -320,60 +321,33 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], fam
     if keep.size == 0 or y.size <= keep.size:
         raise NotComputed(f"the {which} file has {y.size} complete records for {keep.size} coefficients")
     Xk = X[:, keep]
-    alpha = 1 - level
+    intercept = "Intercept" in [names[j] for j in keep]
     stats: dict[str, Any] = {}
     if family == "gaussian":
-        res = sm.WLS(y, Xk, weights=w).fit()
-        ci = res.conf_int(alpha)
-        stats.update(r2_kind="adjusted R²", r2=_num(res.rsquared_adj), r2_plain=_num(res.rsquared),
-                     df_residual=float(res.df_resid))
+        res = linear_fit(y, Xk, w, level=level, intercept=intercept)
+        stats.update(r2_kind="adjusted R²", r2=_num(res.r2_adj), r2_plain=_num(res.r2), df_residual=res.df_resid)
         infinite: set[int] = set()
     else:
         wn = w / w.mean()
-        fam = sm.families.Binomial() if family == "binomial" else sm.families.Poisson()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            res = sm.GLM(y, Xk, family=fam, var_weights=wn).fit()
-        flagged = any("separation" in str(c.message).lower() for c in caught)
-        ci = res.conf_int(alpha)
-        infinite = _separated(y, Xk, family, res, flagged, notes, which)
+        res = glm_fit(y, Xk, wn, family, level=level, intercept=intercept)
+        infinite = _separated(y, Xk, family, res, notes, which)
         n_eff = float(wn.sum())
         stats.update(r2_kind="Cox–Snell pseudo-R²",
                      r2=_num(1 - np.exp((res.deviance - res.null_deviance) / n_eff)),
                      deviance_r2=_num(1 - res.deviance / res.null_deviance) if res.null_deviance > 0 else None,
-                     deviance=_num(res.deviance), null_deviance=_num(res.null_deviance),
-                     converged=bool(getattr(res, "converged", True)))
+                     deviance=_num(res.deviance), null_deviance=_num(res.null_deviance), converged=res.converged)
     for i, j in enumerate(keep):
         c = coefficients[j]
         if i in infinite:
             c["note"] = (f"infinite estimate: (quasi-)complete separation in the {which} file, "
                          "so the coefficient and its interval are not reported")
             continue
-        c.update(estimate=_num(res.params[i]), se=_num(res.bse[i]), lower=_num(ci[i, 0]), upper=_num(ci[i, 1]),
-                 p_value=_num(res.pvalues[i]))
+        c.update(estimate=_num(res.params[i]), se=_num(res.bse[i]), lower=_num(res.lower[i]),
+                 upper=_num(res.upper[i]), p_value=_num(res.pvalues[i]))
     return coefficients, stats
 
 
-def _aliased(X: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Columns linearly dependent on earlier ones (R's NA coefficients), from the QR of √w·X."""
-    Xw = X * np.sqrt(w)[:, None]
-    norms = np.linalg.norm(Xw, axis=0)
-    aliased = norms == 0
-    kept: list[int] = []
-    for j in range(X.shape[1]):
-        if aliased[j]:
-            continue
-        cols = kept + [j]
-        r = np.linalg.qr(Xw[:, cols], mode="r")
-        if abs(r[-1, -1]) < ALIAS_TOL * norms[j]:
-            aliased[j] = True
-        else:
-            kept.append(j)
-    return aliased
-
-
-def _separated(y: np.ndarray, X: np.ndarray, family: str, res: Any, flagged: bool, notes: list[str],
-               which: str) -> set[int]:
+def _separated(y: np.ndarray, X: np.ndarray, family: str, res: FitResult, notes: list[str], which: str) -> set[int]:
     """Indices of coefficients whose maximum-likelihood estimate is infinite ((quasi-)complete separation)."""
     boundary = (y == 0) | (y == 1) if family == "binomial" else (y == 0)
     infinite = set()
@@ -384,8 +358,7 @@ def _separated(y: np.ndarray, X: np.ndarray, family: str, res: Any, flagged: boo
         on = col == 1
         if on.any() and boundary[on].all() and (np.all(y[on] == y[on][0]) if family == "binomial" else True):
             infinite.add(j)
-    eta = X @ res.params
-    suspicious = flagged or not bool(getattr(res, "converged", True)) or np.abs(eta).max(initial=0) > 15
+    suspicious = not res.converged or np.abs(res.eta).max(initial=0) > SEPARATION_ETA
     if suspicious and len(infinite) == 0:
         lp = _separation_lp(y, X, family)
         if lp is None:
