@@ -38,6 +38,8 @@ from .design import Contributions
 
 #: bytes of record counts (one byte each, mostly) held in memory at once
 CHUNK_BYTES = 32_000_000
+#: drawn counts kept for the next file with the same design, up to this size (records × replicates)
+COUNTS_CACHE_BYTES = 256_000_000
 #: up to this many domains, segment sums are dot products per domain; above it, reduceat over a buffer
 SEGMENT_LOOP = 32
 
@@ -59,6 +61,9 @@ class Resampler:
         self.n = n
         self.seed = seed
         self.psu = psu
+        # two files with this key draw the same replicates (e.g. an original and a paired protected file)
+        self.key = (n, seed, None if strata is None else hash(strata.tobytes()),
+                    None if psu is None else hash(psu.tobytes()))
         self.units = n if psu is None else int(psu.max(initial=-1)) + 1
         unit_strata = strata
         if psu is not None and strata is not None:
@@ -100,7 +105,8 @@ class IndicatorTask:
     ``x`` and ``w`` are the file's values and weights, ``domain`` the domain code per record (-1 outside).
     Ask for statistics with :meth:`want`; :meth:`point` gives laeken's exact values per domain and
     :meth:`replicate` their values in a chunk of bootstrap replicates.  ARPR in domains uses the whole
-    file's median (laeken), taken from ``overall`` (the task of the same variable without domains).
+    file's median (laeken): found by binary search over this task's domains when every record with a value
+    is in one (``covers_all``), else taken from ``overall`` (the task of the same variable without domains).
     """
 
     x: np.ndarray
@@ -125,6 +131,8 @@ class IndicatorTask:
         self.starts = np.searchsorted(self.ds, d, side="left")
         self.ends = np.searchsorted(self.ds, d, side="right")
         self.counts = self.ends - self.starts
+        # every record with a value is in a domain: the whole file's median can come from this task
+        self.covers_all = self.rec.size == int((~np.isnan(self.x)).sum())
         self.uniq = np.unique(self.xs)
         rank = np.searchsorted(self.uniq, self.xs)
         self.key = self.ds * np.int64(self.uniq.size + 1) + rank
@@ -140,7 +148,10 @@ class IndicatorTask:
         elif statistic == "arpr":
             if p not in self.arpr_ps:
                 self.arpr_ps.append(float(p))
-            (self.overall or self).want("quantile", 0.5)
+            if self.overall is not None:
+                self.overall.want("quantile", 0.5)
+            elif self.n_domains == 1:
+                self.want("quantile", 0.5)
         elif statistic == "qsr":
             self.stats.add("qsr")
         elif statistic == "gini":
@@ -186,7 +197,8 @@ class IndicatorTask:
         """
         rc = counts.shape[0]
         out = {k: np.full((rc, self.n_domains), np.nan) for k in self.point_keys()}
-        medians = np.full(rc, np.nan) if self.overall is None and self.n_domains == 1 else None
+        own_median = self.overall is None and (self.n_domains == 1 or (self.covers_all and bool(self.arpr_ps)))
+        medians = np.full(rc, np.nan) if own_median else None
         self.last_median = medians
         keep = np.flatnonzero(self.counts > 0)
         if keep.size == 0:
@@ -210,8 +222,10 @@ class IndicatorTask:
                 idx = {p: self._quantile_index(cs, base, total, p, s, e) for p in probs}
                 for p in self.probs:
                     out[("quantile", p)][r, keep] = np.where(empty, np.nan, self.xs[idx[p]])
-                if medians is not None and 0.5 in idx and not empty[0]:
+                if medians is not None and self.n_domains == 1 and 0.5 in idx and not empty[0]:
                     medians[r] = self.xs[idx[0.5][0]]
+                elif medians is not None and self.n_domains > 1:
+                    medians[r] = self._global_median(cs, base, keep)
                 if P is not None:
                     np.multiply(W, self.xs, out=P)
                 if gini:
@@ -262,6 +276,26 @@ class IndicatorTask:
         S_pw = np.add.reduceat(np.multiply(P, W, out=tmp), s)
         return S3, S_pcs, S_pw
 
+    def _global_median(self, cs: np.ndarray, base: np.ndarray, keep: np.ndarray) -> float:
+        """laeken's weighted median of all domains together: the smallest value v whose cumulative weight
+        (over every domain, values ≤ v) exceeds half the total — a binary search over the distinct values."""
+        stride = np.int64(self.uniq.size + 1)
+        s = self.starts[keep]
+        tops = cs[self.ends[keep] - 1] - base
+        target = 0.5 * tops.sum()
+        if not target > 0:
+            return np.nan
+        lo, hi = 0, self.uniq.size - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            k = np.searchsorted(self.key, keep * stride + mid, side="right")  # first index above value rank mid
+            below = np.where(k > s, cs[np.maximum(k - 1, 0)] - base, 0.0).sum()
+            if below > target:
+                hi = mid
+            else:
+                lo = mid + 1
+        return float(self.uniq[lo])
+
     def _rate_below(self, cs: np.ndarray, base: np.ndarray, total: np.ndarray, threshold: float,
                     keep: np.ndarray, s: np.ndarray) -> np.ndarray:
         """100 × the weight share strictly below ``threshold``, per domain."""
@@ -296,14 +330,26 @@ class TotalsTask:
             return np.where(X != 0, Y / X, np.nan)
 
 
-def run(tasks: list, resampler: Resampler, replicates: int) -> list:
+def run(tasks: list, resampler: Resampler, replicates: int, cache: dict | None = None) -> list:
     """Every task's replicate values: a dict of (R, domains) arrays per IndicatorTask, an (R, E) array per
-    TotalsTask.  Tasks without domains come first (their medians are the ARPR thresholds of the others)."""
+    TotalsTask.  Tasks without domains come first (their medians are the ARPR thresholds of the others).
+
+    ``cache`` (optional) keeps the drawn counts for the next file with the same design and number of
+    records — the protected files of a paired comparison — when they take at most ``COUNTS_CACHE_BYTES``.
+    """
     order = sorted(range(len(tasks)), key=lambda i: not (isinstance(tasks[i], IndicatorTask) and tasks[i].overall is None))
     size = max(1, min(replicates, CHUNK_BYTES // max(resampler.n, 1)))
+    if cache is not None and resampler.n * replicates > COUNTS_CACHE_BYTES:
+        cache = None
     parts: list[list] = [[] for _ in tasks]
     for r0 in range(0, replicates, size):
-        counts = resampler.chunk(r0, min(replicates, r0 + size))
+        r1 = min(replicates, r0 + size)
+        key = ("bootstrap-counts", resampler.key, r0, r1)
+        counts = cache.get(key) if cache is not None else None
+        if counts is None:
+            counts = resampler.chunk(r0, r1)
+            if cache is not None:
+                cache[key] = counts
         for i in order:
             parts[i].append(tasks[i].replicate(counts))
         del counts

@@ -121,18 +121,11 @@ def _variance(contrib: Contributions, design: LinearDesign, wa: np.ndarray, wb: 
     psu, stratum_of_psu, n_psu = _psus(design)
     H = int(stratum_of_psu.max(initial=0)) + 1
     n_h = np.bincount(stratum_of_psu, minlength=H).astype(float)
-    # PSU totals of w·a per (psu, estimate) and of w·b per (psu, domain), as sparse sorted entries
-    a_key, A = _psu_totals(psu[contrib.rec_a] * E + contrib.est_a, wa, design.psu is None)
-    b_key, B = _psu_totals(psu[contrib.rec_b] * D + contrib.dom_b, wb, design.psu is None)
-    a_psu, a_est = np.divmod(a_key, E)
-    b_psu, b_dom = np.divmod(b_key, D)
-    # B of the same (psu, domain) for every A entry
-    want = a_psu * D + contrib.dom_of_est[a_est]
-    pos = np.searchsorted(b_key, want)
-    pos_ok = pos < b_key.size
-    match = np.zeros(a_key.size, dtype=bool)
-    match[pos_ok] = b_key[pos[pos_ok]] == want[pos_ok]
-    B_at_A = np.where(match, B[np.minimum(pos, max(b_key.size - 1, 0))] if b_key.size else 0.0, 0.0)
+    if design.psu is None and (contrib.rec_a is contrib.rec_b or np.array_equal(contrib.rec_a, contrib.rec_b)):
+        # records are the PSUs and each gives one numerator and one denominator entry: no grouping needed
+        a_psu, a_est, A, b_psu, b_dom, B, B_at_A = contrib.rec_a, contrib.est_a, wa, contrib.rec_b, contrib.dom_b, wb, wb
+    else:
+        a_psu, a_est, A, b_psu, b_dom, B, B_at_A = _psu_entries(contrib, psu, wa, wb, E, D, design.psu is None)
 
     def per_stratum(psus: np.ndarray, cols: np.ndarray, values: np.ndarray, width: int) -> np.ndarray:
         key = stratum_of_psu[psus] * width + cols
@@ -153,6 +146,23 @@ def _variance(contrib: Contributions, design: LinearDesign, wa: np.ndarray, wb: 
         within = sum_t2 - sum_t**2 / np.maximum(n_h, 1)[:, None]
     del n_psu
     return (factor * within).sum(axis=0)
+
+
+def _psu_entries(contrib: Contributions, psu: np.ndarray, wa: np.ndarray, wb: np.ndarray, E: int, D: int,
+                 unique: bool) -> tuple:
+    """PSU totals of w·a per (psu, estimate) and of w·b per (psu, domain) as sparse sorted entries, and the
+    B of the same (psu, domain) for every A entry."""
+    a_key, A = _psu_totals(psu[contrib.rec_a] * E + contrib.est_a, wa, unique)
+    b_key, B = _psu_totals(psu[contrib.rec_b] * D + contrib.dom_b, wb, unique)
+    a_psu, a_est = np.divmod(a_key, E)
+    b_psu, b_dom = np.divmod(b_key, D)
+    want = a_psu * D + contrib.dom_of_est[a_est]
+    pos = np.searchsorted(b_key, want)
+    pos_ok = pos < b_key.size
+    match = np.zeros(a_key.size, dtype=bool)
+    match[pos_ok] = b_key[pos[pos_ok]] == want[pos_ok]
+    B_at_A = np.where(match, B[np.minimum(pos, max(b_key.size - 1, 0))] if b_key.size else 0.0, 0.0)
+    return a_psu, a_est, A, b_psu, b_dom, B, B_at_A
 
 
 def _psus(design: LinearDesign) -> tuple[np.ndarray, np.ndarray, int]:

@@ -46,8 +46,12 @@ class _Block:
     notes: list[str] = field(default_factory=list)
 
 
-def estimate_file(data: FileData, analyses: Analyses) -> dict[str, Any]:
-    """The rows of every declared estimate in one file, with the design used."""
+def estimate_file(data: FileData, analyses: Analyses, counts_cache: dict | None = None) -> dict[str, Any]:
+    """The rows of every declared estimate in one file, with the design used.
+
+    ``counts_cache``: a dict shared by the files of one comparison, so that files with the same design
+    reuse the bootstrap's drawn counts (:func:`.bootstrap.run`).
+    """
     design = data.design
     linear = LinearDesign(design.weights, design.strata, design.psu)
     tasks: list = []
@@ -66,7 +70,7 @@ def estimate_file(data: FileData, analyses: Analyses) -> dict[str, Any]:
     results = []
     if tasks:
         resampler = bootstrap.Resampler(data.n, design.strata, design.psu, analyses.ci.seed)
-        results = bootstrap.run(tasks, resampler, analyses.ci.replicates)
+        results = bootstrap.run(tasks, resampler, analyses.ci.replicates, counts_cache)
     level = analyses.ci.level
     rows = [row for block in blocks for row in _rows(block, results, level, analyses.ci.replicates)]
     return {"rows": rows, "design": design.text, "design_notes": list(design.notes), "weighted": design.weighted}
@@ -126,7 +130,7 @@ def _indicator_block(data: FileData, est: Estimate, known: dict, tasks: list) ->
     task = _indicator_task(data, est.variable, est.by, domains, known, tasks)
     statistic = "quantile" if est.statistic in ("quantile", "median") else est.statistic
     p = est.p if statistic in ("quantile", "arpr") else None
-    if statistic == "arpr" and est.by:
+    if statistic == "arpr" and est.by and not task.covers_all:
         task.overall = _indicator_task(data, est.variable, (), data.domains(()), known, tasks)
     task.want(statistic, p)
     key = (statistic, p)

@@ -5,17 +5,20 @@ stored with :meth:`EncodedPair.cached_original` — in the ``original_cache`` th
 ``encode_pair`` for every scenario (computed by the first scenario, reused by the others), or on the pair
 itself when it was encoded alone.  They are keyed by category labels, never by the pair's codes (which depend
 on the protected file too).  The comparison of one pair is cached on the pair (``pair.cached``), so the
-analyses measures and the JSON block share one computation.  While the original is computed (first scenario),
-the protected file's estimates run beside it in a second thread: the bootstrap is numpy work that releases the
-GIL, so two cores finish both in about the time of one.
+analyses measures and the JSON block share one computation.  The bootstrap's drawn counts are shared through
+the same dict, so a protected file with the original's design (a paired comparison) reuses them.
+
+BLAS runs single-threaded here (``threadpoolctl``): the matrix products are small (p × n by n × p) and
+OpenBLAS's waiting threads cost more CPU than they save — twice the CPU time on the benchmark.
 """
 
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
+
+from threadpoolctl import threadpool_limits
 
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
@@ -66,13 +69,10 @@ def parsed(pair: EncodedPair) -> Analyses:
 def _block(pair: EncodedPair) -> dict[str, Any]:
     analyses = parsed(pair)
     key = ("analyses", json.dumps(pair.spec.to_dict(), sort_keys=True, default=str))
-    prot_data = FileData(pair, PROTECTED)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        future = pool.submit(pair.cached_original, key, lambda: _file(FileData(pair, ORIGINAL), analyses, None))
-        prot_estimates = estimate_file(prot_data, analyses)
-        orig = future.result()
-    prot = FileResults(prot_estimates, fit_regressions(prot_data, analyses, orig.fits),
-                       scale_results(prot_data, analyses))
+    shared = pair.cache if pair.original_cache is None else pair.original_cache
+    with threadpool_limits(limits=1, user_api="blas"):
+        orig = pair.cached_original(key, lambda: _file(FileData(pair, ORIGINAL), analyses, None, shared))
+        prot = _file(FileData(pair, PROTECTED), analyses, orig.fits, shared)
     estimates = cmp.compare_estimates(orig.estimates["rows"], prot.estimates["rows"])
     regressions = cmp.compare_regressions([f.result for f in orig.fits], [f.result for f in prot.fits],
                                           analyses.ci.level)
@@ -92,8 +92,8 @@ def _block(pair: EncodedPair) -> dict[str, Any]:
     }
 
 
-def _file(data: FileData, analyses: Analyses, reference: list[Fit] | None) -> FileResults:
-    return FileResults(estimate_file(data, analyses), fit_regressions(data, analyses, reference),
+def _file(data: FileData, analyses: Analyses, reference: list[Fit] | None, shared: dict) -> FileResults:
+    return FileResults(estimate_file(data, analyses, shared), fit_regressions(data, analyses, reference),
                        scale_results(data, analyses))
 
 
