@@ -9,6 +9,9 @@ J = 1 for identical intervals, 0 when they touch, negative when they are disjoin
 ``overlap.CI`` and ``/work/shared/docs/conventions.md`` §3).  J is undefined — and left out, with a note — when
 an interval has zero width or is missing.
 
+"Inside the original interval" is L_o ≤ θ_p ≤ U_o, or θ_p = θ_o: a percentile bootstrap interval of a small
+domain can miss its own point estimate, and an estimate the protection left unchanged has lost nothing.
+
 References
 ----------
 Karr, A. F., Kohnen, C. N., Oganian, A., Reiter, J. P. & Sanil, A. P. (2006). A framework for evaluating the
@@ -75,7 +78,10 @@ def _compare_row(key: str, o: dict | None, p: dict | None, all_o: list[dict], al
     row["difference"] = None if vo is None or vp is None else vp - vo
     row["relative_difference"] = None if vo in (None, 0) or vp is None else (vp - vo) / abs(vo)
     lo, uo = (None, None) if o is None else (o.get("lower"), o.get("upper"))
-    row["inside_original_ci"] = None if vp is None or lo is None or uo is None else bool(lo <= vp <= uo)
+    row["inside_original_ci"] = None if vp is None or lo is None or uo is None else bool(lo <= vp <= uo or vp == vo)
+    if vo is not None and lo is not None and uo is not None and not lo <= vo <= uo:
+        notes.append("the original's interval does not contain its own estimate (a skewed bootstrap distribution, "
+                     "e.g. in a small domain); an unchanged estimate still counts as inside")
     row["ci_overlap"] = ci_overlap(lo, uo, None if p is None else p.get("lower"), None if p is None else p.get("upper"))
     if row["ci_overlap"] is None and o is not None and p is not None and not notes:
         notes.append("no interval overlap: an interval is missing or has zero width")

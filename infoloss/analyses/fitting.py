@@ -13,7 +13,8 @@ stopping rule are used, so the GLM iterates are R's.
   freedom; R² = MSS / (MSS + RSS) with MSS about the weighted mean (about 0 without an intercept) and the
   adjusted R² = 1 − (1 − R²)(n − i)/(n − p), i = 1 with an intercept (``summary.lm``).
 - GLM (binomial with logit link, poisson with log link; dispersion 1): IRLS from ``mustart`` = (w·y + ½)/(w + 1)
-  (binomial) or y + 0.1 (poisson); working response z = η + (y − μ)/μ' and weights w·μ'²/V(μ); stop when
+  (binomial) or y + 0.1 (poisson); working response z = η + (y − μ)/μ' and weights w·μ'²/V(μ), with R's
+  clamps (|η| > 30 in the logit, μ ≥ machine ε in the log link); stop when
   |D − D_old| / (|D| + 0.1) < 1e-8 (``glm.control``); at most 25 iterations, halving the step when the
   deviance is not finite.  Covariance (XᵀWX)⁻¹ of the last iteration; Wald z tests and intervals
   (``summary.glm``, ``confint.default``); null deviance of the weighted mean (or of η = 0 without intercept).
@@ -78,6 +79,8 @@ class WeightedLS:
         """Coefficients minimising Σ v (z − Xβ)², and (XᵀVX)⁻¹."""
         XtV = np.multiply(self.Xt, v, out=self._buffer)
         G = XtV @ self.X
+        if not (np.diag(G) > 0).all():
+            raise FloatingPointError("a column of the model matrix has no weight")
         d = 1.0 / np.sqrt(np.diag(G))
         factor = linalg.cho_factor(G * d[:, None] * d[None, :], lower=True, check_finite=False)
         beta = d * linalg.cho_solve(factor, d * (XtV @ z), check_finite=False)
@@ -136,21 +139,32 @@ def linear_fit(y: np.ndarray, X: np.ndarray, w: np.ndarray, *, level: float, int
 
 
 class _Family:
-    """Binomial (logit) or poisson (log): the functions IRLS needs."""
+    """Binomial (logit) or poisson (log): R's ``binomial()``/``poisson()`` functions, with their clamps."""
+
+    EPS = np.finfo(float).eps
+    THRESH = 30.0  # R's logit link: |η| > 30 is treated as ±30 in linkinv and μ'(η)
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     def linkinv(self, eta: np.ndarray) -> np.ndarray:
         if self.name == "binomial":
-            return 1.0 / (1.0 + np.exp(-eta))
-        return np.exp(eta)
+            tmp = np.exp(np.clip(eta, -self.THRESH, self.THRESH))
+            tmp = np.where(eta < -self.THRESH, self.EPS, np.where(eta > self.THRESH, 1 / self.EPS, tmp))
+            return tmp / (1 + tmp)
+        return np.maximum(np.exp(np.minimum(eta, 700.0)), self.EPS)
 
     def link(self, mu: np.ndarray) -> np.ndarray:
         return np.log(mu / (1 - mu)) if self.name == "binomial" else np.log(mu)
 
-    def mu_eta(self, mu: np.ndarray) -> np.ndarray:
-        """dμ/dη, which for these canonical links is the variance V(μ)."""
+    def mu_eta(self, eta: np.ndarray) -> np.ndarray:
+        """dμ/dη."""
+        if self.name == "binomial":
+            e = np.exp(np.clip(eta, -self.THRESH, self.THRESH))
+            return np.where(np.abs(eta) > self.THRESH, self.EPS, e / (1 + e) ** 2)
+        return np.maximum(np.exp(np.minimum(eta, 700.0)), self.EPS)
+
+    def variance(self, mu: np.ndarray) -> np.ndarray:
         return mu * (1 - mu) if self.name == "binomial" else mu
 
     def deviance(self, y: np.ndarray, mu: np.ndarray, w: np.ndarray) -> float:
@@ -182,9 +196,13 @@ def glm_fit(y: np.ndarray, X: np.ndarray, w: np.ndarray, family: str, *, level: 
     converged = False
     inverse = np.eye(X.shape[1])
     for _ in range(GLM_MAXIT):
-        var = fam.mu_eta(mu)
-        z = eta + (y - mu) / var
-        new_beta, inverse = ls.solve(z, w * var)
+        d_mu = fam.mu_eta(eta)
+        good = d_mu != 0  # R's "good" records (all of them, given the clamps)
+        z = eta + (y - mu) / np.where(good, d_mu, 1.0)
+        try:
+            new_beta, inverse = ls.solve(z, np.where(good, w * d_mu**2 / fam.variance(mu), 0.0))
+        except (np.linalg.LinAlgError, FloatingPointError):
+            break  # no information left in the weights (complete separation): not converged
         eta_new = X @ new_beta
         mu_new = fam.linkinv(eta_new)
         dev = fam.deviance(y, mu_new, w)

@@ -101,9 +101,12 @@ t$ratio_savings_income <- stat(svyratio(~savings, ~income, dt))
 t$prop_water <- c(list(categories = as.character(sort(unique(td$water)))), stat(svymean(~factor(water), dt)))
 t$mean_income_by_sex <- by_stat(svyby(~income, ~sex, dt, svymean), sort(unique(td$sex)))
 t$prop_water_by_urbrur <- {
-  b <- svyby(~factor(water), ~urbrur, dt, svymean)
-  cf <- coef(b); se <- SE(b)   # names "domain:factor(water)category"
-  list(names = names(cf), estimate = unname(cf), se = unname(se))
+  b <- as.data.frame(svyby(~factor(water), ~urbrur, dt, svymean))
+  est <- as.matrix(b[, grep("^factor", names(b), value = TRUE)])
+  se <- as.matrix(b[, grep("^se\\.", names(b), value = TRUE)])
+  # row-major: every category of the first domain, then of the second
+  list(domains = as.character(b$urbrur), categories = sub("factor\\(water\\)", "", colnames(est)),
+       estimate = as.vector(t(est)), se = as.vector(t(se)))
 }
 t$mean_income_by_relat <- by_stat(svyby(~income, ~relat, dt, svymean), sort(unique(td$relat)))
 # missing values: the protected file ls_k3 has suppressed relat; svymean with na.rm drops them (domain)
