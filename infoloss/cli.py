@@ -243,6 +243,9 @@ def spec_command(
             "strata | other.\nFormat: see docs/spec.md."
         )
         text = spec.to_yaml(header)
+        from .analyses.starter import starter_block
+
+        text += starter_block(spec, df)  # commented out: the user edits it
         if output is None:
             sys.stdout.write(text)
         else:

@@ -1,5 +1,7 @@
 """The spec's analyses section: parsing, and one clear sentence for every mistake."""
 
+from pathlib import Path
+
 import pytest
 
 from infoloss.analyses.spec import parse_analyses
@@ -93,3 +95,31 @@ def test_the_section_survives_a_yaml_round_trip(tmp_path):
     path.write_text(s.to_yaml())
     again = load_spec(path)
     assert parse_analyses(again.analyses, again) == parse_analyses(s.analyses, s)
+
+
+@pytest.mark.parametrize("folder", ["testdata", "free1", "EIA", "francdat"])
+def test_the_starter_block_of_infoloss_spec_is_valid_once_uncommented(folder, tmp_path):
+    from typer.testing import CliRunner
+
+    from infoloss.cli import app
+
+    data = Path(__file__).resolve().parent / "data" / folder / "original.csv"
+    out = tmp_path / "spec.yaml"
+    result = CliRunner().invoke(app, ["spec", str(data), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    block = text[text.index("# analyses:"):]
+    assert all(line.startswith("#") for line in block.splitlines())
+    assert load_spec(out).analyses is None  # commented out: nothing runs until the user edits it
+    uncommented = text[: text.index("# analyses:")] + "\n".join(line[2:] for line in block.splitlines()) + "\n"
+    out.write_text(uncommented)
+    spec = load_spec(out)
+    analyses = parse_analyses(spec.analyses, spec)
+    assert analyses.estimates and analyses.ci.replicates == 200
+    import infoloss
+
+    ids = ["estimate_ci_overlap", "regression_ci_overlap", "r2_loss"]
+    report = infoloss.compare(data, data, out, measures=ids, statistics=False, aggregates=False)
+    scenario = report.scenarios[0]
+    assert scenario.measures["estimate_ci_overlap"].value == 1.0
+    assert set(scenario.measures) | set(scenario.not_computed) == set(ids)
