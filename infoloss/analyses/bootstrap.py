@@ -9,12 +9,14 @@ and its confidence interval the percentile interval (``numpy.quantile``, linear 
 statistics; ``boot.ci(type = "perc")`` interpolates on the normal scale instead — the difference is far
 below the Monte-Carlo error).
 
-Speed (why this is not a loop over replicates calling :mod:`.indicators`): the values of a variable are
-sorted by (domain, value) once; a chunk of replicates is a matrix of counts, and every statistic of every
-domain comes from cumulative sums along its rows — the weighted quantile is a ``searchsorted`` of
-``base_d + p·total_d`` in the cumulative weights, the Gini coefficient three segment sums, the ARPR the
-cumulative weight below the threshold, the QSR two cumulative sums at the quintiles.  Means, totals, ratios
-and proportions (when ``ci: method: bootstrap``) are sparse matrix products of the counts.
+Speed (why this is not :mod:`.indicators` called on resampled copies of the data): the values of a variable
+are sorted by (domain, value) once; the counts of a chunk of replicates are drawn as a small-integer matrix,
+and for each replicate every statistic of every domain comes from one cumulative sum of the reweighted,
+already sorted values — the weighted quantile is a ``searchsorted`` of ``base_d + p·total_d`` in the
+cumulative weights, the Gini coefficient three segment sums, the ARPR the cumulative weight below the
+threshold, the QSR two cumulative sums at the quintiles, all over buffers reused from one replicate to the
+next.  Means, totals, ratios and proportions (with ``ci: method: bootstrap``) are sparse matrix products of
+the counts.  The tests check every replicate's values against :mod:`.indicators` on the resampled records.
 
 Seeds: replicate r draws from ``SeedSequence(seed, spawn_key=(r,))``, so the replicates do not depend on the
 chunk size, and two files with the same number of records and the same design get the same resamples (two

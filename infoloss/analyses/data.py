@@ -187,7 +187,8 @@ class FileData:
         Continuous and ordinal variables with numeric labels are numbers; nominal variables and ordinal
         ones with text labels are categoricals whose categories are ``levels[name]`` when given (the
         original's levels, so that every file has the same reference category), else the categories
-        present in this file in the spec's order.
+        present in this file: sorted for a nominal variable (numerically when they are numbers), in the
+        spec's order for an ordinal one.
         """
         out = {}
         for name in names:
@@ -203,8 +204,10 @@ class FileData:
         if var.scale == "ordinal" and label_numbers(labels) is not None:
             return self.numeric(name)
         if levels is None:
-            present = np.unique(codes[codes >= 0])
-            levels = [values[i] for i in present]
+            present = [values[i] for i in np.unique(codes[codes >= 0])]
+            # the reference category must not depend on the other file's categories: nominal levels sorted
+            # (numerically when they are numbers, as R's factor()); ordinal ones in the spec's order
+            levels = present if var.scale == "ordinal" else sorted(present, key=_level_key(present))
         position = {v: i for i, v in enumerate(levels)}
         lookup = np.array([position.get(v, -1) for v in values] + [-1], dtype=np.int64)
         return pd.Categorical.from_codes(lookup[codes], categories=levels)
@@ -214,6 +217,11 @@ class FileData:
         codes, labels = self.codes(name)
         values = label_values(labels)
         return [values[i] for i in np.unique(codes[codes >= 0])]
+
+
+def _level_key(levels: list) -> Any:
+    numeric = all(isinstance(v, (int, float)) for v in levels)
+    return (lambda v: v) if numeric else (lambda v: str(v))
 
 
 def label_numbers(labels: list[str]) -> np.ndarray | None:
