@@ -185,8 +185,11 @@ def _print_summary(report) -> None:
         table.add_row(mid, info.better, *cells)
     out.print(table)
     for s in report.scenarios:
+        by_reason: dict[str, list[str]] = {}
         for mid, reason in s.not_computed.items():
-            out.print(f"[dim]{s.name}: {mid} not computed: {reason}[/dim]", highlight=False)
+            by_reason.setdefault(reason, []).append(mid)  # one line for the measures that share a reason
+        for reason, mids in by_reason.items():
+            out.print(f"[dim]{s.name}: {', '.join(mids)} not computed: {reason}[/dim]", highlight=False)
 
 
 class _ProgressBar:
