@@ -124,9 +124,12 @@ class FileData:
     def _design(self) -> Design:
         w = self.pair.weights(self.which)
         weighted = w is not None
+        notes: list[str] = []
         if w is None:
             w = np.ones(self.n)
-        notes: list[str] = []
+            if self.pair.spec.weight is not None:
+                notes.append(f"the {self.name} file has no weight column {self.pair.spec.weight!r}: its estimates "
+                             "are unweighted")
         strata = self._strata(notes)
         psu = self._psu(strata, notes)
         return Design(np.asarray(w, dtype=float), weighted, strata, psu, tuple(notes))
