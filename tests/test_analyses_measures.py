@@ -226,3 +226,15 @@ def test_identity_on_random_files(a):
         except NotComputed:
             continue
         assert result.value == get(mid).ideal, mid
+
+
+def test_a_variable_removed_from_the_protected_file(testdata):
+    spec = json.loads(json.dumps(TD_SPEC))
+    spec["variables"]["savings"]["removed"] = True
+    prot = testdata.drop(columns=["savings"])
+    report = infoloss.compare(testdata, prot, spec, measures=IDS, statistics=False, aggregates=False)
+    scenario = report.scenarios[0]
+    rows = {r["key"]: r for r in scenario.analyses["estimates"]}
+    removed = rows["median(savings) | all"]
+    assert removed["protected"] is None and "removed from the protected file" in removed["note"]
+    assert scenario.measures["estimate_ci_overlap"].value == 1.0  # the other estimates are unchanged

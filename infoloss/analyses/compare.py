@@ -50,22 +50,27 @@ def ci_overlap(lower_o: float | None, upper_o: float | None, lower_p: float | No
 # ---------------------------------------------------------------------------
 # estimates
 # ---------------------------------------------------------------------------
-def compare_estimates(original: list[dict], protected: list[dict]) -> list[dict[str, Any]]:
-    """One row per estimate key of either file (the original's order first)."""
+def compare_estimates(original: list[dict], protected: list[dict],
+                      unavailable: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """One row per estimate key of either file (the original's order first); ``unavailable`` maps the
+    estimates the protected file cannot give (a removed variable) to the reason."""
     orig = {r["key"]: r for r in original}
     prot = {r["key"]: r for r in protected}
     keys = list(orig) + [k for k in prot if k not in orig]
-    return [_compare_row(k, orig.get(k), prot.get(k), original, protected) for k in keys]
+    return [_compare_row(k, orig.get(k), prot.get(k), original, protected, unavailable or {}) for k in keys]
 
 
-def _compare_row(key: str, o: dict | None, p: dict | None, all_o: list[dict], all_p: list[dict]) -> dict[str, Any]:
+def _compare_row(key: str, o: dict | None, p: dict | None, all_o: list[dict], all_p: list[dict],
+                 unavailable: dict[str, str]) -> dict[str, Any]:
     first = o or p
     row: dict[str, Any] = {k: first[k] for k in ("key", "estimate", "statistic", "variable", "domain", "category")}
     notes = []
     if o is None:
         o, why = _absent(first, all_o, "original")
         notes.append(why)
-    if p is None:
+    if p is None and first["estimate"] in unavailable:
+        notes.append(f"not computed on the protected file: {unavailable[first['estimate']]}")
+    elif p is None:
         p, why = _absent(first, all_p, "protected")
         notes.append(why)
     row["original"] = None if o is None else {k: o.get(k) for k in SIDE_KEYS}

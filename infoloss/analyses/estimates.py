@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ..errors import NotComputed
 from . import bootstrap
 from .data import Domains, FileData
 from .design import Contributions, LinearDesign, ratio_estimates
@@ -57,12 +58,16 @@ def estimate_file(data: FileData, analyses: Analyses, counts_cache: dict | None 
     tasks: list = []
     indicator_tasks: dict[tuple, bootstrap.IndicatorTask] = {}
     blocks = []
+    unavailable: dict[str, str] = {}
     for est in analyses.estimates:
         bootstrap_all = analyses.ci.method == "bootstrap"
-        if est.statistic in LINEARISED:
-            blocks.append(_ratio_block(data, est, linear, tasks if bootstrap_all else None))
-        else:
-            blocks.append(_indicator_block(data, est, indicator_tasks, tasks))
+        try:
+            if est.statistic in LINEARISED:
+                blocks.append(_ratio_block(data, est, linear, tasks if bootstrap_all else None))
+            else:
+                blocks.append(_indicator_block(data, est, indicator_tasks, tasks))
+        except NotComputed as exc:  # e.g. its variable was removed from the protected file
+            unavailable[est.label] = str(exc)
     points = {i: t.point() for i, t in enumerate(tasks) if isinstance(t, bootstrap.IndicatorTask)}
     for block in blocks:
         if block.boot is not None and block.boot[1] is not None:
@@ -73,7 +78,8 @@ def estimate_file(data: FileData, analyses: Analyses, counts_cache: dict | None 
         results = bootstrap.run(tasks, resampler, analyses.ci.replicates, counts_cache)
     level = analyses.ci.level
     rows = [row for block in blocks for row in _rows(block, results, level, analyses.ci.replicates)]
-    return {"rows": rows, "design": design.text, "design_notes": list(design.notes), "weighted": design.weighted}
+    return {"rows": rows, "unavailable": unavailable, "design": design.text, "design_notes": list(design.notes),
+            "weighted": design.weighted}
 
 
 # ---------------------------------------------------------------------------

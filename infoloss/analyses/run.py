@@ -73,7 +73,7 @@ def _block(pair: EncodedPair) -> dict[str, Any]:
     with threadpool_limits(limits=1, user_api="blas"):
         orig = pair.cached_original(key, lambda: _file(FileData(pair, ORIGINAL), analyses, None, shared))
         prot = _file(FileData(pair, PROTECTED), analyses, orig.fits, shared)
-    estimates = cmp.compare_estimates(orig.estimates["rows"], prot.estimates["rows"])
+    estimates = cmp.compare_estimates(orig.estimates["rows"], prot.estimates["rows"], prot.estimates["unavailable"])
     regressions = cmp.compare_regressions([f.result for f in orig.fits], [f.result for f in prot.fits],
                                           analyses.ci.level)
     scales = cmp.compare_scales(orig.scales, prot.scales)
