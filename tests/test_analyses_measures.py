@@ -238,3 +238,17 @@ def test_a_variable_removed_from_the_protected_file(testdata):
     removed = rows["median(savings) | all"]
     assert removed["protected"] is None and "removed from the protected file" in removed["note"]
     assert scenario.measures["estimate_ci_overlap"].value == 1.0  # the other estimates are unchanged
+
+
+def test_the_spread_over_seeds_is_reported(testdata):
+    spec = json.loads(json.dumps(TD_SPEC))
+    spec["analyses"]["ci"] = {"replicates": 200, "seed": 3}
+    prot = pd.read_csv(DATA / "testdata" / "recode_pram_noise50.csv")
+    report = infoloss.compare(testdata, [prot, testdata.copy()], spec, measures=IDS, aggregates=False)
+    noisy, same = (s.measures["estimate_ci_overlap"] for s in report.scenarios)
+    spread = noisy.details["seed_spread"]
+    assert spread["groups"] == 4 and spread["replicates_per_group"] == 50
+    assert min(spread["mean_ci_overlap"]) < max(spread["mean_ci_overlap"])  # the seed matters a little ...
+    assert max(spread["mean_ci_overlap"]) - min(spread["mean_ci_overlap"]) < 0.2  # ... not much
+    assert same.details["seed_spread"]["mean_ci_overlap"] == [1.0] * 4  # identical files, whatever the seed
+    assert not any(k.startswith("_") for r in noisy.details["estimates"] for k in r)

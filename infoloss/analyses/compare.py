@@ -88,11 +88,27 @@ def _compare_row(key: str, o: dict | None, p: dict | None, all_o: list[dict], al
         notes.append("the original's interval does not contain its own estimate (a skewed bootstrap distribution, "
                      "e.g. in a small domain); an unchanged estimate still counts as inside")
     row["ci_overlap"] = ci_overlap(lo, uo, None if p is None else p.get("lower"), None if p is None else p.get("upper"))
+    _seed_groups(row, o, p)
     if row["ci_overlap"] is None and o is not None and p is not None and not notes:
         notes.append("no interval overlap: an interval is missing or has zero width")
     if notes:
         row["note"] = "; ".join(notes)
     return row
+
+
+def _seed_groups(row: dict, o: dict | None, p: dict | None) -> None:
+    """J and "inside" in each independent group of bootstrap replicates (the row's own values for
+    linearised estimates, which do not depend on a seed); kept under private keys for the summary."""
+    go = (o or {}).get("_groups")
+    gp = (p or {}).get("_groups")
+    if go is None and gp is None:
+        return
+    k = len(go or gp)
+    go = go or [[(o or {}).get("lower"), (o or {}).get("upper")]] * k
+    gp = gp or [[(p or {}).get("lower"), (p or {}).get("upper")]] * k
+    vo, vp = (o or {}).get("value"), (p or {}).get("value")
+    row["_group_overlap"] = [ci_overlap(a[0], a[1], b[0], b[1]) for a, b in zip(go, gp)]
+    row["_group_inside"] = [None if vp is None or a[0] is None else bool(a[0] <= vp <= a[1] or vp == vo) for a in go]
 
 
 def _absent(like: dict, rows: list[dict], which: str) -> tuple[dict | None, str]:
@@ -106,16 +122,41 @@ def _absent(like: dict, rows: list[dict], which: str) -> tuple[dict | None, str]
     return None, f"the {which} file has no record in this domain"
 
 
-def estimate_summary(rows: list[dict]) -> dict[str, Any]:
+def estimate_summary(rows: list[dict], replicates: int) -> dict[str, Any]:
+    """Counts and means over the estimates, and their spread over independent bootstrap seeds.
+
+    ``seed_spread``: the mean J and the inside share recomputed with each group of replicates r ≡ g
+    (mod k) in place of all of them — k independent bootstraps of R/k replicates, so their spread shows how
+    much the results depend on the seed (the full set's Monte-Carlo error is about 1/√k of it).  Removes
+    the rows' private per-group values.
+    """
     overlaps = [r["ci_overlap"] for r in rows if r["ci_overlap"] is not None]
     inside = [r["inside_original_ci"] for r in rows if r["inside_original_ci"] is not None]
-    return {
+    out: dict[str, Any] = {
         "n_estimates": len(rows),
         "n_overlap": len(overlaps),
         "n_inside": len(inside),
         "mean_ci_overlap": sum(overlaps) / len(overlaps) if overlaps else None,
         "inside_share": sum(inside) / len(inside) if inside else None,
     }
+    grouped = [r for r in rows if "_group_overlap" in r]
+    if grouped:
+        k = len(grouped[0]["_group_overlap"])
+        fixed_j = [r["ci_overlap"] for r in rows if "_group_overlap" not in r and r["ci_overlap"] is not None]
+        fixed_in = [r["inside_original_ci"] for r in rows
+                    if "_group_overlap" not in r and r["inside_original_ci"] is not None]
+        means, shares = [], []
+        for g in range(k):
+            js = fixed_j + [r["_group_overlap"][g] for r in grouped if r["_group_overlap"][g] is not None]
+            ins = fixed_in + [r["_group_inside"][g] for r in grouped if r["_group_inside"][g] is not None]
+            means.append(sum(js) / len(js) if js else None)
+            shares.append(sum(ins) / len(ins) if ins else None)
+        out["seed_spread"] = {"groups": k, "replicates_per_group": replicates // k, "mean_ci_overlap": means,
+                              "inside_share": shares}
+    for r in rows:
+        r.pop("_group_overlap", None)
+        r.pop("_group_inside", None)
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -26,6 +26,8 @@ from .data import Domains, FileData
 from .design import Contributions, LinearDesign, ratio_estimates
 from .spec import LINEARISED, Analyses, Estimate
 
+#: the bootstrap replicates are split into this many independent groups to show the seed's effect
+SEED_GROUPS = 4
 #: a standard error below this share of the estimate is rounding noise of a constant, i.e. zero (a real one
 #: would need some 10^14 records)
 ZERO_SE = 1e-7
@@ -166,7 +168,9 @@ def _rows(block: _Block, results: list, level: float, replicates: int) -> list[d
         if block.columns is not None:
             reps = reps[:, block.columns]
         se, lower, upper, failed = bootstrap.summarise(reps, level)
+        groups = _seed_groups(reps, level, replicates)
     else:
+        groups = None
         z = float(stats.norm.ppf(0.5 + level / 2))
         se = block.se[block.columns] if block.columns is not None else block.se
         lower, upper = value[block.columns] if block.columns is not None else value, None
@@ -176,7 +180,20 @@ def _rows(block: _Block, results: list, level: float, replicates: int) -> list[d
     # a standard error at rounding level (a constant value: sums of squares cancel to ~1e-16) is zero
     tiny = np.abs(se) <= ZERO_SE * np.abs(value)
     se, lower, upper = np.where(tiny, 0.0, se), np.where(tiny, value, lower), np.where(tiny, value, upper)
-    return _make_rows(block, value, se, lower, upper, failed, replicates)
+    rows = _make_rows(block, value, se, lower, upper, failed, replicates)
+    if groups is not None:
+        for j, row in enumerate(rows):
+            if row["lower"] is not None:
+                row["_groups"] = [[_num(g[0][j]), _num(g[1][j])] for g in groups]
+    return rows
+
+
+def _seed_groups(reps: np.ndarray, level: float, replicates: int) -> list | None:
+    """The intervals of ``SEED_GROUPS`` independent bootstraps: the replicates r ≡ g (mod SEED_GROUPS), each
+    with its own seeds, so that the spread of the comparison over seeds can be reported."""
+    if replicates < SEED_GROUPS * 20:
+        return None
+    return [bootstrap.summarise(reps[g::SEED_GROUPS], level)[1:3] for g in range(SEED_GROUPS)]
 
 
 def _make_rows(block: _Block, value: np.ndarray, se: np.ndarray, lower: np.ndarray, upper: np.ndarray,

@@ -47,7 +47,12 @@ def _by_variable(rows: list[dict], field: str) -> dict[str, float]:
 
 
 def _estimate_details(rows: list[dict], block: dict) -> dict[str, Any]:
-    return {"estimates": rows, "ci": block["ci"], "design": block["design"], "conventions": CONVENTIONS}
+    """The table, the settings and — for bootstrapped estimates — the value's spread over seeds."""
+    out = {"estimates": rows, "ci": block["ci"], "design": block["design"], "conventions": CONVENTIONS}
+    spread = block["summary"]["estimates"].get("seed_spread")
+    if spread is not None:
+        out["seed_spread"] = spread
+    return out
 
 
 @measure(
@@ -65,7 +70,9 @@ def estimate_ci_overlap(pair: EncodedPair) -> MeasureResult:
 
     J = ½·[(U − L)/(U_o − L_o) + (U − L)/(U_p − L_p)], L = max(L_o, L_p), U = min(U_o, U_p), not clipped.
     Estimates whose interval is missing or of zero width in either file are left out (each row's ``note``
-    says why).  ``by_variable``: the mean J of the estimates of each variable.
+    says why).  ``by_variable``: the mean J of the estimates of each variable.  With bootstrapped estimates,
+    ``details.seed_spread`` gives the value recomputed on four independent groups of replicates (four
+    seeds): its spread shows how much the value depends on the seed.
 
     References
     ----------
