@@ -278,7 +278,10 @@ def test_vectorised_replicates_equal_brute_force(missing_domain):
                 assert out[key][r, d] == pytest.approx(value, rel=1e-9), (r, d, key)
 
 
-def test_resampler_strata_clusters_and_seeds():
+@pytest.mark.parametrize("many", [False, True])
+def test_resampler_strata_clusters_and_seeds(monkeypatch, many):
+    if many:  # the vectorised draw used for many strata
+        monkeypatch.setattr(bootstrap, "MANY_STRATA", 0)
     strata = np.repeat([0, 1, 2], [10, 20, 30])
     psu = np.arange(60) // 2  # clusters of two records, nested in strata
     res = bootstrap.Resampler(60, strata, psu, seed=9)

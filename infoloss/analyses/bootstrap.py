@@ -38,6 +38,8 @@ from scipy import sparse
 from . import indicators
 from .design import Contributions
 
+#: up to this many strata, each stratum's draws are bounded integers; above it, scaled uniforms (one call)
+MANY_STRATA = 256
 #: bytes of record counts (one byte each, mostly) held in memory at once
 CHUNK_BYTES = 32_000_000
 #: drawn counts kept for the next file with the same design, up to this size (records × replicates)
@@ -71,31 +73,42 @@ class Resampler:
         if psu is not None and strata is not None:
             unit_strata = np.zeros(self.units, dtype=np.int64)
             unit_strata[psu] = strata
-        self.perm = None
+        # units renumbered so that each stratum's are contiguous: position = rank[unit]
+        self.rank = None
+        self.record_unit = psu  # the (renumbered) unit of each record; None: the records are the units
         if unit_strata is not None:
-            self.perm = np.argsort(unit_strata, kind="stable")
-            sorted_strata = unit_strata[self.perm]
-            sizes = np.bincount(sorted_strata)
-            offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            self.size_of = sizes[sorted_strata].astype(float)
-            self.offset_of = offsets[sorted_strata]
+            perm = np.argsort(unit_strata, kind="stable")
+            self.rank = np.empty(self.units, dtype=np.int64)
+            self.rank[perm] = np.arange(self.units)
+            self.record_unit = self.rank if psu is None else self.rank[psu]
+            self.sizes = np.bincount(unit_strata)
+            self.offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
+            sorted_strata = unit_strata[perm]
+            self.size_of = self.sizes[sorted_strata].astype(float)
+            self.offset_of = self.offsets[sorted_strata]
+
+    def _sorted_counts(self, r: int) -> np.ndarray:
+        """How often each unit (in stratum order) is drawn in replicate ``r``."""
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=(r,))))
+        if self.rank is None:
+            return np.bincount(rng.integers(0, self.units, self.units), minlength=self.units)
+        if self.sizes.size <= MANY_STRATA:  # bounded integers per stratum: faster than scaling uniforms
+            drawn = np.concatenate([o + rng.integers(0, k, k) for o, k in zip(self.offsets, self.sizes) if k])
+        else:
+            drawn = self.offset_of + (rng.random(self.units) * self.size_of).astype(np.int64)
+        return np.bincount(drawn, minlength=self.units)
 
     def unit_counts(self, r: int) -> np.ndarray:
-        """How often each PSU is drawn in replicate ``r``."""
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=(r,))))
-        if self.perm is None:
-            return np.bincount(rng.integers(0, self.units, self.units), minlength=self.units)
-        drawn = self.offset_of + (rng.random(self.units) * self.size_of).astype(np.int64)
-        counts = np.empty(self.units, dtype=np.int64)
-        counts[self.perm] = np.bincount(drawn, minlength=self.units)
-        return counts
+        """How often each PSU (by its code) is drawn in replicate ``r``."""
+        counts = self._sorted_counts(r)
+        return counts if self.rank is None else counts[self.rank]
 
     def chunk(self, r0: int, r1: int) -> np.ndarray:
         """Record counts of replicates ``r0 .. r1-1`` as a (r1 − r0, n) matrix of the smallest integer type."""
         rows = []
         for r in range(r0, r1):
-            counts = self.unit_counts(r)
-            rows.append(counts if self.psu is None else counts[self.psu])
+            counts = self._sorted_counts(r)
+            rows.append(counts if self.record_unit is None else counts[self.record_unit])
         top = max(int(row.max(initial=0)) for row in rows)
         return np.array(rows, dtype=np.uint8 if top < 256 else np.uint16 if top < 65536 else np.int64)
 
