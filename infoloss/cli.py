@@ -278,8 +278,11 @@ def _print_summary(report) -> None:
         table.add_row(mid, info.better, *cells)
     out.print(table)
     for s in report.scenarios:
+        by_reason: dict[str, list[str]] = {}
         for mid, reason in s.not_computed.items():
-            out.print(f"[dim]{s.name}: {mid} not computed: {reason}[/dim]", highlight=False)
+            by_reason.setdefault(reason, []).append(mid)  # one line for the measures that share a reason
+        for reason, mids in by_reason.items():
+            out.print(f"[dim]{s.name}: {', '.join(mids)} not computed: {reason}[/dim]", highlight=False)
 
 
 class _ProgressBar:
@@ -336,6 +339,9 @@ def spec_command(
             "strata | other.\nFormat: see docs/spec.md."
         )
         text = spec.to_yaml(header)
+        from .analyses.starter import starter_block
+
+        text += starter_block(spec, df)  # commented out: the user edits it
         if output is None:
             sys.stdout.write(text)
         else:

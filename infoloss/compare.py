@@ -40,6 +40,7 @@ class ScenarioResult:
     statistics: dict[str, Any] | None = None
     aggregates: dict[str, Any] | None = None
     seconds: dict[str, float] = field(default_factory=dict)
+    analyses: dict[str, Any] | None = None  # the user's own analyses, original vs this file (docs/analyses.md)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -52,6 +53,8 @@ class ScenarioResult:
         }
         if self.statistics is not None:
             out["statistics"] = self.statistics
+        if self.analyses is not None:
+            out["analyses"] = self.analyses
         return out
 
 
@@ -284,6 +287,8 @@ def compare(
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
         if statistics:
             scenario.statistics = _statistics(pair)
+        if any(registry.get(mid).family == "analyses" for mid in ids):
+            scenario.analyses = _analyses(pair)
         if aggregates:
             if progress is not None:
                 progress(k * steps + len(ids), total, f"{name}: plot data for the report")
@@ -391,6 +396,18 @@ def _statistics(pair: EncodedPair) -> dict[str, Any] | None:
         return None
     try:
         return continuous_statistics(pair)
+    except NotComputed:
+        return None
+
+
+def _analyses(pair: EncodedPair) -> dict[str, Any] | None:
+    """The ``analyses`` block (computed once with the analyses measures), None without an analyses section."""
+    try:
+        from .analyses.run import analyses_for
+    except ImportError:  # the analyses family is not installed
+        return None
+    try:
+        return analyses_for(pair)
     except NotComputed:
         return None
 

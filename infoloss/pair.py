@@ -81,6 +81,8 @@ class EncodedPair:
     # household ids as int64 codes (-1 missing), None without a household column (role: household)
     households_orig: np.ndarray | None = field(default=None, repr=False)
     households_prot: np.ndarray | None = field(default=None, repr=False)
+    # survey-design columns that are not analysed (role cluster): name -> (original codes, protected codes or None)
+    design: dict[str, tuple[np.ndarray, np.ndarray | None]] = field(default_factory=dict, repr=False)
     # the ``original_cache`` given to encode_pair: results that depend on the original only are kept
     # there, so that they are computed once for all scenarios (see ``cached_original``)
     original_cache: dict | None = field(default=None, repr=False)
@@ -287,6 +289,7 @@ def encode_pair(
     if w_prot is None and paired:
         w_prot = w_orig
     h_orig, h_prot = _households(spec, original, protected, paired, original_cache)
+    design = _design_codes(spec, original, protected, paired, original_cache)
     return EncodedPair(
         spec=spec,
         variables=variables,
@@ -300,6 +303,7 @@ def encode_pair(
         generalised=generalised,
         households_orig=h_orig,
         households_prot=h_prot,
+        design=design,
         original_cache=original_cache,
     )
 
@@ -311,32 +315,6 @@ def _generalised(spec, variables, original, protected, categorical, continuous, 
 
     return encode_generalised(spec, variables, original, protected, categorical, continuous, missing, paired,
                               original_cache)
-
-
-def _households(
-    spec: Spec, original: pd.DataFrame, protected: pd.DataFrame, paired: bool, cache: dict | None
-) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """The household ids of both files as int64 codes (-1 missing); the original's are shared by all pairs."""
-    names = spec.names_with_role("household")
-    if not names:
-        return None, None
-    name = names[0]
-    missing = _global_missing(spec) | {normalise_label(m) for m in spec.variables[name].missing}
-
-    def codes(col: pd.Series) -> np.ndarray:
-        raw, uniques = pd.factorize(col, use_na_sentinel=True)  # labels normalised once per distinct value
-        labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
-        ids, _ = pd.factorize(pd.Series([None if label in missing else label for label in labels], dtype=object))
-        lookup = np.append(ids, -1).astype(np.int64)
-        return lookup[raw]
-
-    orig = _cached_original(cache, VariableSpec(name, "household-id", missing=sorted(missing)),
-                            lambda: codes(original[name]))
-    if name in protected.columns:
-        prot = codes(protected[name])
-    else:
-        prot = orig if paired else None
-    return orig, prot
 
 
 def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | None) -> Spec:
@@ -672,6 +650,61 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
             "weights must be zero or positive."
         )
     return w
+
+
+# -- survey design ---------------------------------------------------------
+def _households(
+    spec: Spec, original: pd.DataFrame, protected: pd.DataFrame, paired: bool, cache: dict | None
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The household ids of both files as int64 codes (-1 missing); the original's are shared by all pairs."""
+    names = spec.names_with_role("household")
+    if not names:
+        return None, None
+    return _group_column(spec, names[0], original, protected, paired, cache, required=False)
+
+
+def _design_codes(
+    spec: Spec, original: pd.DataFrame, protected: pd.DataFrame, paired: bool, cache: dict | None
+) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    """Codes of the cluster (PSU) columns; a paired protected file without the column uses the original's."""
+    return {
+        name: _group_column(spec, name, original, protected, paired, cache, required=True)
+        for name in spec.names_with_role("cluster")
+        if name in original.columns  # check_columns has already said so for listed variables
+    }
+
+
+def _group_column(
+    spec: Spec, name: str, original: pd.DataFrame, protected: pd.DataFrame, paired: bool, cache: dict | None,
+    *, required: bool,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """A grouping column (household or cluster id) of both files as int64 codes, -1 missing.
+
+    Missing codes of the spec count as missing; ``required``: a missing id in the original is an error.
+    The original's codes are shared by all pairs of one original; a paired protected file without the
+    column uses the original's.
+    """
+    missing = _global_missing(spec) | {normalise_label(m) for m in spec.variables[name].missing}
+    orig = _cached_original(cache, VariableSpec(name, "group-id", missing=sorted(missing)),
+                            lambda: _group_codes(original[name], missing))
+    if required and (orig < 0).any():
+        raise InputError(
+            f"the {spec.variables[name].role} column {name!r} of the original file has {int((orig < 0).sum())} "
+            "missing values; every record needs its id."
+        )
+    if name in protected.columns:
+        prot = _group_codes(protected[name], missing)
+    else:
+        prot = orig if paired else None
+    return orig, prot
+
+
+def _group_codes(col: pd.Series, missing: set[str]) -> np.ndarray:
+    """Codes of an id column, with labels normalised once per distinct value (2, 2.0 and "2" are one id)."""
+    raw, uniques = pd.factorize(col, use_na_sentinel=True)
+    labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
+    ids, _ = pd.factorize(pd.Series([None if label in missing else label for label in labels], dtype=object))
+    return np.append(ids, -1).astype(np.int64)[raw]
 
 
 # -- global recoding -------------------------------------------------------

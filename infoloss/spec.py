@@ -221,6 +221,10 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
         raise SpecError("'analyses' in the spec must be a mapping with 'estimates', 'regressions' and/or 'ci'.")
     spec.analyses = analyses
     _check_roles(spec)
+    if analyses is not None:
+        from .analyses.spec import check_analyses
+
+        check_analyses(analyses, spec)
     return spec
 
 
@@ -428,7 +432,11 @@ def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
 
     from .limits import CardinalityWarning, cardinality_note
 
-    note = cardinality_note(int(col.nunique(dropna=True)), int(col.notna().sum()))
+    try:
+        distinct = int(col.nunique(dropna=True))
+    except TypeError:  # lists or mappings: _infer_variable already says to remove the line
+        return
+    note = cardinality_note(distinct, int(col.notna().sum()))
     if note is None:
         return
     var.note = f"{var.note}; {note}" if var.note else note

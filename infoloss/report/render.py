@@ -64,8 +64,10 @@ def context(report: Any, policy: Policy) -> dict[str, Any]:
                       for i, s in enumerate(report.scenarios)],
         "reading": reading(report, rows),
         "summary": summary_table(report, rows, anchors),
-        "families": add_generalisation_section(family_sections(report, reason, anchors, policy), report, policy,
-                                               anchors),
+        "families": _with_analyses(
+            add_generalisation_section(family_sections(report, reason, anchors, policy), report, policy, anchors),
+            report, policy,
+        ),
         "risk_map": risk_map_section(report, policy),
         "variables": variables,
         "pairs": pairs,
@@ -73,6 +75,14 @@ def context(report: Any, policy: Policy) -> dict[str, Any]:
         "css": Markup(_asset("report.css")),
         "script": Markup(_asset("check.js")),
     }
+
+
+def _with_analyses(families: list, report: Any, policy: Policy) -> list:
+    """The analyses family's section gets the regression charts and the estimates table."""
+    from .analyses import analyses_section
+
+    return [(a, t, body + analyses_section(report, policy)) if t == FAMILIES["analyses"] else (a, t, body)
+            for a, t, body in families]
 
 
 def _reason_filter(report: Any, policy: Policy):

@@ -44,9 +44,15 @@ def measure_rows(report: Any, ids: Sequence[str], reason=lambda r: r) -> list[Ro
 
 
 def headline_ids(report: Any) -> list[str]:
-    """The headline measures that were run (all measures run when none is marked headline)."""
+    """The headline measures that were run (all measures run when none is marked headline).
+
+    A headline measure computed in no scenario (e.g. the analyses measures without an ``analyses:`` section)
+    is left out of the summary; its reason is in its family's section.
+    """
     infos = [get(m) for m in report.measure_ids]
     chosen = [m.id for m in infos if m.headline] or [m.id for m in infos]
+    computed = [m for m in chosen if any(m in s.measures for s in report.scenarios)]
+    chosen = computed or chosen
     families = list(FAMILIES)
     return sorted(chosen, key=lambda m: (families.index(get(m).family), get(m).order))
 

@@ -1,0 +1,254 @@
+"""The declared estimates of one file: point estimate, standard error and confidence interval per domain.
+
+Means, totals, ratios and proportions are ratios of weighted totals with Taylor-linearised standard errors
+under the spec's design (:mod:`.design`, R survey's numbers) and normal intervals ``θ ± z·SE`` (survey's
+``confint``); quantiles, the median and laeken's Gini, ARPR and QSR are laeken's point estimates
+(:mod:`.indicators`) with the naive bootstrap (:mod:`.bootstrap`: standard error and percentile interval).
+``ci: method: bootstrap`` bootstraps every statistic.  Records with a missing value of the variable (or of
+the ratio's denominator, or of a ``by`` variable) are left out of that estimate (R's ``na.rm = TRUE``); they
+still count as PSUs of the design (domain estimation).
+
+Each estimate is one row (a dict) keyed by ``key`` = ``label | domain`` (``| category`` for proportions);
+labels, never the pair's codes, identify domains and categories.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..errors import NotComputed
+from . import bootstrap
+from .data import Domains, FileData
+from .design import Contributions, LinearDesign, ratio_estimates
+from .spec import LINEARISED, Analyses, Estimate
+
+#: the bootstrap replicates are split into this many independent groups to show the seed's effect
+SEED_GROUPS = 4
+#: a standard error below this share of the estimate is rounding noise of a constant, i.e. zero (a real one
+#: would need some 10^14 records)
+ZERO_SE = 1e-7
+
+
+@dataclass
+class _Block:
+    """The rows of one declared estimate: one per domain (× category)."""
+
+    est: Estimate
+    domains: list[str]
+    categories: list[str] | None  # proportions
+    value: np.ndarray
+    n: np.ndarray
+    method: str
+    se: np.ndarray | None = None  # linearised
+    boot: tuple[int, Any] | None = None  # (task index, key or None) of the bootstrap results
+    columns: np.ndarray | None = None  # which estimates of a TotalsTask
+    notes: list[str] = field(default_factory=list)
+
+
+def estimate_file(data: FileData, analyses: Analyses, counts_cache: dict | None = None) -> dict[str, Any]:
+    """The rows of every declared estimate in one file, with the design used.
+
+    ``counts_cache``: a dict shared by the files of one comparison, so that files with the same design
+    reuse the bootstrap's drawn counts (:func:`.bootstrap.run`).
+    """
+    design = data.design
+    linear = LinearDesign(design.weights, design.strata, design.psu)
+    tasks: list = []
+    indicator_tasks: dict[tuple, bootstrap.IndicatorTask] = {}
+    blocks = []
+    unavailable: dict[str, str] = {}
+    for est in analyses.estimates:
+        bootstrap_all = analyses.ci.method == "bootstrap"
+        try:
+            if est.statistic in LINEARISED:
+                blocks.append(_ratio_block(data, est, linear, tasks if bootstrap_all else None))
+            else:
+                blocks.append(_indicator_block(data, est, indicator_tasks, tasks))
+        except NotComputed as exc:  # e.g. its variable was removed from the protected file
+            unavailable[est.label] = str(exc)
+    points = {i: t.point() for i, t in enumerate(tasks) if isinstance(t, bootstrap.IndicatorTask)}
+    for block in blocks:
+        if block.boot is not None and block.boot[1] is not None:
+            block.value = points[block.boot[0]][block.boot[1]]
+    results = []
+    if tasks:
+        resampler = bootstrap.Resampler(data.n, design.strata, design.psu, analyses.ci.seed)
+        results = bootstrap.run(tasks, resampler, analyses.ci.replicates, counts_cache)
+    level = analyses.ci.level
+    rows = [row for block in blocks for row in _rows(block, results, level, analyses.ci.replicates)]
+    return {"rows": rows, "unavailable": unavailable, "design": design.text, "design_notes": list(design.notes),
+            "weighted": design.weighted}
+
+
+# ---------------------------------------------------------------------------
+# ratio-of-totals statistics
+# ---------------------------------------------------------------------------
+def _ratio_block(data: FileData, est: Estimate, linear: LinearDesign, tasks: list | None) -> _Block:
+    domains = data.domains(est.by)
+    contrib, categories, n = _contributions(data, est, domains)
+    value, se = ratio_estimates(contrib, linear)
+    block = _Block(est, domains.labels, None, value, n, "linearisation", se=se)
+    if categories is not None:
+        block.categories, block.columns = categories
+    if tasks is not None:
+        block.method, block.se = "bootstrap", None
+        block.boot = (len(tasks), None)
+        tasks.append(bootstrap.TotalsTask(contrib, linear.weights))
+    return block
+
+
+def _contributions(data: FileData, est: Estimate, domains: Domains) -> tuple[Contributions, Any, np.ndarray]:
+    """The numerator and denominator entries of a mean, total, ratio or proportion (see :mod:`.design`)."""
+    D = domains.size
+    dom = domains.codes
+    if est.statistic == "proportion":
+        codes, labels = data.codes(est.variable)
+        valid = (codes >= 0) & (dom >= 0)
+        rec = np.flatnonzero(valid)
+        K = len(labels)
+        contrib = Contributions(rec, dom[rec] * K + codes[rec], np.ones(rec.size), rec, dom[rec], np.ones(rec.size),
+                                np.repeat(np.arange(D, dtype=np.int64), K))
+        present = np.unique(codes[codes >= 0])
+        if est.categories is not None:
+            present = np.array([i for i in present if labels[i] in est.categories], dtype=np.int64)
+        columns = (np.arange(D)[:, None] * K + present[None, :]).reshape(-1)
+        n = np.bincount(dom[rec], minlength=D)
+        return contrib, ([labels[i] for i in present], columns), n
+    y = data.numeric(est.variable)
+    valid = ~np.isnan(y) & (dom >= 0)
+    b = np.ones(data.n)
+    if est.statistic == "ratio":
+        b = data.numeric(est.denominator)
+        valid &= ~np.isnan(b)
+    rec = np.flatnonzero(valid)
+    contrib = Contributions(rec, dom[rec], y[rec], rec, dom[rec], b[rec], np.arange(D, dtype=np.int64),
+                            total=est.statistic == "total", aligned=True)
+    return contrib, None, np.bincount(dom[rec], minlength=D)
+
+
+# ---------------------------------------------------------------------------
+# laeken's indicators and quantiles
+# ---------------------------------------------------------------------------
+def _indicator_block(data: FileData, est: Estimate, known: dict, tasks: list) -> _Block:
+    domains = data.domains(est.by)
+    task = _indicator_task(data, est.variable, est.by, domains, known, tasks)
+    statistic = "quantile" if est.statistic in ("quantile", "median") else est.statistic
+    p = est.p if statistic in ("quantile", "arpr") else None
+    if statistic == "arpr" and est.by and not task.covers_all:
+        task.overall = _indicator_task(data, est.variable, (), data.domains(()), known, tasks)
+    task.want(statistic, p)
+    key = (statistic, p)
+    block = _Block(est, domains.labels, None, np.full(domains.size, np.nan), task.counts.copy(), "bootstrap")
+    block.boot = (tasks.index(task), key)
+    return block
+
+
+def _indicator_task(data: FileData, variable: str, by: tuple, domains: Domains, known: dict,
+                    tasks: list) -> bootstrap.IndicatorTask:
+    if (variable, by) not in known:
+        task = bootstrap.IndicatorTask(data.numeric(variable), data.design.weights, domains.codes, domains.size)
+        known[(variable, by)] = task
+        tasks.append(task)
+    return known[(variable, by)]
+
+
+# ---------------------------------------------------------------------------
+# rows
+# ---------------------------------------------------------------------------
+def _rows(block: _Block, results: list, level: float, replicates: int) -> list[dict[str, Any]]:
+    value = block.value
+    failed = None
+    if block.boot is not None:
+        index, key = block.boot
+        reps = results[index] if key is None else results[index][key]
+        if block.columns is not None:
+            reps = reps[:, block.columns]
+        se, lower, upper, failed = bootstrap.summarise(reps, level)
+        groups = _seed_groups(reps, level, replicates)
+    else:
+        groups = None
+        z = float(stats.norm.ppf(0.5 + level / 2))
+        se = block.se[block.columns] if block.columns is not None else block.se
+        lower, upper = value[block.columns] if block.columns is not None else value, None
+        lower, upper = lower - z * se, lower + z * se
+    if block.columns is not None:
+        value = value[block.columns]
+    # a standard error at rounding level (a constant value: sums of squares cancel to ~1e-16) is zero
+    tiny = np.abs(se) <= ZERO_SE * np.abs(value)
+    se, lower, upper = np.where(tiny, 0.0, se), np.where(tiny, value, lower), np.where(tiny, value, upper)
+    rows = _make_rows(block, value, se, lower, upper, failed, replicates)
+    if groups is not None:
+        for j, row in enumerate(rows):
+            if row["lower"] is not None:
+                row["_groups"] = [[_num(g[0][j]), _num(g[1][j])] for g in groups]
+    return rows
+
+
+def _seed_groups(reps: np.ndarray, level: float, replicates: int) -> list | None:
+    """The intervals of ``SEED_GROUPS`` independent bootstraps: the replicates r ≡ g (mod SEED_GROUPS), each
+    with its own seeds, so that the spread of the comparison over seeds can be reported."""
+    if replicates < SEED_GROUPS * 20:
+        return None
+    return [bootstrap.summarise(reps[g::SEED_GROUPS], level)[1:3] for g in range(SEED_GROUPS)]
+
+
+def _make_rows(block: _Block, value: np.ndarray, se: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+               failed: np.ndarray | None, replicates: int) -> list[dict[str, Any]]:
+    est = block.est
+    rows = []
+    cats = block.categories
+    for j in range(value.shape[0]):
+        d = j // len(cats) if cats is not None else j
+        row = {
+            "key": _key(est.label, block.domains[d], cats[j % len(cats)] if cats is not None else None),
+            "estimate": est.label,
+            "statistic": est.statistic,
+            "variable": est.variable,
+            "domain": block.domains[d],
+            "category": cats[j % len(cats)] if cats is not None else None,
+            "value": _num(value[j]),
+            "se": _num(se[j]),
+            "lower": _num(lower[j]),
+            "upper": _num(upper[j]),
+            "n": int(block.n[d]),
+            "method": block.method,
+        }
+        note = _note(row, None if failed is None else int(failed[j]), replicates)
+        if note:
+            row["note"] = note
+        if row["se"] is None:
+            row["lower"] = row["upper"] = None
+        rows.append(row)
+    return rows
+
+
+def _note(row: dict, failed: int | None, replicates: int) -> str:
+    if row["n"] == 0:
+        row["value"] = row["se"] = None
+        return "no record of this domain has the variable observed"
+    if row["value"] is None:
+        return "the estimate is undefined (its denominator is 0)"
+    if row["n"] < 2:
+        row["se"] = None
+        return "a single record: no standard error or confidence interval"
+    if row["se"] is None:
+        return "the standard error could not be computed"
+    notes = []
+    if failed:
+        notes.append(f"{failed} of {replicates} bootstrap replicates had no record of this domain and were left out")
+    if row["upper"] is not None and row["lower"] is not None and row["upper"] - row["lower"] <= 0:
+        notes.append("zero-width confidence interval (the value does not vary in the data)")
+    return "; ".join(notes)
+
+
+def _key(label: str, domain: str, category: str | None) -> str:
+    return f"{label} | {domain}" + (f" | {category}" if category is not None else "")
+
+
+def _num(x: Any) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None

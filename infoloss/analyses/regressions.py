@@ -1,0 +1,405 @@
+"""The declared regressions, fitted with the same formula on the original and on each protected file.
+
+A formula is a patsy formula (statsmodels' formula language) over the spec's variables: continuous variables
+and ordinal ones with numeric labels enter as numbers; nominal variables (and ordinal ones with text labels)
+as categorical factors, treatment-coded with the original's first category as the reference.  The
+protected files are coded with the *original's* design (its categories and reference levels, patsy's
+``build_design_matrices``), so that every coefficient means the same thing in every file.
+
+Fitting follows R's ``lm``/``glm`` and the conventions of ``/work/shared/docs/conventions.md`` §3:
+
+- ``gaussian``: weighted least squares (R's ``lm(weights = w)``, :mod:`.fitting`; tested against statsmodels'
+  WLS) with the spec's weights; t intervals with the residual degrees of freedom (``confint``); fit: adjusted R²;
+- ``binomial`` (logit) and ``poisson`` (log): IRLS (R's ``glm``, :mod:`.fitting`; tested against statsmodels'
+  GLM) with the weights
+  normalised to mean 1 (raw expansion weights would act as replicated records and shrink the standard
+  errors); Wald intervals ±z·SE (``confint.default``); fit: Cox & Snell's pseudo-R²
+  ``1 − exp((D − D0)/N)`` (deviance D, null deviance D0, N the sum of the normalised weights), with
+  ``1 − D/D0`` (McFadden's for 0/1 responses) in the details.  A categorical response of a binomial model
+  is "not the first category" (R's rule for factor responses).
+
+Listwise deletion: a record with a missing value in any variable of the formula, or whose response or terms
+are not finite (e.g. ``np.log(0)``), is left out; ``where`` keeps the records for which it is true.  The
+counts are stated per file.  The intervals are model-based, not design-based.
+
+Coefficients that cannot be estimated get a note and no number: a column that is linearly dependent on the
+earlier ones (R's ``NA``: e.g. a category absent from the file), an infinite maximum-likelihood estimate
+under (quasi-)complete separation — found exactly for 0/1 columns (every record with the category has the
+same outcome) and with Konis's (2007) linear program otherwise — and, when a protected file has categories
+the original lacks (a recoding), the coefficients of that variable (the file is then coded on its own).
+
+References
+----------
+Konis, K. (2007). *Linear programming algorithms for detecting separated data in binary logistic regression
+models*. DPhil thesis, University of Oxford (the ``safeBinaryRegression`` / ``detectseparation`` method).
+Cox, D. R. & Snell, E. J. (1989). *Analysis of Binary Data*, 2nd ed. Chapman & Hall (the pseudo-R²).
+Shlomo, N. (2010). Releasing microdata: disclosure risk estimation, data masking and assessing utility.
+*Journal of Privacy and Confidentiality* 2(1), 73–91 (utility as the relative change of fit statistics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, NotComputed
+from .data import FileData, label_values
+from .fitting import FitResult, aliased_columns, glm_fit, linear_fit
+from .spec import Analyses, Regression
+
+#: |R_jj| / ||x_j|| below this makes column j aliased (R's lm uses tol = 1e-7 in its QR)
+ALIAS_TOL = 1e-7
+#: a fitted |η| above this (a probability within 3e-7 of 0 or 1) triggers the exact separation check
+SEPARATION_ETA = 15.0
+#: rows (after removing duplicates) above which the separation linear program is not attempted
+LP_MAX_ROWS = 200_000
+_NUMPY_SHORTCUTS = {"np": np, "numpy": np, "log": np.log, "log10": np.log10, "log1p": np.log1p, "exp": np.exp,
+                    "sqrt": np.sqrt, "abs": np.abs}
+
+
+@dataclass
+class Fit:
+    """One regression in one file: the JSON part (``result``) and the original's design for the others."""
+
+    result: dict[str, Any]
+    design: tuple | None = field(default=None, repr=False)  # (y design_info, X design_info) of the original
+    categorical: dict[str, list] = field(default_factory=dict, repr=False)  # variable -> levels used
+
+
+def fit_regressions(data: FileData, analyses: Analyses, reference: list[Fit] | None = None) -> list[Fit]:
+    """Fit every declared regression on ``data``; ``reference`` is the original's fits (None: this is it)."""
+    out = []
+    for k, reg in enumerate(analyses.regressions):
+        ref = None if reference is None else reference[k]
+        try:
+            out.append(_fit_one(data, reg, analyses.ci.level, ref))
+        except (InputError, NotComputed) as exc:
+            if reference is None and isinstance(exc, InputError):
+                raise
+            out.append(Fit({"name": reg.name, "family": reg.family, "formula": reg.formula, "fitted": False,
+                            "note": f"not fitted on the {data.name} file: {str(exc).rstrip('.')}"}))
+    return out
+
+
+def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None) -> Fit:
+    import patsy
+
+    levels = ref.categorical if ref is not None else None
+    frame = data.frame(reg.variables, levels=_frame_levels(data, reg, levels))
+    n_all = len(frame)
+    keep = _where(data, reg) if reg.where else np.ones(n_all, dtype=bool)
+    complete = _complete(data, reg)
+    n_missing = int((keep & ~complete).sum())
+    frame = frame.loc[keep & complete]
+    try:
+        with np.errstate(all="ignore"):
+            y, X, recoded = _design_matrices(data, reg, frame, ref)
+    except patsy.PatsyError as exc:
+        first = str(exc).splitlines()[0].rstrip(".")
+        raise InputError(f"regression {reg.name!r} cannot be built on the {data.name} file ({first}).") from None
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise InputError(f"regression {reg.name!r} cannot be evaluated on the {data.name} file ({exc}); "
+                         "check the formula's operations against the variables' scales.") from None
+    y_vec, response_note = _response(y, reg, data.name)
+    Xv = X.to_numpy(dtype=float)
+    finite = np.isfinite(y_vec) & np.isfinite(Xv).all(axis=1)
+    counts = {"n_records": n_all, "n_filtered_out": int(n_all - keep.sum()), "n_missing": n_missing,
+              "n_not_finite": int((keep & complete).sum() - len(y) + (~finite).sum())}
+    rows = y.index.to_numpy()[finite]
+    yv, Xv = y_vec[finite], Xv[finite]
+    w = _weights(data, reg, rows)
+    counts["n_used"] = int(yv.size)
+    if yv.size == 0:
+        raise NotComputed(f"regression {reg.name!r} has no complete record in the {data.name} file")
+    names = list(X.columns)
+    result = {"name": reg.name, "family": reg.family, "formula": reg.formula, "where": reg.where, "fitted": True,
+              **counts, "weighted": bool(reg.weighted and data.design.weighted)}
+    notes = [response_note] if response_note else []
+    if recoded:
+        notes.append(f"the {data.name} file has categories of {', '.join(recoded)} that the original lacks "
+                     "(recoded?), so it is coded on its own and those coefficients are not compared")
+    coefficients, fit_stats = _estimate(yv, Xv, w, names, reg.family, level, data.name, notes)
+    for c in coefficients:
+        if recoded and _term_variables(X, c["name"]) & set(recoded):
+            c["recoded"] = True
+    result.update(fit_stats)
+    result["coefficients"] = coefficients
+    result["notes"] = notes
+    fit = Fit(result)
+    if ref is None:
+        fit.design = (y.design_info, X.design_info)
+        fit.categorical = {name: levels for name, levels in _categorical_levels(frame).items()}
+    return fit
+
+
+# ---------------------------------------------------------------------------
+# the data
+# ---------------------------------------------------------------------------
+def _design_matrices(data: FileData, reg: Regression, frame: pd.DataFrame, ref: Fit | None) -> tuple:
+    """Response and model matrices: the original's coding when it fits this file, else the file's own.
+
+    Returns ``(y, X, recoded)``, ``recoded`` the variables whose categories the original's coding cannot
+    represent here (their coefficients are then not compared).
+    """
+    import patsy
+
+    env = patsy.EvalEnvironment([_NUMPY_SHORTCUTS])
+    if ref is None or ref.design is None:
+        y, X = patsy.dmatrices(reg.formula, frame, eval_env=env, return_type="dataframe")
+        return y, X, []
+    recoded = _recoded_variables(data, ref)
+    if not recoded:
+        try:
+            y, X = patsy.build_design_matrices(list(ref.design), frame, return_type="dataframe")
+            return y, X, []
+        except patsy.PatsyError:  # a transformed categorical term (e.g. C(x // 10)) with a value the original lacks
+            recoded = _categorical_term_variables(ref, data.pair.spec.variables)
+    y, X = patsy.dmatrices(reg.formula, frame, eval_env=env, return_type="dataframe")
+    return y, X, recoded
+
+
+def _categorical_term_variables(ref: Fit, variables: dict) -> list[str]:
+    """The spec variables used by the original's categorical terms."""
+    import ast
+
+    out: list[str] = []
+    for info in ref.design:
+        for factor, finfo in info.factor_infos.items():
+            if finfo.type == "categorical":
+                tree = ast.parse(factor.code, mode="eval")
+                out += [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in variables]
+    return list(dict.fromkeys(out))
+
+
+def _frame_levels(data: FileData, reg: Regression, levels: dict | None) -> dict | None:
+    """Levels for the categorical columns: the original's where it has them (unknown values stay visible)."""
+    if levels is None:
+        return None
+    out = {}
+    for name, lv in levels.items():
+        extra = [v for v in data.labels_present(name) if v not in set(lv)]
+        out[name] = list(lv) + extra
+    return out
+
+
+def _categorical_levels(frame: pd.DataFrame) -> dict[str, list]:
+    return {c: list(frame[c].cat.categories) for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)}
+
+
+def _recoded_variables(data: FileData, ref: Fit) -> list[str]:
+    """Variables of the original's categorical terms with values in this file that the original lacks."""
+    out: list[str] = []
+    for info in ref.design:
+        for factor, finfo in info.factor_infos.items():
+            name = _factor_variable(factor.code) if finfo.type == "categorical" else None
+            if name is None or name in out:
+                continue
+            if name in data.pair.categorical:
+                present = data.labels_present(name)
+            else:
+                values = data.numeric(name)
+                present = np.unique(values[~np.isnan(values)]).tolist()
+            allowed = set(finfo.categories)
+            if any(v not in allowed for v in present):
+                out.append(name)
+    return out
+
+
+def _factor_variable(code: str) -> str | None:
+    """The variable of a factor that is the variable itself, ``C(x, ...)`` or ``Q('x')``; else None."""
+    import ast
+
+    node = ast.parse(code, mode="eval").body
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "C" and node.args:
+        node = node.args[0]
+    if isinstance(node, ast.Name):
+        return node.id
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Q" and node.args
+            and isinstance(node.args[0], ast.Constant)):
+        return str(node.args[0].value)
+    return None
+
+
+def _term_variables(X: pd.DataFrame, column: str) -> set[str]:
+    """The names used by the term that produced ``column``."""
+    import ast
+
+    info = X.design_info
+    for term, sl in info.term_slices.items():
+        if column in info.column_names[sl]:
+            names: set[str] = set()
+            for factor in term.factors:
+                tree = ast.parse(factor.code, mode="eval")
+                names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+                names |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            return names
+    return set()
+
+
+def _complete(data: FileData, reg: Regression) -> np.ndarray:
+    """Records with every variable of the formula (and of ``where``) observed: listwise deletion by variable.
+
+    numpy comparisons turn a missing value into False (``I(sex == 2)``), where R gives NA and drops the
+    record; deleting by variable first gives R's result.
+    """
+    ok = np.ones(data.n, dtype=bool)
+    for name in reg.variables:
+        if name in data.pair.continuous:
+            ok &= ~np.isnan(data.numeric(name))
+        else:
+            ok &= data.codes(name)[0] >= 0
+    return ok
+
+
+def _where(data: FileData, reg: Regression) -> np.ndarray:
+    """The records for which the regression's ``where`` is true (the expression was checked at load)."""
+    namespace: dict[str, Any] = dict(_NUMPY_SHORTCUTS)
+    for name in reg.variables:
+        if name in data.pair.continuous:
+            namespace[name] = data.numeric(name)
+        else:
+            codes, labels = data.codes(name)
+            namespace[name] = np.array(label_values(labels) + [None], dtype=object)[codes]
+    try:
+        with np.errstate(all="ignore"):
+            mask = eval(compile(reg.where, "<where>", "eval"), {"__builtins__": {}}, namespace)  # noqa: S307
+    except Exception as exc:  # the user's expression: any failure is an input error
+        raise InputError(f"the 'where' of regression {reg.name!r} cannot be evaluated ({exc}).") from None
+    mask = np.asarray(mask)
+    if mask.shape != (data.n,):
+        raise InputError(f"the 'where' of regression {reg.name!r} must give true or false per record.")
+    return np.asarray(pd.Series(mask).fillna(False).astype(bool))
+
+
+def _response(y: pd.DataFrame, reg: Regression, which: str) -> tuple[np.ndarray, str]:
+    if y.shape[1] == 1:
+        values = y.iloc[:, 0].to_numpy(dtype=float)
+        note = ""
+    elif reg.family == "binomial":
+        values = 1.0 - y.iloc[:, 0].to_numpy(dtype=float)
+        note = f"categorical response: success = not {y.columns[0]!r} (R's rule for factor responses)"
+    else:
+        raise InputError(f"the response of regression {reg.name!r}, {y.design_info.term_names[0]}, is categorical, "
+                         f"not a number; for a {reg.family} model use a continuous variable (or an ordinal one with "
+                         "numeric codes), or use family: binomial.")
+    ok = values[np.isfinite(values)]
+    if reg.family == "binomial" and ((ok < 0) | (ok > 1)).any():
+        raise InputError(f"the response of the binomial regression {reg.name!r} has values outside 0..1 in the "
+                         f"{which} file; use a 0/1 variable or a condition like I(x == 1).")
+    if reg.family == "poisson" and (ok < 0).any():
+        raise InputError(f"the response of the poisson regression {reg.name!r} has negative values in the "
+                         f"{which} file; a count cannot be negative.")
+    return values, note
+
+
+def _weights(data: FileData, reg: Regression, rows: np.ndarray) -> np.ndarray:
+    design = data.design
+    if not (reg.weighted and design.weighted):
+        return np.ones(rows.size)
+    return design.weights[rows]
+
+
+# ---------------------------------------------------------------------------
+# fitting
+# ---------------------------------------------------------------------------
+def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], family: str, level: float,
+              which: str, notes: list[str]) -> tuple[list[dict], dict]:
+    positive = w > 0
+    y, X, w = y[positive], X[positive], w[positive]
+    aliased = aliased_columns(X, w, ALIAS_TOL)
+    keep = np.flatnonzero(~aliased)
+    coefficients = [{"name": n, "estimate": None, "se": None, "lower": None, "upper": None, "p_value": None}
+                    for n in names]
+    for j in np.flatnonzero(aliased):
+        absent = not np.any(X[:, j])
+        coefficients[j]["note"] = (f"not estimable: no record of the {which} file has this category"
+                                   if absent else
+                                   f"not estimable: collinear with earlier terms in the {which} file")
+    if keep.size == 0 or y.size <= keep.size:
+        raise NotComputed(f"the {which} file has {y.size} complete records for {keep.size} coefficients")
+    Xk = X[:, keep]
+    intercept = "Intercept" in [names[j] for j in keep]
+    stats: dict[str, Any] = {}
+    if family == "gaussian":
+        res = linear_fit(y, Xk, w, level=level, intercept=intercept)
+        stats.update(r2_kind="adjusted R²", r2=_num(res.r2_adj), r2_plain=_num(res.r2), df_residual=res.df_resid)
+        infinite: set[int] = set()
+    else:
+        wn = w / w.mean()
+        res = glm_fit(y, Xk, wn, family, level=level, intercept=intercept)
+        infinite = _separated(y, Xk, family, res, notes, which)
+        n_eff = float(wn.sum())
+        stats.update(r2_kind="Cox–Snell pseudo-R²",
+                     r2=_num(1 - np.exp((res.deviance - res.null_deviance) / n_eff)),
+                     deviance_r2=_num(1 - res.deviance / res.null_deviance) if res.null_deviance > 0 else None,
+                     deviance=_num(res.deviance), null_deviance=_num(res.null_deviance), converged=res.converged)
+    for i, j in enumerate(keep):
+        c = coefficients[j]
+        if i in infinite:
+            c["note"] = (f"infinite estimate: (quasi-)complete separation in the {which} file, "
+                         "so the coefficient and its interval are not reported")
+            continue
+        c.update(estimate=_num(res.params[i]), se=_num(res.bse[i]), lower=_num(res.lower[i]),
+                 upper=_num(res.upper[i]), p_value=_num(res.pvalues[i]))
+    return coefficients, stats
+
+
+def _separated(y: np.ndarray, X: np.ndarray, family: str, res: FitResult, notes: list[str], which: str) -> set[int]:
+    """Indices of coefficients whose maximum-likelihood estimate is infinite ((quasi-)complete separation)."""
+    boundary = (y == 0) | (y == 1) if family == "binomial" else (y == 0)
+    infinite = set()
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        if not np.isin(col, (0.0, 1.0)).all() or col.all():
+            continue
+        on = col == 1
+        if on.any() and boundary[on].all() and (np.all(y[on] == y[on][0]) if family == "binomial" else True):
+            infinite.add(j)
+    suspicious = not res.converged or np.abs(res.eta).max(initial=0) > SEPARATION_ETA
+    if suspicious and len(infinite) == 0:
+        lp = _separation_lp(y, X, family)
+        if lp is None:
+            notes.append(f"the fit in the {which} file shows signs of separation (fitted values at 0 or 1) that "
+                         "could not be checked exactly for this many distinct records; treat large coefficients "
+                         "with caution")
+        else:
+            infinite |= lp
+    if infinite:
+        notes.append(f"(quasi-)complete separation in the {which} file: {len(infinite)} coefficient(s) are infinite")
+    return infinite
+
+
+def _separation_lp(y: np.ndarray, X: np.ndarray, family: str) -> set[int] | None:
+    """Konis's linear program: a direction b ≠ 0 along which the likelihood never decreases."""
+    from scipy.optimize import linprog
+
+    rows = np.unique(np.column_stack([X, y]), axis=0)
+    if rows.shape[0] > LP_MAX_ROWS:
+        return None
+    Xu, yu = rows[:, :-1], rows[:, -1]
+    if family == "binomial":
+        sign = np.where(yu == 1, 1.0, np.where(yu == 0, -1.0, 0.0))
+        ineq = sign != 0
+        A_ub, A_eq = -(sign[ineq, None] * Xu[ineq]), Xu[~ineq]
+        objective = -(sign[ineq, None] * Xu[ineq]).sum(axis=0)
+    else:
+        zero = yu == 0
+        A_ub, A_eq = Xu[zero], Xu[~zero]
+        objective = Xu[zero].sum(axis=0)
+    p = X.shape[1]
+    result = linprog(objective, A_ub=A_ub if A_ub.size else None, b_ub=np.zeros(A_ub.shape[0]) if A_ub.size else None,
+                     A_eq=A_eq if A_eq.size else None, b_eq=np.zeros(A_eq.shape[0]) if A_eq.size else None,
+                     bounds=[(-1, 1)] * p, method="highs")
+    if result.status != 0 or result.fun > -1e-8:
+        return set()
+    return {j for j in range(p) if abs(result.x[j]) > 1e-6}
+
+
+def _num(x: Any) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if np.isfinite(x) else None

@@ -1,0 +1,390 @@
+"""The ``analyses:`` section of the spec: the user's own estimates, regressions and scales.
+
+The YAML is documented in ``docs/spec.md`` (section "Analyses").  ``Spec.analyses`` keeps the section as given
+(so that it round-trips); :func:`check_analyses` validates it when the spec is loaded and :func:`parse_analyses`
+turns it into the frozen objects the analyses code runs on.  Formulas and ``where`` filters are Python
+expressions (patsy syntax); they are parsed, never executed, here: every name in them must be a variable of the
+spec, ``np``/``numpy`` functions or one of patsy's helpers (``C``, ``I``, ``Q``, ...), and attribute access is
+allowed on ``np`` only — so a spec cannot run arbitrary code.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import SpecError
+
+STATISTICS = ("mean", "total", "proportion", "ratio", "quantile", "median", "gini", "arpr", "qsr")
+#: statistics with a Taylor-linearised variance; the others (laeken's indicators, quantiles) are bootstrapped
+LINEARISED = ("mean", "total", "proportion", "ratio")
+FAMILIES = ("gaussian", "binomial", "poisson")
+CI_METHODS = ("auto", "bootstrap")  # auto: linearisation where it applies (LINEARISED), bootstrap otherwise
+SECTION_KEYS = ("estimates", "regressions", "scales", "ci")
+ESTIMATE_KEYS = ("statistic", "variable", "by", "denominator", "p", "categories", "name")
+REGRESSION_KEYS = ("name", "formula", "family", "where", "weighted")
+SCALE_KEYS = ("name", "items")
+CI_KEYS = ("level", "method", "replicates", "seed")
+#: callables a formula or filter may use besides ``np.<function>`` (patsy's helpers and a few numpy shortcuts)
+FORMULA_FUNCTIONS = ("C", "I", "Q", "center", "standardize", "scale", "Treatment", "Sum", "Poly", "Diff",
+                     "Helmert", "log", "log10", "log1p", "exp", "sqrt", "abs")
+NUMPY_NAMES = ("np", "numpy")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One declared estimate (a ``quantile`` with several ``p`` becomes one Estimate per p)."""
+
+    statistic: str
+    variable: str
+    by: tuple[str, ...] = ()
+    denominator: str | None = None
+    p: float | None = None  # quantile probability, or ARPR's fraction of the median (laeken default 0.6)
+    categories: tuple[str, ...] | None = None  # proportion: the categories to report (default all)
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        """A short readable id: ``mean(income)``, ``quantile(income, 0.25)``, ``ratio(money / income)``."""
+        if self.name:
+            return self.name
+        if self.statistic == "ratio":
+            return f"ratio({self.variable} / {self.denominator})"
+        if self.statistic == "quantile":
+            return f"quantile({self.variable}, {self.p:g})"
+        if self.statistic == "arpr" and self.p != 0.6:
+            return f"arpr({self.variable}, {self.p:g})"
+        return f"{self.statistic}({self.variable})"
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return (self.variable,) + ((self.denominator,) if self.denominator else ()) + self.by
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One declared regression: a patsy formula fitted on every file."""
+
+    name: str
+    formula: str
+    family: str = "gaussian"
+    where: str | None = None
+    weighted: bool = True
+    variables: tuple[str, ...] = ()  # every spec variable the formula and the filter name
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A declared scale: items whose sum is an index (Cronbach's alpha)."""
+
+    name: str
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CI:
+    """How confidence intervals are computed."""
+
+    level: float = 0.95
+    method: str = "auto"
+    replicates: int = 200
+    seed: int = 1
+
+
+@dataclass(frozen=True)
+class Analyses:
+    """The parsed ``analyses:`` section."""
+
+    estimates: tuple[Estimate, ...] = ()
+    regressions: tuple[Regression, ...] = ()
+    scales: tuple[Scale, ...] = ()
+    ci: CI = field(default_factory=CI)
+
+
+# ---------------------------------------------------------------------------
+# entry points
+# ---------------------------------------------------------------------------
+def check_analyses(raw: Any, spec: Any) -> None:
+    """Validate the raw ``analyses:`` section against the spec's variables; SpecError with one sentence."""
+    if raw is not None:
+        parse_analyses(raw, spec)
+
+
+def parse_analyses(raw: Any, spec: Any) -> Analyses:
+    """The section as :class:`Analyses`; SpecError (one sentence) for anything wrong in it."""
+    if raw is None:
+        return Analyses()
+    if not isinstance(raw, dict):
+        raise SpecError("'analyses' in the spec must be a mapping with 'estimates', 'regressions', 'scales' and/or 'ci'.")
+    _unknown(raw, SECTION_KEYS, "the 'analyses' section")
+    ctx = _Context(spec)
+    estimates = tuple(e for i, item in enumerate(_list(raw, "estimates")) for e in _estimates(item, i, ctx))
+    regressions = tuple(_regression(item, i, ctx) for i, item in enumerate(_list(raw, "regressions")))
+    names = [r.name for r in regressions]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise SpecError(f"two regressions are named {dup!r}; give every regression its own name.")
+    scales = tuple(_scale(item, i, ctx) for i, item in enumerate(_list(raw, "scales")))
+    snames = [s.name for s in scales]
+    dup = next((n for n in snames if snames.count(n) > 1), None)
+    if dup is not None:
+        raise SpecError(f"two scales are named {dup!r}; give every scale its own name.")
+    return Analyses(estimates, regressions, scales, _ci(raw.get("ci")))
+
+
+# ---------------------------------------------------------------------------
+# the parts
+# ---------------------------------------------------------------------------
+class _Context:
+    """The spec's variables as the analyses section may use them."""
+
+    def __init__(self, spec: Any) -> None:
+        self.variables = dict(spec.variables)
+
+    def variable(self, name: Any, where: str, *, kinds: tuple[str, ...], what: str) -> str:
+        if not isinstance(name, str) or not name:
+            raise SpecError(f"{where} needs a variable name, got {name!r}.")
+        var = self.variables.get(name)
+        if var is None:
+            raise SpecError(f"{where} names {name!r}, which is not a variable of the spec{_hint(name, self.variables)}.")
+        if not var.analysed:
+            raise SpecError(f"{where} names {name!r}, which is the {var.role} column; use an analysed variable.")
+        if var.scale not in kinds:
+            raise SpecError(f"{where} needs {what}, but {name!r} is {var.scale}.")
+        return name
+
+    def analysed(self) -> set[str]:
+        return {n for n, v in self.variables.items() if v.analysed}
+
+
+def _list(raw: dict, key: str) -> list:
+    value = raw.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise SpecError(f"'analyses: {key}' must be a list of mappings (one per {key[:-1]}).")
+    return value
+
+
+def _unknown(item: dict, allowed: tuple[str, ...], where: str) -> None:
+    bad = [k for k in item if k not in allowed]
+    if bad:
+        raise SpecError(f"unknown key {bad[0]!r} in {where}; allowed keys are {', '.join(allowed)}.")
+
+
+def _estimates(item: Any, i: int, ctx: _Context) -> list[Estimate]:
+    where = f"estimate {i + 1} of 'analyses'"
+    if not isinstance(item, dict):
+        raise SpecError(f"{where} must be a mapping like {{statistic: mean, variable: income}}.")
+    _unknown(item, ESTIMATE_KEYS, where)
+    statistic = item.get("statistic")
+    if statistic not in STATISTICS:
+        raise SpecError(f"{where} has statistic {statistic!r}; use one of {', '.join(STATISTICS)}.")
+    where = f"estimate {i + 1} ({statistic}) of 'analyses'"
+    numeric = ("continuous", "ordinal")
+    if statistic == "proportion":
+        variable = ctx.variable(item.get("variable"), where, kinds=("nominal", "ordinal"), what="a nominal or ordinal variable")
+    else:
+        variable = ctx.variable(item.get("variable"), where, kinds=numeric, what="a continuous or ordinal variable")
+    by = item.get("by", [])
+    by = [by] if isinstance(by, str) else by
+    if not isinstance(by, list):
+        raise SpecError(f"'by' of {where} must be a variable name or a list of them.")
+    by_t = tuple(ctx.variable(b, f"'by' of {where}", kinds=("nominal", "ordinal"), what="a nominal or ordinal variable")
+                 for b in by)
+    if len(set(by_t)) != len(by_t):
+        raise SpecError(f"'by' of {where} lists a variable twice.")
+    denominator = None
+    if statistic == "ratio":
+        if "denominator" not in item:
+            raise SpecError(f"{where} needs a 'denominator' (the ratio is variable / denominator).")
+        denominator = ctx.variable(item["denominator"], f"the denominator of {where}", kinds=numeric,
+                                   what="a continuous or ordinal variable")
+    elif "denominator" in item:
+        raise SpecError(f"{where} has a 'denominator', which only a ratio takes.")
+    categories = None
+    if "categories" in item:
+        if statistic != "proportion":
+            raise SpecError(f"{where} has 'categories', which only a proportion takes.")
+        cats = item["categories"]
+        cats = [cats] if isinstance(cats, (str, int, float)) else cats
+        if not isinstance(cats, list) or not cats:
+            raise SpecError(f"'categories' of {where} must be a category or a non-empty list of them.")
+        from ..spec import normalise_label
+
+        categories = tuple(normalise_label(c) for c in cats)
+    name = item.get("name", "")
+    if not isinstance(name, str):
+        raise SpecError(f"'name' of {where} must be text.")
+    probs = _probabilities(item, statistic, where)
+    return [Estimate(statistic, variable, by_t, denominator, p, categories, name if len(probs) == 1 else "")
+            for p in probs]
+
+
+def _probabilities(item: dict, statistic: str, where: str) -> list[float | None]:
+    if statistic not in ("quantile", "arpr"):
+        if "p" in item:
+            raise SpecError(f"{where} has 'p', which only quantile (probability) and arpr (share of the median) take.")
+        return [0.5] if statistic == "median" else [None]
+    if statistic == "arpr":
+        p = item.get("p", 0.6)
+        if not _number(p) or not 0 < p <= 1:
+            raise SpecError(f"'p' of {where} (the poverty line as a share of the median) must be a number in (0, 1].")
+        return [float(p)]
+    if "p" not in item:
+        raise SpecError(f"{where} needs 'p', the probability (e.g. p: 0.25 or p: [0.1, 0.9]).")
+    ps = item["p"] if isinstance(item["p"], list) else [item["p"]]
+    if not ps or not all(_number(p) and 0 <= p <= 1 for p in ps):
+        raise SpecError(f"'p' of {where} must be a probability from 0 to 1 or a list of them.")
+    return [float(p) for p in dict.fromkeys(ps)]
+
+
+def _regression(item: Any, i: int, ctx: _Context) -> Regression:
+    where = f"regression {i + 1} of 'analyses'"
+    if not isinstance(item, dict):
+        raise SpecError(f"{where} must be a mapping like {{name: wages, formula: 'np.log(income) ~ age'}}.")
+    _unknown(item, REGRESSION_KEYS, where)
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise SpecError(f"{where} needs a 'name' (text), used to label its results.")
+    where = f"regression {name!r}"
+    family = item.get("family", "gaussian")
+    if family not in FAMILIES:
+        raise SpecError(f"{where} has family {family!r}; use one of {', '.join(FAMILIES)}.")
+    weighted = item.get("weighted", True)
+    if not isinstance(weighted, bool):
+        raise SpecError(f"'weighted' of {where} must be true or false.")
+    formula = item.get("formula")
+    if not isinstance(formula, str) or "~" not in formula:
+        raise SpecError(f"{where} needs a 'formula' like 'y ~ x1 + C(x2)' (response ~ terms).")
+    names = formula_variables(formula, ctx.variables, where)
+    filt = item.get("where")
+    if filt is not None:
+        if not isinstance(filt, str) or not filt.strip():
+            raise SpecError(f"'where' of {where} must be an expression like 'income > 0'.")
+        names = names + tuple(n for n in expression_variables(filt, ctx.variables, f"the 'where' of {where}")
+                              if n not in names)
+    for n in names:
+        ctx.variable(n, where, kinds=("nominal", "ordinal", "continuous"), what="a variable")
+    return Regression(name.strip(), formula, family, filt, weighted, names)
+
+
+def _scale(item: Any, i: int, ctx: _Context) -> Scale:
+    where = f"scale {i + 1} of 'analyses'"
+    if not isinstance(item, dict):
+        raise SpecError(f"{where} must be a mapping like {{name: wellbeing, items: [q1, q2, q3]}}.")
+    _unknown(item, SCALE_KEYS, where)
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise SpecError(f"{where} needs a 'name' (text).")
+    items = item.get("items")
+    if not isinstance(items, list) or len(items) < 2:
+        raise SpecError(f"scale {name!r} needs 'items': a list of at least two variables.")
+    if len(set(map(str, items))) != len(items):
+        raise SpecError(f"scale {name!r} lists an item twice.")
+    items_t = tuple(ctx.variable(v, f"scale {name!r}", kinds=("ordinal", "continuous"),
+                                 what="ordinal or continuous items") for v in items)
+    return Scale(name.strip(), items_t)
+
+
+def _ci(raw: Any) -> CI:
+    if raw is None:
+        return CI()
+    if not isinstance(raw, dict):
+        raise SpecError("'analyses: ci' must be a mapping like {level: 0.95, method: auto, replicates: 200, seed: 1}.")
+    _unknown(raw, CI_KEYS, "'analyses: ci'")
+    level = raw.get("level", 0.95)
+    if not _number(level) or not 0 < level < 1:
+        raise SpecError(f"'analyses: ci: level' must be a number between 0 and 1 (e.g. 0.95), got {level!r}.")
+    method = raw.get("method", "auto")
+    if method not in CI_METHODS:
+        raise SpecError(f"'analyses: ci: method' must be one of {', '.join(CI_METHODS)}, got {method!r}.")
+    replicates = raw.get("replicates", 200)
+    if not isinstance(replicates, int) or isinstance(replicates, bool) or not 20 <= replicates <= 100_000:
+        raise SpecError(f"'analyses: ci: replicates' must be a whole number from 20 to 100000, got {replicates!r}.")
+    seed = raw.get("seed", 1)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise SpecError(f"'analyses: ci: seed' must be a whole number of at least 0, got {seed!r}.")
+    return CI(float(level), method, replicates, seed)
+
+
+# ---------------------------------------------------------------------------
+# formulas and filters
+# ---------------------------------------------------------------------------
+def formula_variables(formula: str, variables: dict, where: str) -> tuple[str, ...]:
+    """The spec variables a patsy formula names; SpecError for a syntax error or an unknown or unsafe name."""
+    import patsy
+
+    try:
+        desc = patsy.ModelDesc.from_formula(formula)
+    except patsy.PatsyError as exc:
+        first = str(exc).splitlines()[0].rstrip(".")
+        raise SpecError(f"the formula of {where} cannot be read ({first}); check its brackets and operators.") from None
+    if len(desc.lhs_termlist) != 1 or not desc.lhs_termlist[0].factors:
+        raise SpecError(f"the formula of {where} must have exactly one response on the left of '~'.")
+    if not [t for t in desc.rhs_termlist if t.factors] and not desc.rhs_termlist:
+        raise SpecError(f"the formula of {where} has no terms on the right of '~'.")
+    names: list[str] = []
+    for term in desc.lhs_termlist + desc.rhs_termlist:
+        for factor in term.factors:
+            for name in expression_variables(factor.code, variables, f"the formula of {where}"):
+                if name not in names:
+                    names.append(name)
+    return tuple(names)
+
+
+def expression_variables(code: str, variables: dict, where: str) -> list[str]:
+    """The spec variables a Python expression names, checked for safety (see the module docstring)."""
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+    except SyntaxError:
+        raise SpecError(f"{where} is not a valid expression: {code!r}.") from None
+    found: list[str] = []
+    for node in ast.walk(tree):
+        _check_node(node, variables, where, found)
+    return found
+
+
+_ALLOWED_NODES = (ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
+                  ast.Call, ast.Attribute, ast.keyword, ast.Tuple, ast.List, ast.operator, ast.unaryop, ast.cmpop,
+                  ast.boolop)
+
+
+def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) -> None:
+    if not isinstance(node, _ALLOWED_NODES):
+        raise SpecError(f"{where} uses {type(node).__name__.lower()} syntax, which a formula may not; "
+                        "use arithmetic, comparisons and np functions.")
+    if isinstance(node, ast.Attribute):
+        if not (isinstance(node.value, ast.Name) and node.value.id in NUMPY_NAMES) or node.attr.startswith("_"):
+            raise SpecError(f"{where} uses the attribute {node.attr!r}; only numpy functions (np.log, ...) are allowed.")
+    elif isinstance(node, ast.Name):
+        if node.id in variables:
+            if node.id not in found:
+                found.append(node.id)
+        elif node.id not in FORMULA_FUNCTIONS and node.id not in NUMPY_NAMES and node.id not in ("True", "False"):
+            raise SpecError(f"{where} names {node.id!r}, which is not a variable of the spec{_hint(node.id, variables)}.")
+    elif isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "Q":
+            arg = node.args[0] if node.args else None
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                raise SpecError(f"{where} uses Q() without a quoted variable name.")
+            if arg.value not in variables:
+                raise SpecError(f"{where} names {arg.value!r}, which is not a variable of the spec"
+                                f"{_hint(arg.value, variables)}.")
+            if arg.value not in found:
+                found.append(arg.value)
+        elif not (isinstance(func, ast.Attribute) or (isinstance(func, ast.Name) and func.id in FORMULA_FUNCTIONS)):
+            raise SpecError(f"{where} calls something that is not a numpy function or a formula helper "
+                            f"({', '.join(FORMULA_FUNCTIONS[:6])}, ...).")
+
+
+def _hint(name: str, variables: Any) -> str:
+    match = difflib.get_close_matches(str(name), [str(v) for v in variables], n=1)
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -1,0 +1,272 @@
+"""The analyses section of the report: the user's regressions and estimates, original against each scenario.
+
+- One chart per regression in the manner of the Practice Guide's Fig. 14 (the Mincer equation's gender
+  coefficient under several methods): a row per coefficient, the original's confidence interval as a grey
+  band, each scenario's estimate and interval in its colour.  Coefficients live on different scales, so
+  each row is drawn in units of the original's standard error around the original's estimate; the tooltips
+  give the coefficients themselves.
+- A table per regression with the fit (n, R² or pseudo-R², the loss) and the notes.
+- The estimates table: per estimate and domain the original's value and interval, a small interval chart
+  (original band, scenarios' intervals), and per scenario the value, J and whether it lies inside.
+- Cronbach's alpha per scale.
+
+Everything comes from each scenario's ``analyses`` block (docs/analyses.md).  Safe mode shows no estimate
+of fewer than ``min_cell`` records and no minimum or maximum (quantiles 0 and 1), and rounds the original's
+statistics to 3 significant digits.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from markupsafe import Markup
+
+from . import svg
+from .parts import fmt, join
+from .plotdata import Policy
+
+BAND = "#e3e3e3"
+
+
+def analyses_section(report: Any, policy: Policy) -> Markup:
+    """The section's HTML, empty when no scenario has an analyses block."""
+    blocks = [(i, s) for i, s in enumerate(report.scenarios) if s.analyses]
+    if not blocks:
+        return Markup("")
+    first = blocks[0][1].analyses
+    level = first["ci"]["level"]
+    parts = [Markup('<h3>Your analyses before and after</h3><p class="note">{}</p>').format(_intro(first))]
+    parts += [_regression(k, blocks, level, policy) for k in range(len(first["regressions"]))]
+    if first["estimates"]:
+        parts.append(_estimates(blocks, level, policy))
+    if first["scales"]:
+        parts.append(_scales(blocks))
+    return join(parts)
+
+
+def _intro(block: dict) -> str:
+    ci = block["ci"]
+    method = "linearisation or bootstrap (auto)" if ci["method"] == "auto" else "bootstrap"
+    return (f"{ci['level']:.0%} confidence intervals by {method}, {ci['replicates']} bootstrap replicates "
+            f"(seed {ci['seed']}); design of the original: {block['design']['original']}. J is Karr et al.'s "
+            "interval overlap: 1 for identical intervals, 0 when they touch, negative when they are disjoint.")
+
+
+def _legend(blocks: Sequence) -> Markup:
+    keys = [Markup('<span class="key"><span class="swatch" style="background:{}"></span>original interval</span>')
+            .format(BAND)]
+    keys += [Markup('<span class="key"><span class="swatch" style="background:{}"></span>{}</span>')
+             .format(svg.colour(i), s.name) for i, s in blocks]
+    return Markup('<div class="legend">{}</div>').format(join(keys))
+
+
+# ---------------------------------------------------------------------------
+# regressions
+# ---------------------------------------------------------------------------
+def _regression(k: int, blocks: Sequence, level: float, policy: Policy) -> Markup:
+    regs = [(i, s.name, s.analyses["regressions"][k]) for i, s in blocks]
+    first = regs[0][2]
+    rows = []
+    for c, coef in enumerate(first["coefficients"]):
+        o = coef["original"]
+        if not o or o.get("estimate") is None or not o.get("se"):
+            continue
+        scen = []
+        for i, name, reg in regs:
+            p = reg["coefficients"][c]["protected"] if c < len(reg["coefficients"]) else None
+            scen.append((name, svg.colour(i), _interval(p)))
+        rows.append((coef["name"], _interval(o), scen, o["se"]))
+    chart = _coefficient_chart(rows, level, label=f"coefficients of {first['name']}") if rows else Markup("")
+    caption = (f"Grey band: the original's {level:.0%} interval; dots and lines: each scenario's estimate and "
+               "interval, in the original's standard errors around the original estimate (hover for the values).")
+    head = Markup("<h4>Regression {} <small>({}, {})</small></h4><p class=\"note\"><code>{}</code>{}</p>").format(
+        first["name"], first["family"], first["r2_kind"] or "", first["formula"],
+        Markup(" where <code>{}</code>").format(first["where"]) if first.get("where") else "")
+    figure = Markup('<figure class="chart wide">{}{}<figcaption>{}</figcaption></figure>').format(
+        _legend(blocks), chart, caption) if rows else Markup('<p class="note">No coefficient to draw.</p>')
+    return join([head, figure, _fit_table(regs, policy), _coefficient_notes(regs)])
+
+
+def _interval(side: dict | None) -> tuple[float, float, float] | None:
+    if not side or side.get("estimate") is None or side.get("lower") is None:
+        return None
+    return side["lower"], side["estimate"], side["upper"]
+
+
+def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 660) -> Markup:
+    """Rows of (name, original (lo, est, hi), [(scenario, colour, (lo, est, hi) or None)], original SE)."""
+    left = min(14 + 6.3 * max(len(r[0]) for r in rows), 200)
+    k = max(len(r[2]) for r in rows)
+    row_h = 10 + 8 * (k + 1)
+    top = 8
+    height = top + row_h * len(rows) + 36
+
+    def unit(t: tuple, o_est: float, se: float) -> tuple[float, float, float]:
+        return tuple((v - o_est) / se for v in t)  # type: ignore[return-value]
+
+    spans = [abs(v) for _, o, sc, se in rows for t in [o] + [s[2] for s in sc] if t for v in unit(t, o[1], se)
+             if math.isfinite(v)]
+    m = max(spans + [2.5]) * 1.08
+    sx = svg.Scale(-m, m, left, width - 16)
+    out = svg.x_axis(sx, top + row_h * len(rows), svg.nice_ticks(-m, m, 6), grid_to=top,
+                     fmt=lambda t: f"{t:+g}" if t else "0")
+    out.append(svg.line(sx(0), top, sx(0), top + row_h * len(rows), svg.GREY))
+    for r, (name, o, sc, se) in enumerate(rows):
+        y0 = top + r * row_h + 5
+        out.append(svg.text(left - 6, y0 + row_h / 2, svg._short(name, 30), anchor="end", size=svg.FONT - 1))
+        lo, _, hi = unit(o, o[1], se)
+        out.append(svg.rect(sx(lo), y0, sx(hi) - sx(lo), row_h - 10, BAND,
+                            title=f"{name}: original {o[1]:.4g} [{o[0]:.4g}, {o[2]:.4g}]"))
+        for s, (scen, col, t) in enumerate(sc):
+            if not t:
+                continue
+            y = y0 + 6 + s * 8
+            a, b, c = unit(t, o[1], se)
+            tip = svg.esc(f"{scen}: {t[1]:.4g} [{t[0]:.4g}, {t[2]:.4g}]")
+            out.append(svg.line(sx(a), y, sx(c), y, col, 1.6))
+            out.append(f'<circle cx="{sx(b):.1f}" cy="{y:.1f}" r="3" fill="{col}"><title>{tip}</title></circle>')
+    out.append(svg.text((left + width - 16) / 2, height - 5, "difference from the original estimate, in original "
+                        "standard errors", anchor="middle", size=svg.FONT - 1, fill=svg.GREY))
+    return svg.svg(width, height, out, label=label)
+
+
+def _fit_table(regs: list, policy: Policy) -> Markup:
+    first = regs[0][2]
+    head = Markup("<tr><th>file</th><th>records used</th><th>left out (where / missing / not finite)</th>"
+                  "<th>{}</th><th>R² loss</th><th>same sign</th><th>same significance</th><th>mean J</th></tr>").format(
+        first["r2_kind"] or "fit")
+    rows = [_fit_row("original", first["original"], None, policy)]
+    for _, name, reg in regs:
+        rows.append(_fit_row(name, reg["protected"], reg, policy))
+    return Markup('<table class="measures analyses"><thead>{}</thead><tbody>{}</tbody></table>').format(head, join(rows))
+
+
+def _fit_row(name: str, fit: dict, reg: dict | None, policy: Policy) -> Markup:
+    if not fit.get("fitted", False):
+        return Markup('<tr><th>{}</th><td class="nc" colspan="7">not fitted</td></tr>').format(name)
+    left = f"{fit.get('n_filtered_out', 0)} / {fit.get('n_missing', 0)} / {fit.get('n_not_finite', 0)}"
+    cells = [fmt(fit.get("n_used")), left, fmt(policy.number(fit.get("r2")))]
+    if reg is None:
+        cells += ["", "", "", ""]
+    else:
+        coefs = reg["coefficients"]
+        cells += [fmt(reg.get("r2_loss")), _share([c["same_sign"] for c in coefs]),
+                  _share([c["same_significance"] for c in coefs]), fmt(_mean([c["ci_overlap"] for c in coefs]))]
+    return Markup("<tr><th>{}</th>{}</tr>").format(name, join(Markup('<td class="num">{}</td>').format(c) for c in cells))
+
+
+def _coefficient_notes(regs: list) -> Markup:
+    notes = []
+    for _, name, reg in regs:
+        notes += [Markup("<li>{}: {}</li>").format(name, n) for n in reg.get("notes", [])]
+        notes += [Markup("<li>{}, <code>{}</code>: {}</li>").format(name, c["name"], c["note"])
+                  for c in reg["coefficients"] if c.get("note")]
+    if not notes:
+        return Markup("")
+    return Markup('<details class="note"><summary>{} notes</summary><ul>{}</ul></details>').format(len(notes),
+                                                                                                 join(notes))
+
+
+# ---------------------------------------------------------------------------
+# estimates
+# ---------------------------------------------------------------------------
+def _estimates(blocks: Sequence, level: float, policy: Policy) -> Markup:
+    first = blocks[0][1].analyses["estimates"]
+    per = [{r["key"]: r for r in s.analyses["estimates"]} for _, s in blocks]
+    head = join(Markup('<th class="scen" colspan="2"><span class="swatch" style="background:{}"></span>{}</th>')
+                .format(svg.colour(i), s.name) for i, s in blocks)
+    sub = join(Markup("<th>value</th><th>J</th>") for _ in blocks)
+    body = []
+    hidden = 0
+    for row in first:
+        if not _showable(row, policy):
+            hidden += 1
+            continue
+        o = row["original"] or {}
+        cells = [Markup('<td class="num">{}</td><td class="num">{}</td>').format(
+            fmt(policy.number(o.get("value"))), _interval_text(o, policy))]
+        cells.append(Markup("<td>{}</td>").format(_mini_chart(row, blocks, per)))
+        for scenario_rows in per:
+            r = scenario_rows.get(row["key"]) or {}
+            p = r.get("protected") or {}
+            inside = r.get("inside_original_ci")
+            mark = "" if inside is None else ("✓" if inside else "✗")
+            cells.append(Markup('<td class="num" title="{}">{} {}</td><td class="num">{}</td>').format(
+                r.get("note", ""), fmt(p.get("value")), mark, fmt(r.get("ci_overlap"))))
+        label = row["estimate"] + ("" if row["category"] is None else f" = {row['category']}")
+        body.append(Markup("<tr><th>{}</th><td>{}</td>{}</tr>").format(label, row["domain"], join(cells)))
+    table = Markup('<table class="measures analyses"><thead><tr><th>estimate</th><th>domain</th><th>original</th>'
+                   "<th>{:.0%} interval</th><th>intervals</th>{}</tr><tr><th colspan=\"5\"></th>{}</tr></thead>"
+                   "<tbody>{}</tbody></table>").format(level, head, sub, join(body))
+    note = ("✓: the scenario's estimate lies inside the original's interval; J: interval overlap. Small chart: the "
+            "original's interval as a grey band, each scenario's interval in its colour.")
+    if hidden:
+        note += f" Safe mode: {hidden} estimates of fewer than {policy.min_cell} records (or minima/maxima) are hidden."
+    return Markup('<h4>Estimates</h4><p class="note">{}</p>{}').format(note, table)
+
+
+def _showable(row: dict, policy: Policy) -> bool:
+    if not policy.safe:
+        return True
+    o = row["original"] or {}
+    if row["statistic"] == "quantile" and row["estimate"].endswith((", 0)", ", 1)")):
+        return False
+    return o.get("n") is None or policy.count_ok(int(o["n"])) and (o.get("n") or 0) >= policy.min_cell
+
+
+def _interval_text(side: dict, policy: Policy) -> str:
+    if side.get("lower") is None:
+        return "–"
+    return f"[{fmt(policy.number(side['lower']))}, {fmt(policy.number(side['upper']))}]"
+
+
+def _mini_chart(row: dict, blocks: Sequence, per: list[dict], width: float = 130) -> Markup:
+    o = row["original"] or {}
+    intervals = [(svg.colour(i), (scen.get(row["key"]) or {}).get("protected")) for (i, _), scen in zip(blocks, per)]
+    ends = [v for side in [o] + [p for _, p in intervals] if side and side.get("lower") is not None
+            for v in (side["lower"], side["upper"], side["value"])]
+    if not ends or o.get("lower") is None:
+        return Markup("")
+    lo, hi = min(ends), max(ends)
+    if hi <= lo:
+        hi = lo + (abs(lo) or 1.0) * 1e-6
+    sx = svg.Scale(lo, hi, 3, width - 3)
+    height = 8 + 5 * len(intervals)
+    out = [svg.rect(sx(o["lower"]), 1, max(sx(o["upper"]) - sx(o["lower"]), 1), height - 2, BAND)]
+    for k, (col, p) in enumerate(intervals):
+        if not p or p.get("lower") is None:
+            continue
+        y = 5 + 5 * k
+        out.append(svg.line(sx(p["lower"]), y, sx(p["upper"]), y, col, 2))
+        out.append(svg.line(sx(p["value"]), y - 2, sx(p["value"]), y + 2, col, 2))
+    return svg.svg(width, height, out, label=f"intervals of {row['key']}", cls="chart mini")
+
+
+# ---------------------------------------------------------------------------
+# scales
+# ---------------------------------------------------------------------------
+def _scales(blocks: Sequence) -> Markup:
+    first = blocks[0][1].analyses["scales"]
+    head = join(Markup("<th>{}</th><th>loss</th>").format(s.name) for _, s in blocks)
+    rows = []
+    for k, scale in enumerate(first):
+        cells = [Markup('<td class="num">{}</td>').format(fmt(scale["original"].get("alpha")))]
+        for _, s in blocks:
+            other = s.analyses["scales"][k]
+            cells.append(Markup('<td class="num">{}</td><td class="num">{}</td>').format(
+                fmt(other["protected"].get("alpha")), fmt(other.get("alpha_loss"))))
+        rows.append(Markup("<tr><th>{}</th><td>{}</td>{}</tr>").format(scale["name"], ", ".join(scale["items"]),
+                                                                     join(cells)))
+    return Markup("<h4>Scales: Cronbach's alpha</h4><table class=\"measures analyses\"><thead><tr><th>scale</th>"
+                  "<th>items</th><th>original</th>{}</tr></thead><tbody>{}</tbody></table>").format(head, join(rows))
+
+
+def _share(values: list) -> str:
+    kept = [v for v in values if v is not None]
+    return fmt(sum(kept) / len(kept)) if kept else "–"
+
+
+def _mean(values: list) -> float | None:
+    kept = [v for v in values if v is not None]
+    return sum(kept) / len(kept) if kept else None

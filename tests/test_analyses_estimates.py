@@ -1,0 +1,313 @@
+"""Estimates of the analyses family against R (survey 4.1.1, laeken 0.5.2), a direct textbook computation of
+the linearised variance, and a brute-force bootstrap.  R's values: tests/data/reference_r (its README)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from infoloss.analyses import bootstrap, indicators
+from infoloss.analyses.data import FileData
+from infoloss.analyses.estimates import estimate_file
+from infoloss.analyses.spec import parse_analyses
+from infoloss.pair import encode_pair
+from infoloss.spec import spec_from_dict
+
+DATA = Path(__file__).resolve().parent / "data"
+REF = json.loads((DATA / "reference_r" / "analyses.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def free1():
+    return pd.read_csv(DATA / "free1" / "original.csv")
+
+
+@pytest.fixture(scope="module")
+def testdata():
+    return pd.read_csv(DATA / "testdata" / "original.csv")
+
+
+FREE1_VARS = {"INCOME": {"scale": "continuous"}, "MONEY": {"scale": "continuous"}, "SEX": {"scale": "nominal"},
+              "MARSTAT": {"scale": "nominal"}, "WEIGHT": {"role": "weight"}}
+TD_VARS = {"urbrur": {"scale": "nominal", "role": "strata"}, "ori_hid": {"role": "cluster"},
+           "household_weights": {"role": "weight"}, "income": {"scale": "continuous"},
+           "expend": {"scale": "continuous"}, "savings": {"scale": "continuous"}, "water": {"scale": "nominal"},
+           "sex": {"scale": "nominal"}, "relat": {"scale": "nominal"}}
+
+
+def rows_for(df, variables, estimates, prot=None, ci=None, which="orig", pairing="row"):
+    raw = {"variables": variables, "pairing": pairing, "analyses": {"estimates": estimates, "ci": ci or {}}}
+    spec = spec_from_dict(raw)
+    pair = encode_pair(df, df if prot is None else prot, spec)
+    out = estimate_file(FileData(pair, which), parse_analyses(spec.analyses, spec))
+    return {r["key"]: r for r in out["rows"]}, out
+
+
+def values(rows, prefix, field="value"):
+    return [r[field] for k, r in rows.items() if k.startswith(prefix)]
+
+
+# ---------------------------------------------------------------------------
+# Taylor linearisation against R survey
+# ---------------------------------------------------------------------------
+def test_weighted_mean_total_ratio_match_survey(free1):
+    rows, _ = rows_for(free1, FREE1_VARS, [
+        {"statistic": "mean", "variable": "INCOME"},
+        {"statistic": "total", "variable": "INCOME"},
+        {"statistic": "ratio", "variable": "MONEY", "denominator": "INCOME"},
+    ])
+    ref = REF["free1_survey"]
+    for key, name in (("mean(INCOME) | all", "mean_income"), ("total(INCOME) | all", "total_income"),
+                      ("ratio(MONEY / INCOME) | all", "ratio_money_income")):
+        assert rows[key]["value"] == pytest.approx(ref[name]["estimate"], rel=1e-10)
+        assert rows[key]["se"] == pytest.approx(ref[name]["se"], rel=1e-9)
+        z = 1.959963984540054
+        assert rows[key]["lower"] == pytest.approx(ref[name]["estimate"] - z * ref[name]["se"], rel=1e-9)
+
+
+def test_domains_and_proportions_match_svyby(free1):
+    rows, _ = rows_for(free1, FREE1_VARS, [
+        {"statistic": "mean", "variable": "INCOME", "by": "SEX"},
+        {"statistic": "total", "variable": "INCOME", "by": ["SEX"]},
+        {"statistic": "ratio", "variable": "MONEY", "denominator": "INCOME", "by": "SEX"},
+        {"statistic": "proportion", "variable": "MARSTAT"},
+    ])
+    ref = REF["free1_survey"]
+    for prefix, name in (("mean(INCOME) |", "mean_income_by_sex"), ("total(INCOME) |", "total_income_by_sex"),
+                         ("ratio(MONEY / INCOME) |", "ratio_by_sex"), ("proportion(MARSTAT) |", "prop_marstat")):
+        np.testing.assert_allclose(values(rows, prefix), ref[name]["estimate"], rtol=1e-10)
+        np.testing.assert_allclose(values(rows, prefix, "se"), ref[name]["se"], rtol=1e-9)
+    assert [r["domain"] for k, r in rows.items() if k.startswith("mean(")] == ["SEX=1", "SEX=2"]
+
+
+def test_unweighted_and_stratified_designs(free1):
+    unweighted = {k: v for k, v in FREE1_VARS.items() if k != "WEIGHT"}
+    rows, out = rows_for(free1, unweighted, [{"statistic": "mean", "variable": "INCOME"}])
+    assert rows["mean(INCOME) | all"]["se"] == pytest.approx(REF["free1_survey"]["mean_income_unweighted"]["se"],
+                                                             rel=1e-9)
+    assert out["weighted"] is False
+    stratified = dict(FREE1_VARS, SEX={"scale": "nominal", "role": "strata"})
+    rows, out = rows_for(free1, stratified, [{"statistic": "mean", "variable": "INCOME"}])
+    assert rows["mean(INCOME) | all"]["se"] == pytest.approx(REF["free1_survey"]["mean_income_strata_sex"]["se"],
+                                                             rel=1e-9)
+    assert "strata" in out["design"]
+
+
+def test_stratified_cluster_design_matches_survey(testdata):
+    rows, out = rows_for(testdata, TD_VARS, [
+        {"statistic": "mean", "variable": "income"},
+        {"statistic": "total", "variable": "expend"},
+        {"statistic": "ratio", "variable": "savings", "denominator": "income"},
+        {"statistic": "proportion", "variable": "water"},
+        {"statistic": "mean", "variable": "income", "by": "sex"},
+        {"statistic": "proportion", "variable": "water", "by": "urbrur"},
+    ])
+    ref = REF["testdata_survey"]
+    assert out["design"] == "weights, strata, clusters (PSUs)"
+    for key, name in (("mean(income) | all", "mean_income"), ("total(expend) | all", "total_expend"),
+                      ("ratio(savings / income) | all", "ratio_savings_income")):
+        assert rows[key]["value"] == pytest.approx(ref[name]["estimate"], rel=1e-10)
+        assert rows[key]["se"] == pytest.approx(ref[name]["se"], rel=1e-9)
+    np.testing.assert_allclose(values(rows, "proportion(water) | all"), ref["prop_water"]["estimate"], rtol=1e-10)
+    np.testing.assert_allclose(values(rows, "proportion(water) | all", "se"), ref["prop_water"]["se"], rtol=1e-9)
+    np.testing.assert_allclose(values(rows, "mean(income) | sex"), ref["mean_income_by_sex"]["estimate"], rtol=1e-10)
+    np.testing.assert_allclose(values(rows, "mean(income) | sex", "se"), ref["mean_income_by_sex"]["se"], rtol=1e-9)
+    by = ref["prop_water_by_urbrur"]
+    mine = {(r["domain"], r["category"]): r for r in rows.values() if r["key"].startswith("proportion(water) | urbrur")}
+    expected = {(f"urbrur={d}", c): (e, s) for (d, c), e, s in zip(
+        [(d, c) for d in by["domains"] for c in by["categories"]], by["estimate"], by["se"])}
+    assert set(expected) <= set(mine)
+    for key, (e, s) in expected.items():
+        assert mine[key]["value"] == pytest.approx(e, rel=1e-9, abs=1e-14)
+        assert mine[key]["se"] == pytest.approx(s, rel=1e-8, abs=1e-14)
+
+
+def test_missing_values_are_a_domain_as_survey_na_rm(testdata):
+    prot = pd.read_csv(DATA / "testdata" / "ls_k3.csv")
+    rows, _ = rows_for(testdata, TD_VARS, [{"statistic": "proportion", "variable": "relat"}], prot=prot, which="prot")
+    ref = REF["testdata_survey"]["ls_k3_prop_relat"]
+    got = {r["category"]: r for r in rows.values()}
+    assert [got[c]["value"] for c in ref["categories"]] == pytest.approx(ref["estimate"], rel=1e-10)
+    assert [got[c]["se"] for c in ref["categories"]] == pytest.approx(ref["se"], rel=1e-9)
+
+
+def test_single_record_domain_has_no_interval(testdata):
+    rows, _ = rows_for(testdata, TD_VARS, [{"statistic": "mean", "variable": "income", "by": "relat"}])
+    ref = REF["testdata_survey"]["mean_income_by_relat"]
+    np.testing.assert_allclose(values(rows, "mean(income)"), ref["estimate"], rtol=1e-10)
+    single = rows["mean(income) | relat=8"]
+    assert single["n"] == 1 and single["se"] is None and single["lower"] is None
+    assert "single record" in single["note"]
+
+
+def _direct_linearised_se(y, w, domain, strata, psu):
+    """The textbook formula with record-level z (pandas group sums), independent of design.py's algebra."""
+    out = []
+    for d in np.unique(domain):
+        inside = (domain == d) & ~np.isnan(y)
+        ybar = np.sum(w[inside] * y[inside]) / np.sum(w[inside])
+        z = np.where(inside, w * (np.nan_to_num(y) - ybar) / np.sum(w[inside]), 0.0)
+        frame = pd.DataFrame({"z": z, "h": strata, "psu": psu})
+        totals = frame.groupby(["h", "psu"]).z.sum().reset_index()
+        var = 0.0
+        for _, g in totals.groupby("h"):
+            n_h = len(g)
+            if n_h > 1:
+                var += n_h / (n_h - 1) * np.sum((g.z - g.z.mean()) ** 2)
+        out.append(np.sqrt(var))
+    return np.array(out)
+
+
+def test_linearisation_equals_the_direct_formula_with_missing_values_and_lonely_strata():
+    rng = np.random.default_rng(3)
+    n = 600
+    df = pd.DataFrame({"y": rng.gamma(2.0, 10.0, n), "w": rng.uniform(1, 5, n), "d": rng.integers(0, 4, n),
+                       "h": rng.integers(0, 6, n), "c": rng.integers(0, 40, n)})
+    df.loc[rng.random(n) < 0.1, "y"] = np.nan
+    df.loc[df.h == 5, "c"] = 999  # stratum 5 has a single PSU: it contributes 0
+    variables = {"y": {"scale": "continuous"}, "w": {"role": "weight"}, "d": {"scale": "nominal"},
+                 "h": {"scale": "nominal", "role": "strata"}, "c": {"role": "cluster"}}
+    rows, _ = rows_for(df, variables, [{"statistic": "mean", "variable": "y", "by": "d"}])
+    psu = df.h.to_numpy() * 10_000 + df.c.to_numpy()
+    expected = _direct_linearised_se(df.y.to_numpy(), df.w.to_numpy(), df.d.to_numpy(), df.h.to_numpy(), psu)
+    np.testing.assert_allclose(values(rows, "mean(y)", "se"), expected, rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# laeken's indicators and the bootstrap
+# ---------------------------------------------------------------------------
+def test_laeken_point_estimates_exactly(free1):
+    rows, _ = rows_for(free1, FREE1_VARS, [
+        {"statistic": "quantile", "variable": "INCOME", "p": REF["free1_laeken"]["quantile"]["probs"]},
+        {"statistic": "median", "variable": "INCOME"},
+        {"statistic": "gini", "variable": "INCOME"}, {"statistic": "gini", "variable": "INCOME", "by": "SEX"},
+        {"statistic": "arpr", "variable": "INCOME"}, {"statistic": "arpr", "variable": "INCOME", "by": "SEX"},
+        {"statistic": "qsr", "variable": "INCOME"}, {"statistic": "qsr", "variable": "INCOME", "by": "SEX"},
+    ], ci={"replicates": 20})
+    ref = REF["free1_laeken"]
+    got = [rows[f"quantile(INCOME, {p:g}) | all"]["value"] for p in ref["quantile"]["probs"]]
+    assert got == ref["quantile"]["values"]
+    assert rows["median(INCOME) | all"]["value"] == ref["median"]
+    for stat in ("gini", "arpr", "qsr"):
+        assert rows[f"{stat}(INCOME) | all"]["value"] == pytest.approx(ref[stat]["value"], rel=1e-12)
+        for sex, value in ref[stat]["by"].items():
+            assert rows[f"{stat}(INCOME) | SEX={sex}"]["value"] == pytest.approx(value, rel=1e-12)
+
+
+def test_unweighted_quantiles_match_laeken(free1):
+    rows, _ = rows_for(free1, {"INCOME": {"scale": "continuous"}},
+                       [{"statistic": "quantile", "variable": "INCOME", "p": REF["free1_laeken"]["quantile"]["probs"]}],
+                       ci={"replicates": 20})
+    assert [r["value"] for r in rows.values()] == REF["free1_laeken"]["quantile_unweighted"]["values"]
+
+
+@pytest.mark.parametrize("stat", ["gini", "arpr", "qsr"])
+def test_bootstrap_intervals_match_laeken_within_monte_carlo_error(free1, stat):
+    """2000 replicates each: the standard errors agree within 10 %, the interval ends within 0.3 SE."""
+    by = [] if stat == "qsr" else ["SEX"]
+    rows, _ = rows_for(free1, FREE1_VARS, [{"statistic": stat, "variable": "INCOME", "by": by}],
+                       ci={"replicates": 2000, "seed": 11})
+    ref = REF["free1_laeken"][stat]
+    if by:
+        for sex, (lo, hi) in ref["ci_by"].items():
+            row = rows[f"{stat}(INCOME) | SEX={sex}"]
+            ref_se = (hi - lo) / 3.92
+            assert abs(row["lower"] - lo) < 0.3 * ref_se and abs(row["upper"] - hi) < 0.3 * ref_se
+    else:
+        row = rows[f"{stat}(INCOME) | all"]
+        assert row["se"] == pytest.approx(np.sqrt(ref["var"]), rel=0.1)
+        assert abs(row["lower"] - ref["ci"][0]) < 0.3 * row["se"] and abs(row["upper"] - ref["ci"][1]) < 0.3 * row["se"]
+
+
+def test_median_bootstrap_matches_boot(free1):
+    rows, _ = rows_for(free1, FREE1_VARS, [{"statistic": "median", "variable": "INCOME"}],
+                       ci={"replicates": 2000, "seed": 4})
+    ref = REF["free1_laeken"]["median_boot"]
+    row = rows["median(INCOME) | all"]
+    assert row["se"] == pytest.approx(np.sqrt(ref["var"]), rel=0.15)
+    assert abs(row["lower"] - ref["ci"][0]) < 0.5 * row["se"] and abs(row["upper"] - ref["ci"][1]) < 0.5 * row["se"]
+
+
+def test_stratified_cluster_bootstrap_matches_laeken(testdata):
+    rows, _ = rows_for(testdata, TD_VARS, [{"statistic": "gini", "variable": "income"}],
+                       ci={"replicates": 2000, "seed": 5})
+    ref = REF["testdata_gini_cluster"]
+    row = rows["gini(income) | all"]
+    assert row["value"] == pytest.approx(ref["value"], rel=1e-12)
+    assert row["se"] == pytest.approx(np.sqrt(ref["var"]), rel=0.1)
+    assert abs(row["lower"] - ref["ci"][0]) < 0.3 * row["se"] and abs(row["upper"] - ref["ci"][1]) < 0.3 * row["se"]
+
+
+@pytest.mark.parametrize("missing_domain", [True, False])
+def test_vectorised_replicates_equal_brute_force(missing_domain):
+    """Every replicate's statistics equal laeken's formulas on the resampled records (ties, missing values,
+    records outside every domain; the whole-file median from another task or by binary search)."""
+    rng = np.random.default_rng(5 if missing_domain else 6)
+    n = 300
+    x = np.round(rng.lognormal(10, 1, n), -2)
+    x[rng.random(n) < 0.05] = np.nan
+    w = rng.integers(1, 5, n).astype(float)
+    dom = rng.integers(-1 if missing_domain else 0, 3, n)
+    task = bootstrap.IndicatorTask(x, w, dom, 3)
+    tasks = [task]
+    if not task.covers_all:
+        task.overall = bootstrap.IndicatorTask(x, w, np.zeros(n, dtype=np.int64), 1)
+        tasks.append(task.overall)
+    wanted = [("quantile", 0.1), ("quantile", 0.5), ("quantile", 1.0), ("quantile", 0.0), ("gini", None),
+              ("qsr", None), ("arpr", 0.6)]
+    for stat, p in wanted:
+        task.want(stat, p)
+    resampler = bootstrap.Resampler(n, None, None, 3)
+    out = bootstrap.run(tasks, resampler, 25)[0]
+    ok = ~np.isnan(x)
+    for r in range(25):
+        c = resampler.unit_counts(r)
+        drawn = ok & (c > 0)
+        median = indicators.weighted_quantile(x[drawn], (w * c)[drawn], [0.5])[0]
+        for d in range(3):
+            m = drawn & (dom == d)
+            xx, ww = x[m], (w * c)[m]
+            expected = {("quantile", 0.1): indicators.weighted_quantile(xx, ww, [0.1])[0],
+                        ("quantile", 0.5): indicators.weighted_quantile(xx, ww, [0.5])[0],
+                        ("quantile", 1.0): xx.max(), ("quantile", 0.0): xx.min(),
+                        ("gini", None): indicators.gini(xx, ww), ("qsr", None): indicators.qsr(xx, ww),
+                        ("arpr", 0.6): indicators.arpr(xx, ww, 0.6 * median)}
+            for key, value in expected.items():
+                assert out[key][r, d] == pytest.approx(value, rel=1e-9), (r, d, key)
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_resampler_strata_clusters_and_seeds(monkeypatch, many):
+    if many:  # the vectorised draw used for many strata
+        monkeypatch.setattr(bootstrap, "MANY_STRATA", 0)
+    strata = np.repeat([0, 1, 2], [10, 20, 30])
+    psu = np.arange(60) // 2  # clusters of two records, nested in strata
+    res = bootstrap.Resampler(60, strata, psu, seed=9)
+    counts = res.chunk(0, 50).astype(int)
+    for h, size in ((0, 5), (1, 10), (2, 15)):  # clusters drawn per stratum = clusters in it
+        assert (counts[:, strata == h].sum(axis=1) == 2 * size).all()
+    assert (counts[:, 0::2] == counts[:, 1::2]).all()  # a cluster is drawn whole
+    again = bootstrap.Resampler(60, strata, psu, seed=9)
+    np.testing.assert_array_equal(again.chunk(30, 31)[0], counts[30])  # replicate r does not depend on chunking
+    assert not (bootstrap.Resampler(60, strata, psu, seed=10).chunk(0, 50) == counts).all()
+
+
+def test_bootstrap_method_for_means_is_close_to_linearisation(free1):
+    est = [{"statistic": "mean", "variable": "INCOME", "by": "SEX"}, {"statistic": "proportion", "variable": "MARSTAT"}]
+    lin, _ = rows_for(free1, FREE1_VARS, est)
+    boot, _ = rows_for(free1, FREE1_VARS, est, ci={"method": "bootstrap", "replicates": 1000, "seed": 2})
+    for key in lin:
+        assert boot[key]["method"] == "bootstrap" and lin[key]["method"] == "linearisation"
+        assert boot[key]["value"] == pytest.approx(lin[key]["value"], rel=1e-12)
+        assert boot[key]["se"] == pytest.approx(lin[key]["se"], rel=0.12)
+
+
+def test_a_domain_without_records_in_the_protected_file(testdata):
+    prot = testdata.copy()
+    prot.loc[prot.relat == 9, "income"] = np.nan
+    rows, _ = rows_for(testdata, TD_VARS, [{"statistic": "gini", "variable": "income", "by": "relat"}],
+                       prot=prot, which="prot", ci={"replicates": 30})
+    row = rows["gini(income) | relat=9"]
+    assert row["value"] is None and row["n"] == 0 and "no record" in row["note"]

@@ -1,0 +1,239 @@
+"""Regressions of the analyses family against R's lm/glm (tests/data/reference_r) and statsmodels."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+
+from infoloss.analyses.data import FileData
+from infoloss.analyses.fitting import aliased_columns, glm_fit, linear_fit
+from infoloss.analyses.regressions import fit_regressions
+from infoloss.analyses.spec import parse_analyses
+from infoloss.errors import InputError
+from infoloss.pair import encode_pair
+from infoloss.spec import spec_from_dict
+
+DATA = Path(__file__).resolve().parent / "data"
+REF = json.loads((DATA / "reference_r" / "analyses.json").read_text())["testdata_regressions"]
+TD = {"urbrur": {"scale": "nominal"}, "sex": {"scale": "nominal"}, "water": {"scale": "nominal"},
+      "relat": {"scale": "ordinal"}, "age": {"scale": "ordinal"}, "income": {"scale": "continuous"},
+      "expend": {"scale": "continuous"}}
+MINCER = "np.log(income) ~ age + I(age**2) + C(sex) + C(urbrur) + I(expend / 1e7)"
+# patsy's coefficient names for R's, in R's order
+MINCER_NAMES = ["Intercept", "age", "I(age ** 2)", "C(sex)[T.2]", "C(urbrur)[T.2]", "I(expend / 1e7)"]
+
+
+@pytest.fixture(scope="module")
+def testdata():
+    return pd.read_csv(DATA / "testdata" / "original.csv")
+
+
+def fits(orig, prot, regressions, weight="sampling_weight", variables=TD, level=0.95):
+    variables = dict(variables, **({weight: {"role": "weight"}} if weight else {}))
+    spec = spec_from_dict({"variables": variables, "analyses": {"regressions": regressions, "ci": {"level": level}}})
+    pair = encode_pair(orig, prot, spec)
+    analyses = parse_analyses(spec.analyses, spec)
+    o = fit_regressions(FileData(pair, "orig"), analyses)
+    p = fit_regressions(FileData(pair, "prot"), analyses, o)
+    return [f.result for f in o], [f.result for f in p]
+
+
+def by_name(result):
+    return {c["name"]: c for c in result["coefficients"]}
+
+
+def check_against_r(result, ref, names, rtol=1e-8):
+    got = by_name(result)
+    for field in ("estimate", "se", "lower", "upper"):
+        assert [got[n][field] for n in names] == pytest.approx(ref[field], rel=rtol), field
+
+
+def test_mincer_equation_matches_lm_on_both_files(testdata):
+    prot = pd.read_csv(DATA / "testdata" / "recode_pram_noise50.csv")
+    o, p = fits(testdata, prot, [{"name": "mincer", "formula": MINCER, "where": "income > 0"}])
+    check_against_r(o[0], REF["mincer_original"], MINCER_NAMES)
+    check_against_r(p[0], REF["mincer_recode_pram_noise50"], MINCER_NAMES)
+    assert o[0]["r2"] == pytest.approx(REF["mincer_original"]["adj_r2"], rel=1e-8)
+    assert p[0]["r2"] == pytest.approx(REF["mincer_recode_pram_noise50"]["adj_r2"], rel=1e-8)
+    assert o[0]["r2_plain"] == pytest.approx(REF["mincer_original"]["r2"], rel=1e-8)
+    assert p[0]["df_residual"] == REF["mincer_recode_pram_noise50"]["df_residual"]
+    assert (p[0]["n_used"], p[0]["n_filtered_out"]) == (4327, 253)  # the noise made 253 incomes negative
+
+
+def test_weighted_lm_with_categories_and_level(testdata):
+    o, _ = fits(testdata, testdata, [{"name": "w", "formula": "np.log(income) ~ age + C(water) + I(expend / 1e7)"}],
+                weight="household_weights", level=0.9)
+    names = ["Intercept", "age"] + [f"C(water)[T.{k}]" for k in (2, 3, 4, 5, 6, 7, 9)] + ["I(expend / 1e7)"]
+    check_against_r(o[0], REF["lm_household_weights"], names)
+    assert o[0]["r2"] == pytest.approx(REF["lm_household_weights"]["adj_r2"], rel=1e-8)
+
+
+@pytest.mark.parametrize("weight, key", [("household_weights", "logit_sex"), (None, "logit_sex_unweighted")])
+def test_logit_matches_glm(testdata, weight, key):
+    o, _ = fits(testdata, testdata, [{"name": "l", "family": "binomial",
+                                     "formula": "I(sex == 2) ~ age + np.log(income) + urbrur"}], weight=weight)
+    names = ["Intercept", "age", "np.log(income)", "urbrur[T.2]"]
+    check_against_r(o[0], REF[key], names)
+    assert o[0]["deviance"] == pytest.approx(REF[key]["deviance"], rel=1e-10)
+    assert o[0]["null_deviance"] == pytest.approx(REF[key]["null_deviance"], rel=1e-10)
+    if "cox_snell" in REF[key]:
+        assert o[0]["r2"] == pytest.approx(REF[key]["cox_snell"], rel=1e-8)
+
+
+def test_poisson_matches_glm(testdata):
+    o, _ = fits(testdata, testdata, [{"name": "p", "family": "poisson", "formula": "relat ~ age + sex"}],
+                weight="household_weights")
+    check_against_r(o[0], REF["poisson_relat"], ["Intercept", "age", "sex[T.2]"])
+    assert o[0]["deviance"] == pytest.approx(REF["poisson_relat"]["deviance"], rel=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# the fitting module against statsmodels
+# ---------------------------------------------------------------------------
+def _design(n=800, seed=1):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([np.ones(n), rng.normal(size=n), rng.uniform(20, 80, n), rng.integers(0, 2, n)])
+    X = np.column_stack([X, X[:, 2] ** 2])  # a nearly collinear square term, as in a Mincer equation
+    w = rng.uniform(0.5, 4.0, n)
+    return rng, X, w
+
+
+def test_linear_fit_equals_statsmodels_wls():
+    rng, X, w = _design()
+    y = X @ [1.0, 0.5, 0.02, -0.3, -1e-4] + rng.normal(size=X.shape[0])
+    mine = linear_fit(y, X, w, level=0.9)
+    ref = sm.WLS(y, X, weights=w).fit()
+    np.testing.assert_allclose(mine.params, ref.params, rtol=1e-9)
+    np.testing.assert_allclose(mine.bse, ref.bse, rtol=1e-9)
+    np.testing.assert_allclose(np.column_stack([mine.lower, mine.upper]), ref.conf_int(0.1), rtol=1e-9)
+    np.testing.assert_allclose(mine.pvalues, ref.pvalues, rtol=1e-7)
+    assert mine.r2_adj == pytest.approx(ref.rsquared_adj, rel=1e-9)
+    assert mine.r2 == pytest.approx(ref.rsquared, rel=1e-9)
+
+
+@pytest.mark.parametrize("family", ["binomial", "poisson"])
+def test_glm_fit_equals_statsmodels_glm(family):
+    rng, X, w = _design(seed=2)
+    eta = X @ [-1.0, 0.4, 0.01, 0.5, -5e-5]
+    y = (rng.random(X.shape[0]) < 1 / (1 + np.exp(-eta))).astype(float) if family == "binomial" else \
+        rng.poisson(np.exp(eta)).astype(float)
+    wn = w / w.mean()
+    mine = glm_fit(y, X, wn, family, level=0.95)
+    fam = sm.families.Binomial() if family == "binomial" else sm.families.Poisson()
+    ref = sm.GLM(y, X, family=fam, var_weights=wn).fit(tol=1e-12)
+    # R (and so infoloss) stops IRLS at a relative deviance change of 1e-8 and takes the covariance from the
+    # last iteration's weights; statsmodels (tol 1e-12 here) goes on and evaluates it at its estimate: the
+    # coefficients differ by far less than a standard error, the standard errors by up to ~1e-4 (relative)
+    np.testing.assert_allclose(mine.params, ref.params, rtol=1e-6, atol=1e-6 * ref.bse.min())
+    np.testing.assert_allclose(mine.bse, ref.bse, rtol=1e-4)
+    for got, want, se in zip(np.column_stack([mine.lower, mine.upper]), ref.conf_int(0.05), ref.bse):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * se)
+    assert mine.deviance == pytest.approx(ref.deviance, rel=1e-9)
+    assert mine.null_deviance == pytest.approx(ref.null_deviance, rel=1e-9)
+    assert mine.converged
+
+
+def test_aliased_columns_follow_r_order():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, 200)
+    X = np.column_stack([np.ones(200), a == 1, a == 2, np.zeros(200), a == 0, rng.normal(size=200)]).astype(float)
+    # the zero column and the third dummy (intercept − the others) are aliased, as lm gives NA for them
+    assert aliased_columns(X, np.ones(200)).tolist() == [False, False, False, True, True, False]
+
+
+# ---------------------------------------------------------------------------
+# coefficients that cannot be estimated: notes, never numbers
+# ---------------------------------------------------------------------------
+def _frame(n=400, seed=3):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"g": rng.choice(["a", "b", "c"], n), "x": rng.normal(size=n)})
+    df["y"] = 1.0 + 0.5 * df.x + (df.g == "b") * 0.3 + rng.normal(size=n)
+    df["bin"] = (rng.random(n) < 1 / (1 + np.exp(-df.x))).astype(int)
+    return df
+
+
+VARS = {"g": {"scale": "nominal"}, "x": {"scale": "continuous"}, "y": {"scale": "continuous"},
+        "bin": {"scale": "ordinal"}}
+
+
+def test_a_category_absent_from_the_protected_file():
+    df = _frame()
+    prot = df.copy()
+    prot.loc[prot.g == "c", "g"] = "b"
+    o, p = fits(df, prot, [{"name": "m", "formula": "y ~ x + g"}], weight=None, variables=VARS)
+    coef = by_name(p[0])["g[T.c]"]
+    assert coef["estimate"] is None and "no record of the protected file has this category" in coef["note"]
+    assert by_name(o[0])["g[T.c]"]["estimate"] is not None
+    assert by_name(p[0])["x"]["estimate"] is not None
+
+
+def test_a_recoded_variable_is_coded_on_its_own_and_flagged():
+    df = _frame()
+    prot = df.copy()
+    prot["g"] = np.where(prot.g == "a", "a", "b or c")
+    o, p = fits(df, prot, [{"name": "m", "formula": "y ~ x + g"}], weight=None, variables=VARS)
+    assert "recoded" in " ".join(p[0]["notes"])
+    assert by_name(p[0])["g[T.b or c]"]["recoded"] is True
+    assert "recoded" not in by_name(p[0])["x"]
+
+
+def test_quasi_complete_separation_by_a_category():
+    df = _frame()
+    df.loc[df.g == "c", "bin"] = 1  # every record of category c has the outcome
+    o, _ = fits(df, df, [{"name": "l", "family": "binomial", "formula": "bin ~ x + g"}], weight=None, variables=VARS)
+    coef = by_name(o[0])["g[T.c]"]
+    assert coef["estimate"] is None and "separation" in coef["note"]
+    assert by_name(o[0])["x"]["estimate"] is not None
+
+
+def test_complete_separation_by_a_continuous_variable():
+    df = _frame()
+    df["bin"] = (df.x > 0.2).astype(int)
+    o, _ = fits(df, df, [{"name": "l", "family": "binomial", "formula": "bin ~ x"}], weight=None, variables=VARS)
+    coefs = by_name(o[0])
+    assert coefs["x"]["estimate"] is None and "separation" in coefs["x"]["note"]
+    assert any("separation" in n for n in o[0]["notes"])
+
+
+def test_listwise_deletion_and_where_follow_r():
+    df = _frame()
+    df.loc[:9, "x"] = np.nan
+    df.loc[10:14, "g"] = None
+    o, _ = fits(df, df, [{"name": "m", "formula": "y ~ x + g", "where": "g != 'a'"}], weight=None, variables=VARS)
+    kept = df[(df.g != "a") & df.g.notna() & df.x.notna()]
+    ref = sm.OLS.from_formula("y ~ x + g", kept).fit()
+    assert o[0]["n_used"] == len(kept)
+    assert by_name(o[0])["x"]["estimate"] == pytest.approx(ref.params["x"], rel=1e-10)
+    assert o[0]["n_missing"] == int(((df.g != "a") & (df.x.isna() | df.g.isna())).sum())
+
+
+def test_missing_values_do_not_become_false_in_conditions():
+    df = _frame()
+    df.loc[:49, "g"] = None
+    o, _ = fits(df, df, [{"name": "l", "family": "binomial", "formula": "I(g == 'b') ~ x"}], weight=None,
+                variables=VARS)
+    assert o[0]["n_used"] == len(df) - 50  # R drops NA == 'b'; numpy would have made it False
+
+
+def test_response_errors_are_one_sentence():
+    df = _frame()
+    with pytest.raises(InputError, match="response .* is categorical"):
+        fits(df, df, [{"name": "m", "formula": "g ~ x"}], weight=None, variables=VARS)
+    with pytest.raises(InputError, match="outside 0..1"):
+        fits(df, df, [{"name": "m", "formula": "y ~ x", "family": "binomial"}], weight=None, variables=VARS)
+    with pytest.raises(InputError, match="cannot be"):
+        fits(df, df, [{"name": "m", "formula": "np.log(g) ~ x"}], weight=None, variables=VARS)
+
+
+def test_a_protected_file_that_cannot_be_fitted_gets_a_note():
+    df = _frame()
+    df["cnt"] = np.arange(len(df)) % 5
+    prot = df.copy()
+    prot["cnt"] = prot["cnt"] - 3  # negative counts after protection
+    variables = dict(VARS, cnt={"scale": "ordinal"})
+    o, p = fits(df, prot, [{"name": "c", "family": "poisson", "formula": "cnt ~ x"}], weight=None,
+                variables=variables)
+    assert o[0]["fitted"] and not p[0]["fitted"] and "negative" in p[0]["note"]

@@ -1,0 +1,67 @@
+"""The report's analyses section: coefficient charts, the estimates table, safe mode."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import infoloss
+
+UNIQUE = 987654.321
+IDS = ["estimate_ci_overlap", "estimate_inside_ci", "regression_ci_overlap", "regression_sign_agreement", "r2_loss",
+       "alpha_loss"]
+
+
+@pytest.fixture(scope="module")
+def reports():
+    rng = np.random.default_rng(0)
+    n = 300
+    df = pd.DataFrame({"region": rng.choice(["North", "South", "East"], n), "sex": rng.choice(["f", "m"], n),
+                       "income": rng.lognormal(8, 0.5, n).round(2), "a": rng.integers(1, 6, n),
+                       "b": rng.integers(1, 6, n)})
+    df.loc[7, ["region", "income"]] = ["Zanzibar", UNIQUE]  # a domain of one record
+    df["spend"] = 0.4 * df.income + rng.normal(0, 200, n)
+    prot = df.copy()
+    prot["income"] = df.income * rng.lognormal(0, 0.2, n)
+    spec = {"variables": {"region": {"scale": "nominal"}, "sex": {"scale": "nominal"},
+                          "income": {"scale": "continuous"}, "spend": {"scale": "continuous"},
+                          "a": {"scale": "ordinal"}, "b": {"scale": "ordinal"}},
+            "analyses": {"estimates": [{"statistic": "mean", "variable": "income", "by": "region"},
+                                       {"statistic": "quantile", "variable": "income", "p": [0, 0.5, 1]},
+                                       {"statistic": "gini", "variable": "income"}],
+                         "regressions": [{"name": "spending", "formula": "spend ~ np.log(income) + C(sex)"}],
+                         "scales": [{"name": "ab", "items": ["a", "b"]}], "ci": {"replicates": 50}}}
+    report = infoloss.compare(df, [prot, df.copy()], spec, names=["noisy", "same"], measures=IDS)
+    return report, report.to_html(), report.to_html(safe=True)
+
+
+def test_the_section_has_the_coefficient_chart_and_the_tables(reports):
+    _, html, _ = reports
+    assert 'aria-label="coefficients of spending"' in html
+    section = html[html.index("Your analyses before and after"):]
+    for coef in ("Intercept", "np.log(income)", "C(sex)[T.m]"):
+        assert coef in section
+    assert "Estimates" in section and "Scales: Cronbach" in section
+    assert section.count('class="chart mini"') >= 6  # one small interval chart per estimate row
+    # the identical scenario: every J shown is 1
+    assert "gini(income)" in section
+
+
+def test_safe_mode_hides_small_domains_and_extremes(reports):
+    report, html, safe = reports
+    assert "Zanzibar" in html and "region=Zanzibar" in html
+    section = safe[safe.index("Your analyses before and after"):]
+    assert "region=Zanzibar" not in section
+    assert "quantile(income, 1)" not in section and "quantile(income, 0)" not in section
+    assert "quantile(income, 0.5)" in section
+    assert "987,654" not in safe and "9.877e+05" not in section
+    assert re.search(r"Safe mode: \d+ estimates", section)
+
+
+def test_no_section_without_analyses():
+    df = pd.DataFrame({"x": np.arange(30.0), "g": ["a", "b", "c"] * 10})
+    spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
+    html = infoloss.compare(df, df.copy(), spec, measures=IDS).to_html()
+    assert "Your analyses before and after" not in html
+    assert "the spec declares no estimates" in html

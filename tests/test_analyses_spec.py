@@ -1,0 +1,125 @@
+"""The spec's analyses section: parsing, and one clear sentence for every mistake."""
+
+from pathlib import Path
+
+import pytest
+
+from infoloss.analyses.spec import parse_analyses
+from infoloss.errors import SpecError
+from infoloss.spec import load_spec, spec_from_dict
+
+VARIABLES = {"income": {"scale": "continuous"}, "money": {"scale": "continuous"}, "age": {"scale": "ordinal"},
+             "sex": {"scale": "nominal"}, "region": {"scale": "nominal"}, "w": {"role": "weight"},
+             "hid": {"role": "id"}, "q1": {"scale": "ordinal"}, "q2": {"scale": "ordinal"}}
+
+
+def spec(analyses):
+    return spec_from_dict({"variables": VARIABLES, "analyses": analyses})
+
+
+def test_a_full_section_parses():
+    s = spec({
+        "estimates": [
+            {"statistic": "mean", "variable": "income", "by": ["region"]},
+            {"statistic": "quantile", "variable": "income", "p": [0.1, 0.9]},
+            {"statistic": "median", "variable": "age", "by": "sex"},
+            {"statistic": "arpr", "variable": "income"},
+            {"statistic": "ratio", "variable": "money", "denominator": "income"},
+            {"statistic": "proportion", "variable": "sex", "categories": [1]},
+        ],
+        "regressions": [{"name": "mincer", "formula": "np.log(income) ~ age + I(age**2) + C(sex)",
+                         "where": "income > 0 & sex == 1", "family": "gaussian"}],
+        "scales": [{"name": "s", "items": ["q1", "q2"]}],
+        "ci": {"level": 0.9, "method": "bootstrap", "replicates": 500, "seed": 7},
+    })
+    a = parse_analyses(s.analyses, s)
+    labels = [e.label for e in a.estimates]
+    assert labels == ["mean(income)", "quantile(income, 0.1)", "quantile(income, 0.9)", "median(age)",
+                      "arpr(income)", "ratio(money / income)", "proportion(sex)"]
+    assert a.estimates[0].by == ("region",) and a.estimates[3].p == 0.5 and a.estimates[4].p == 0.6
+    assert a.estimates[-1].categories == ("1",)
+    assert a.regressions[0].variables == ("income", "age", "sex")
+    assert (a.ci.level, a.ci.method, a.ci.replicates, a.ci.seed) == (0.9, "bootstrap", 500, 7)
+
+
+@pytest.mark.parametrize("analyses, message", [
+    ({"estimates": [{"statistic": "average", "variable": "income"}]}, "statistic 'average'; use one of mean"),
+    ({"estimates": [{"statistic": "mean", "variable": "incme"}]}, "did you mean 'income'"),
+    ({"estimates": [{"statistic": "mean", "variable": "sex"}]}, "needs a continuous or ordinal variable"),
+    ({"estimates": [{"statistic": "proportion", "variable": "income"}]}, "needs a nominal or ordinal"),
+    ({"estimates": [{"statistic": "mean", "variable": "income", "by": "regio"}]}, "not a variable of the spec"),
+    ({"estimates": [{"statistic": "mean", "variable": "income", "by": "money"}]}, "needs a nominal or ordinal"),
+    ({"estimates": [{"statistic": "mean", "variable": "w"}]}, "is the weight column"),
+    ({"estimates": [{"statistic": "ratio", "variable": "income"}]}, "needs a 'denominator'"),
+    ({"estimates": [{"statistic": "quantile", "variable": "income"}]}, "needs 'p'"),
+    ({"estimates": [{"statistic": "quantile", "variable": "income", "p": 1.5}]}, "probability from 0 to 1"),
+    ({"estimates": [{"statistic": "mean", "variable": "income", "colour": 1}]}, "unknown key 'colour'"),
+    ({"regressions": [{"formula": "income ~ age"}]}, "needs a 'name'"),
+    ({"regressions": [{"name": "r", "formula": "income ~ agee"}]}, "names 'agee', which is not a variable"),
+    ({"regressions": [{"name": "r", "formula": "income ~ (age"}]}, "cannot be read"),
+    ({"regressions": [{"name": "r", "formula": "income ~ age", "family": "gamma"}]}, "family 'gamma'"),
+    ({"regressions": [{"name": "r", "formula": "income ~ age", "where": "incom > 0"}]}, "did you mean 'income'"),
+    ({"regressions": [{"name": "r", "formula": "income ~ hid"}]}, "is the id column"),
+    ({"regressions": [{"name": "r", "formula": "income ~ age"}, {"name": "r", "formula": "money ~ age"}]},
+     "two regressions are named 'r'"),
+    ({"scales": [{"name": "s", "items": ["q1"]}]}, "at least two variables"),
+    ({"scales": [{"name": "s", "items": ["q1", "sex"]}]}, "ordinal or continuous items"),
+    ({"ci": {"level": 95}}, "between 0 and 1"),
+    ({"ci": {"method": "jackknife"}}, "one of auto, bootstrap"),
+    ({"ci": {"replicates": 5}}, "from 20 to 100000"),
+    ({"tables": []}, "unknown key 'tables'"),
+])
+def test_mistakes_are_one_sentence(analyses, message):
+    with pytest.raises(SpecError, match=message.replace("(", r"\(")) as info:
+        spec(analyses)
+    text = str(info.value)
+    assert text.endswith(".") and "\n" not in text
+
+
+@pytest.mark.parametrize("formula", [
+    "income ~ __import__('os').system('true')",
+    "income ~ age.__class__",
+    "income ~ [x for x in age]",
+    "income ~ open('f')",
+    "income ~ np.__dict__",
+])
+def test_formulas_cannot_run_arbitrary_code(formula):
+    with pytest.raises(SpecError):
+        spec({"regressions": [{"name": "r", "formula": formula}]})
+
+
+def test_the_section_survives_a_yaml_round_trip(tmp_path):
+    s = spec({"estimates": [{"statistic": "gini", "variable": "income", "by": "region"}],
+              "regressions": [{"name": "m", "formula": "income ~ age + C(sex)"}]})
+    path = tmp_path / "spec.yaml"
+    path.write_text(s.to_yaml())
+    again = load_spec(path)
+    assert parse_analyses(again.analyses, again) == parse_analyses(s.analyses, s)
+
+
+@pytest.mark.parametrize("folder", ["testdata", "free1", "EIA", "francdat"])
+def test_the_starter_block_of_infoloss_spec_is_valid_once_uncommented(folder, tmp_path):
+    from typer.testing import CliRunner
+
+    from infoloss.cli import app
+
+    data = Path(__file__).resolve().parent / "data" / folder / "original.csv"
+    out = tmp_path / "spec.yaml"
+    result = CliRunner().invoke(app, ["spec", str(data), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    block = text[text.index("# analyses:"):]
+    assert all(line.startswith("#") for line in block.splitlines())
+    assert load_spec(out).analyses is None  # commented out: nothing runs until the user edits it
+    uncommented = text[: text.index("# analyses:")] + "\n".join(line[2:] for line in block.splitlines()) + "\n"
+    out.write_text(uncommented)
+    spec = load_spec(out)
+    analyses = parse_analyses(spec.analyses, spec)
+    assert analyses.estimates and analyses.ci.replicates == 200
+    import infoloss
+
+    ids = ["estimate_ci_overlap", "regression_ci_overlap", "r2_loss"]
+    report = infoloss.compare(data, data, out, measures=ids, statistics=False, aggregates=False)
+    scenario = report.scenarios[0]
+    assert scenario.measures["estimate_ci_overlap"].value == 1.0
+    assert set(scenario.measures) | set(scenario.not_computed) == set(ids)
