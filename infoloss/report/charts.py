@@ -142,6 +142,7 @@ def heatmap(
     value_fmt: Callable[[float], str] | None = None,
     size: float | None = None,
     legend_text: tuple[str, str] | None = None,
+    titles: bool = True,
 ) -> Markup:
     """A lower-triangle (or full) matrix of coloured cells; ``cells[(i, j)]`` with i row, j column.
 
@@ -150,6 +151,8 @@ def heatmap(
     the cells, from ``lo`` (left) to ``hi`` (right); ``legend_text`` gives
     the labels of its two ends.  Values are printed in cells large enough for
     them (never rounded to 0: :func:`infoloss.report.numbers.short`).
+    ``titles=False`` leaves out the cells' hover texts (the caller shows the
+    numbers in a table), which keeps pages of many maps small.
     """
     scale = max(abs(lo), abs(hi), 1e-300)
     fmt = value_fmt or (lambda v: short(v, scale))
@@ -177,7 +180,7 @@ def heatmap(
         ok = v is not None and math.isfinite(v)
         fill = fill_of(v) if ok else "#f0f0f0"
         x, y = left + j * cell, top + i * cell
-        tip = f"{names[i]} × {names[j]}: " + (fmt(v) if ok else "not computed")
+        tip = (f"{names[i]} × {names[j]}: " + (fmt(v) if ok else "not computed")) if titles else None
         out.append(rect(x, y, cell - 1, cell - 1, fill, title=tip))
         if ok:
             s = fmt(v)
@@ -188,7 +191,7 @@ def heatmap(
         x = left + i * cell + cell / 2 + 4
         out.append(text(x, top + grid + 6, n, anchor="end", rotate=-60))
     ly = height - 30
-    steps = 30
+    steps = 16
     for s in range(steps):
         v = lo + (hi - lo) * s / (steps - 1)
         out.append(rect(left + s * legend_w / steps, ly, legend_w / steps + 0.4, 9, fill_of(v)))
@@ -211,6 +214,14 @@ def _wrap(s: str, width: float) -> list[str]:
         else:
             cur = trial
     return lines + ([cur] if cur else [])
+
+
+def _curve(points: Sequence[tuple[float, float]], sx: Scale, sy: Scale, col: str, width: float,
+           dash: str | None = None) -> str:
+    """A density curve as a compact path."""
+    d = "M" + " ".join(f"{_n(sx(x))} {_n(sy(y))}" for x, y in points)
+    extra = f' stroke-dasharray="{dash}"' if dash else ""
+    return f'<path d="{d}" fill="none" stroke="{col}" stroke-width="{width:g}"{extra}/>'
 
 
 def _percent(t: float) -> str:
@@ -250,32 +261,33 @@ def histogram_panel(
     out += x_axis(sx, height - bottom, nice_ticks(xlim[0], xlim[1], 4))
     out += y_axis(sy, left, yt, grid_to=width - 10, fmt=_percent)
     if orig_bins:
-        out.append(_area(orig_bins, sx, sy))
+        counts = " ".join(str(int(c)) for _, _, _, c in orig_bins)
+        out.append(f'<path d="{_step_path(orig_bins, sx, sy)}Z" fill="#cfcfcf" data-counts="{counts}"/>')
     if prot_bins:
-        pts = _steps(prot_bins, sx, sy)
         counts = " ".join(str(int(c)) for _, _, _, c in prot_bins)
-        out.append(polyline(pts, prot_colour, 1.5, extra=f' data-counts="{counts}"'))
+        out.append(f'<path d="{_step_path(prot_bins, sx, sy)}" fill="none" stroke="{prot_colour}" '
+                   f'stroke-width="1.5" data-counts="{counts}"/>')
     if orig_curve:
-        out.append(polyline([(sx(x), sy(y)) for x, y in orig_curve], ORIGINAL_COLOUR, 1.2, "4,2"))
+        out.append(_curve(orig_curve, sx, sy, ORIGINAL_COLOUR, 1.2, "4,2"))
     if prot_curve:
-        out.append(polyline([(sx(x), sy(y)) for x, y in prot_curve], prot_colour, 1.6))
+        out.append(_curve(prot_curve, sx, sy, prot_colour, 1.6))
     for k, ln in enumerate(notes):
         out.append(text(4, height - 6 - 14 * (len(notes) - 1 - k), ln, fill=GREY))
     return svg(width, height, out, label=label)
 
 
-def _steps(bins: Sequence[tuple[float, float, float, int]], sx: Scale, sy: Scale) -> list[tuple[float, float]]:
-    pts: list[tuple[float, float]] = []
-    for a, b, d, _ in bins:
-        pts += [(sx(a), sy(d)), (sx(b), sy(d))]
-    return [(pts[0][0], sy(0))] + pts + [(pts[-1][0], sy(0))]
-
-
-def _area(bins: Sequence[tuple[float, float, float, int]], sx: Scale, sy: Scale) -> str:
-    pts = _steps(bins, sx, sy)
-    counts = " ".join(str(int(c)) for _, _, _, c in bins)
-    d = "M" + " L".join(f"{_n(x)} {_n(y)}" for x, y in pts) + " Z"
-    return f'<path d="{d}" fill="#cfcfcf" data-counts="{counts}"/>'
+def _step_path(bins: Sequence[tuple[float, float, float, int]], sx: Scale, sy: Scale) -> str:
+    """A histogram's outline as a compact path: up and across each bar, down at the end."""
+    base = sy(0)
+    d = [f"M{_n(sx(bins[0][0]))} {_n(base)}"]
+    last = None
+    for a, b, h, _ in bins:
+        if last is not None and abs(sx(a) - last) > 0.05:
+            d.append(f"H{_n(sx(a))}")
+        d.append(f"V{_n(sy(h))}H{_n(sx(b))}")
+        last = sx(b)
+    d.append(f"V{_n(base)}")
+    return "".join(d)
 
 
 def density_panel(
@@ -354,9 +366,9 @@ def box_panel(
         out.append(rect(clip(q1), y - 8, clip(q3) - clip(q1), 16, _mix(col, "#ffffff", 0.7), stroke=col,
                         title=b.get("tip", "")))
         out.append(line(clip(med), y - 8, clip(med), y + 8, col, 2))
-        for v in b.get("outliers", ()):
-            if xlim[0] <= v <= xlim[1]:
-                out.append(f'<circle cx="{_n(sx(v))}" cy="{_n(y)}" r="1.8" fill="none" stroke="{col}" stroke-width="0.8"/>')
+        ticks = "".join(f"M{_n(sx(v))} {_n(y - 3)}v6" for v in b.get("outliers", ()) if xlim[0] <= v <= xlim[1])
+        if ticks:
+            out.append(f'<path class="outliers" d="{ticks}" stroke="{col}" stroke-width="1"/>')
         if b.get("mean") is not None and xlim[0] <= b["mean"] <= xlim[1]:
             m = sx(b["mean"])
             out.append(f'<path d="M{_n(m)} {_n(y - 4)}l4 4l-4 4l-4 -4z" fill="{INK}"/>')
@@ -378,6 +390,7 @@ def mosaic_columns(
     col_width: float = 50,
     height: float = 250,
     max_width: float = 740,
+    titles: bool = True,
 ) -> Markup:
     """Stacked 100 % columns, one per file (the Practice Guide's Fig. 19).
 
@@ -397,7 +410,7 @@ def mosaic_columns(
     top = 24 + (2 if stagger else 1) * (FONT + 4)
     title_w = max([text_width(t, FONT) for t, _ in columns] + [10.0])
     bottom = title_w * math.sin(math.radians(40)) + 24
-    left = 8
+    left = max(8.0, title_w * math.cos(math.radians(40)) - col_width / 2)
     plot_h = height - 34 - 62
     cols_right = left + k * (col_width + gap)
     legend_items = [(_short(lbl, 40), col) for lbl, col in legend]
@@ -414,7 +427,7 @@ def mosaic_columns(
                 continue
             h = plot_h * n / total
             out.append(rect(x, y, col_width, h, col, stroke="#ffffff", count=n,
-                            title=f"{ctitle} · {lbl}: {number(n)} ({100 * n / total:.1f} %)"))
+                            title=f"{ctitle} · {lbl}: {number(n)} ({100 * n / total:.1f} %)" if titles else None))
             pct = f"{100 * n / total:.0f}%"
             if h >= FONT + 3 and text_width(pct, FONT) <= col_width - 2:
                 out.append(text(x + col_width / 2, y + h / 2 + 4, pct, anchor="middle", fill=ink_on(col)))
@@ -462,8 +475,9 @@ def mosaic_2way(
     """
     width = max(width, text_width(title, FONT, bold=True) + 12)
     labels = [_short(c[0], 14) for c in columns if c[1] > 0]
-    lab_h = max([text_width(s, FONT) for s in labels] + [10.0]) * math.sin(math.radians(60))
-    top, left = 22, 6
+    lab_w = max([text_width(s, FONT) for s in labels] + [10.0])
+    lab_h = lab_w * math.sin(math.radians(60))
+    top, left = 22, max(6.0, lab_w * math.cos(math.radians(60)) - 2)
     bottom = lab_h + 12 + (FONT + 6 if xlabel else 0)
     height = max(height, top + 120 + bottom)
     plot_w = width - left - 6
@@ -515,7 +529,7 @@ def ci_chart(
     left = _names_width([r[0] for r in rows], width * 0.35) + 12
     k = max([len(r[2]) for r in rows] + [1])
     idx = list(indices) if indices is not None else list(range(k))
-    step = 9 if k <= 4 else 7
+    step = 9 if k <= 4 else 6
     row = 12 + step * k
     top = 10
     height = top + row * len(rows) + 44

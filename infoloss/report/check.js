@@ -110,16 +110,11 @@
     openTarget();
   });
   window.addEventListener("hashchange", openTarget);
+  // At load only cheap facts (measuring every chart would lay out the collapsed sections too);
+  // window.infolossCheck() measures on demand.
   window.addEventListener("load", function () {
-    var visible = 0, empty = 0, charts = document.querySelectorAll("svg.chart");
-    for (var i = 0; i < charts.length; i++) {
-      var r = charts[i].getBoundingClientRect();
-      if (r.width > 0 && r.height > 0) { visible++; if (charts[i].childElementCount < 2) { empty++; } }
-    }
     var root = document.documentElement;
-    root.setAttribute("data-charts", String(charts.length));
-    root.setAttribute("data-charts-visible", String(visible));
-    root.setAttribute("data-charts-empty", String(empty));
+    root.setAttribute("data-charts", String(document.querySelectorAll("svg.chart").length));
     root.setAttribute("data-errors", errors.join(" | "));
     root.setAttribute("data-check", "done");
   });

@@ -172,8 +172,8 @@ def _direction_words(info: Any) -> str:
 def data_table(head: Sequence[str], rows: Sequence[Sequence[str]], summary: str = "data") -> Markup:
     """A chart's numbers as a table, collapsed under ``summary`` (the chart's text alternative)."""
     th = join(Markup('<th scope="col">{}</th>').format(h) for h in head)
-    body = join(Markup("<tr><th scope=\"row\">{}</th>{}</tr>").format(
-        r[0], join(Markup('<td class="num">{}</td>').format(c) for c in r[1:])) for r in rows)
+    body = join(Markup('<tr><th scope="row">{}</th>{}</tr>').format(
+        r[0], join(Markup("<td>{}</td>").format(c) for c in r[1:])) for r in rows)
     return Markup('<details class="data"><summary>{}</summary><div class="scroll"><table class="data">'
                   "<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div></details>").format(summary, th, body)
 
@@ -212,7 +212,8 @@ def _pair_block(report: Any, row: Row, per: list[dict | None], keys: set[str]) -
     note = ""
     if len(names) > MAX_HEAT:
         shown = sorted(sorted(names, key=lambda n: -worst[n])[:MAX_HEAT], key=names.index)
-        note = f" Drawn: the {MAX_HEAT} of {len(names)} variables whose pairs changed most; the data table has all pairs."
+        note = (f" Drawn: the {MAX_HEAT} of {len(names)} variables whose pairs changed most (all pairs: the JSON "
+                "result, or Report.to_frame()).")
     lo, hi = info.range
     lo = min(values + ([] if lo is None else [lo]))
     hi = max(values + [lo + 1e-12]) if hi is None else max([hi] + values)
@@ -223,11 +224,14 @@ def _pair_block(report: Any, row: Row, per: list[dict | None], keys: set[str]) -
             continue
         cells = _triangle(shown, p)
         chart = svg.heatmap(shown, cells, label=f"{mid} per pair, {s.name}", title=s.name, lo=lo, hi=hi,
-                            reverse=info.better == "higher", legend_text=legend)
+                            reverse=info.better == "higher", legend_text=legend, titles=len(report.scenarios) <= 3)
         charts.append(Markup('<figure class="chart">{}</figure>').format(chart))
-    pairs = sorted(keys, key=lambda k: [names.index(v) for v in k.split("|", 1)])
+    drawn = set(shown)
+    pairs = sorted((k for k in keys if set(k.split("|", 1)) <= drawn),
+                   key=lambda k: [names.index(v) for v in k.split("|", 1)])
     table = data_table(["pair"] + [s.name for s in report.scenarios],
-                       [[k.replace("|", " × ")] + [number(_finite((p or {}).get(k))) for p in per] for k in pairs])
+                       [[k.replace("|", " × ")] + [number(_finite((p or {}).get(k))) for p in per] for k in pairs],
+                       summary="data (the pairs drawn)" if len(drawn) < len(names) else "data")
     open_attr = " open" if len(report.scenarios) <= 3 else ""
     return Markup('<details class="pairblock"{}><summary><b>{}</b> per pair of variables ({} heat map{})</summary>'
                   '<p class="note">{} ({}). Darker: more loss.{}</p><div class="charts">{}</div>{}</details>').format(
@@ -330,11 +334,13 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
     def shift(r: tuple) -> float:
         return max([abs(t[1]) for _, _, t in r[2] if t] + [0.0])
 
-    drawn = rows if len(rows) <= MAX_MEANS else sorted(sorted(rows, key=lambda r: -shift(r))[:MAX_MEANS],
-                                                        key=lambda r: names.index(r[0]))
+    k = len(stats)
+    most = max(4, min(MAX_MEANS, 900 // (12 + (9 if k <= 4 else 6) * k)))  # the chart stays under ~900 px
+    drawn = rows if len(rows) <= most else sorted(sorted(rows, key=lambda r: -shift(r))[:most],
+                                                   key=lambda r: names.index(r[0]))
     chart = svg.ci_chart(drawn, label="means with confidence intervals", width=640, indices=[i for i, _ in stats],
                          xlabel="difference from the original mean, in original standard deviations")
-    more = (f" The {MAX_MEANS} of {len(rows)} variables whose means moved most are drawn; the data table has all."
+    more = (f" The {len(drawn)} of {len(rows)} variables whose means moved most are drawn; the data table has all."
             if len(drawn) < len(rows) else "")
     note = (f"Grey band: the original mean's {conf:.0%} confidence interval; markers and lines: each scenario's "
             f"mean and its {conf:.0%} interval (in the original's standard deviations). A marker outside the grey "
@@ -378,9 +384,9 @@ def _correlations(names: list[str], first: dict, stats: list) -> Markup:
         shown_cells = {(pos[a], pos[b]): v for (a, b), v in cells.items() if a in pos and b in pos}
         charts.append(svg.heatmap(shown, shown_cells, label=f"correlation difference, {name}",
                                   title=f"{name} − original", lo=-bound, hi=bound, diverging=True,
-                                  legend_text=(f"−{short(bound)}", f"+{short(bound)}")))
+                                  legend_text=(f"−{short(bound)}", f"+{short(bound)}"), titles=len(stats) <= 3))
     figs = join(Markup('<figure class="chart">{}</figure>').format(c) for c in charts)
-    pairs = [(a, b) for a in range(p) for b in range(a)]
+    pairs = [(a, b) for a in keep for b in keep if b < a]
     table = data_table(["pair", "original"] + [n for n, _ in diffs],
                        [[f"{names[a]} × {names[b]}", number(orig[a][b])] + [number(c[(a, b)]) for _, c in diffs]
                         for a, b in pairs], summary="data: original correlations and differences (scenario − original)")

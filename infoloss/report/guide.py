@@ -21,8 +21,7 @@ from .verdict import measure_anchor
 
 def how_to_read(safe: bool, min_cell: int) -> Markup:
     """The box at the top of the page."""
-    mode = (f"This is the safe-to-share version: no count below {min_cell} records is shown."
-            if safe else "This full-detail version is for internal use; publish the safe-to-share version.")
+    mode = (f"<p>This is the safe-to-share version: no count below {min_cell} records is shown.</p>" if safe else "")
     return Markup(
         '<details class="howto" open><summary>How to read this report</summary><ol>'
         "<li><b>Verdict</b>: the scenarios ranked by an overall utility score from 0 (all information lost) to 1 "
@@ -38,7 +37,7 @@ def how_to_read(safe: bool, min_cell: int) -> Markup:
         "the others one click away.</li>"
         "<li>Every measure name links to <b>The measures explained</b>: its meaning in plain words, formula and "
         "reference. Every chart has its numbers in a table under <i>data</i>.</li></ol>"
-        "<p>{}</p></details>").format(mode)
+        "{}</details>").format(Markup(mode))
 
 
 def glossary_section(report: Any, policy: Policy) -> Markup | None:

@@ -161,8 +161,8 @@ def overview_section(report: Any, policy: Policy) -> Markup | None:
     names, kinds, table = losses(report, policy)
     if not names:
         return None
-    head = join(Markup('<th scope="col" class="scen" data-sort="num">{}<span>{}</span></th>').format(
-        svg.marker_svg(i), s.name) for i, s in enumerate(report.scenarios))
+    head = join(Markup('<th scope="col" class="scen" data-sort="num"><span class="name">{}</span>{}</th>').format(
+        s.name, svg.marker_svg(i)) for i, s in enumerate(report.scenarios))
     rows = []
     for k, name in enumerate(names):
         cells = table[name]

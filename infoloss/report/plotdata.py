@@ -20,7 +20,7 @@ from .safe import merge_bins, merge_small, round_sig
 #: histogram bars drawn per variable (the fine bins are merged into these)
 DISPLAY_BINS = 40
 #: points per density curve
-CURVE_POINTS = 100
+CURVE_POINTS = 50
 #: a mosaic shows at most this many categories; the rest are grouped
 MAX_SEGMENTS = 14
 

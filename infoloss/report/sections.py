@@ -61,7 +61,15 @@ class Section:
     render: Render
     family: str | None = None
     open: bool = True
+    toc: str = ""  # a short title for the table of contents (default: the title)
 
+
+#: short names of the families for the table of contents
+FAMILY_TOC = {
+    "record": "Record-level losses", "moments": "Moments", "tables": "Contingency tables",
+    "distributions": "Distributions", "propensity": "Propensity scores", "gdu": "Global data utility",
+    "generalisation": "Generalisation", "mining": "Data mining", "analyses": "Your analyses", "risk": "Disclosure risk",
+}
 
 SECTIONS: list[Section] = []
 
@@ -101,7 +109,7 @@ class Shown:
     title: str
     body: Markup
     open: bool
-    level: int = 2
+    toc: str = ""
 
 
 def page_sections(report: Any, policy: Any) -> list[Shown]:
@@ -117,7 +125,7 @@ def page_sections(report: Any, policy: Any) -> list[Shown]:
     for s in sorted((s for s in SECTIONS if not s.family), key=lambda s: s.order):
         body = s.render(report, policy)
         if body:
-            shown.append(Shown(s.id, s.title, Markup(body), s.open))
+            shown.append(Shown(s.id, s.title, Markup(body), s.open, s.toc or s.title))
     return shown
 
 
@@ -128,21 +136,26 @@ def _builtin() -> None:
     from . import families, guide, overview, verdict
     from .variables import pairs_section, variables_section
 
-    register(Section("verdict", "Verdict: which scenario keeps most information", ORDER["verdict"], verdict.verdict_section))
-    register(Section("changes", "What each scenario changed", ORDER["changes"], verdict.changes_section))
-    register(Section("overview", "Overview: loss per variable and scenario", ORDER["overview"], overview.overview_section))
+    register(Section("verdict", "Verdict: which scenario keeps most information", ORDER["verdict"],
+                     verdict.verdict_section, toc="Verdict"))
+    register(Section("changes", "What each scenario changed", ORDER["changes"], verdict.changes_section,
+                     toc="What changed"))
+    register(Section("overview", "Overview: loss per variable and scenario", ORDER["overview"],
+                     overview.overview_section, toc="Overview by variable"))
     register(Section("headline", "Headline measures", ORDER["headline"], verdict.headline_section))
     for k, (family, title) in enumerate(FAMILIES.items()):
-        register(Section(f"family-{family}", title, ORDER["families"] + 10 * k, families.family_render(family)))
+        register(Section(f"family-{family}", title, ORDER["families"] + 10 * k, families.family_render(family),
+                         toc=FAMILY_TOC.get(family, title)))
     register(Section("variables", "Plots per variable", ORDER["variables"], variables_section))
-    register(Section("pairs", "Two-way mosaic plots", ORDER["pairs"], pairs_section))
+    register(Section("pairs", "Two-way mosaic plots", ORDER["pairs"], pairs_section, toc="Two-way mosaics"))
     register(Section("glossary", "The measures explained", ORDER["glossary"], guide.glossary_section, open=False))
 
 
 _builtin()
 
 # Slots for the sections of other branches: each is one line, and is skipped until its module exists.
-register(Section("risk-utility", "Risk–utility map", ORDER["risk-utility"], lazy("infoloss.report.risk", "risk_map_section")))
+register(Section("risk-utility", "Risk–utility map: which protection is safe enough and loses least",
+                 ORDER["risk-utility"], lazy("infoloss.report.risk", "risk_map_section"), toc="Risk–utility map"))
 register(Section("risk-details", "Risk per file, k-anonymity, SUDA and l-diversity", 0,
                  lazy("infoloss.report.risk", "risk_details"), family="risk"))
 register(Section("generalisation-details", "Generalisation per variable and equivalence classes", 0,

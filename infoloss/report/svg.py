@@ -140,7 +140,12 @@ def _n(x: float) -> str:
 
 
 def svg(width: float, height: float, body: Iterable[str], *, label: str, cls: str = "chart") -> Markup:
-    """Wrap chart elements in an ``<svg>`` with a title for screen readers."""
+    """Wrap chart elements in an ``<svg>`` with a title for screen readers.
+
+    The page's CSS gives its text the defaults :func:`text` leaves out
+    (``font-size: 11px; fill: #222``); a chart used outside the page needs
+    that rule too.
+    """
     return Markup(
         f'<svg class="{cls}" width="{_n(width)}" height="{_n(height)}" '
         f'viewBox="0 0 {_n(width)} {_n(height)}" role="img" aria-label="{esc(label)}"><title>{esc(label)}</title>'
@@ -153,11 +158,14 @@ def text(x: float, y: float, s: object, *, anchor: str = "start", size: float = 
          weight: str | None = None, rotate: float | None = None, cls: str | None = None) -> str:
     """A text element; its size is never below :data:`MIN_FONT`."""
     size = max(size, MIN_FONT)
-    extra = f' font-weight="{weight}"' if weight else ""
+    # defaults (size 11, start, ink) come from the page's CSS and are left out to keep pages small
+    extra = f' font-size="{size:g}"' if size != FONT else ""
+    extra += f' text-anchor="{anchor}"' if anchor != "start" else ""
+    extra += f' fill="{fill}"' if fill != INK else ""
+    extra += f' font-weight="{weight}"' if weight else ""
     extra += f' transform="rotate({rotate:g} {_n(x)} {_n(y)})"' if rotate else ""
     extra += f' class="{cls}"' if cls else ""
-    return (f'<text x="{_n(x)}" y="{_n(y)}" font-size="{size:g}" text-anchor="{anchor}" fill="{fill}"{extra}>'
-            f"{esc(s)}</text>")
+    return f'<text x="{_n(x)}" y="{_n(y)}"{extra}>{esc(s)}</text>'
 
 
 def rect(x: float, y: float, w: float, h: float, fill: str, *, title: str | None = None, stroke: str | None = None,
@@ -172,8 +180,8 @@ def rect(x: float, y: float, w: float, h: float, fill: str, *, title: str | None
 
 def line(x1: float, y1: float, x2: float, y2: float, stroke: str = GREY, width: float = 1, dash: str | None = None) -> str:
     d = f' stroke-dasharray="{dash}"' if dash else ""
-    return (f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{stroke}" '
-            f'stroke-width="{width:g}"{d}/>')
+    d += f' stroke-width="{width:g}"' if width != 1 else ""
+    return f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{stroke}"{d}/>'
 
 
 def polyline(points: Sequence[tuple[float, float]], stroke: str, width: float = 1.5, dash: str | None = None,
@@ -228,40 +236,50 @@ def marker_svg(i: int, col: str | None = None, size: int = 14) -> Markup:
 
 
 def x_axis(scale: Scale, y: float, ticks: Sequence[float], *, grid_to: float | None = None, fmt=fmt_tick) -> list[str]:
-    """A horizontal axis; tick labels that would overlap their neighbour are left out."""
-    out = [line(scale.p0, y, scale.p1, y, GREY)]
+    """A horizontal axis; tick labels that would overlap their neighbour are left out.
+
+    The axis line and tick marks are one path, the grid lines another (few
+    elements: pages with hundreds of charts stay quick to open).
+    """
+    axis = f"M{_n(scale.p0)} {_n(y)}H{_n(scale.p1)}"
+    grid = ""
+    labels = []
     last_right = -math.inf
     for t in ticks:
         x = scale(t)
         if grid_to is not None:
-            out.append(line(x, grid_to, x, y, LIGHT))
-        out.append(line(x, y, x, y + 3, GREY))
+            grid += f"M{_n(x)} {_n(grid_to)}V{_n(y)}"
+        axis += f"M{_n(x)} {_n(y)}v3"
         label = fmt(t)
         w = text_width(label, FONT)
         anchor, a, b = "middle", x - w / 2, x + w / 2
         if b > scale.p1 + 8:  # the last label ends at its tick, inside the chart
             anchor, a, b = "end", x - w, x
-        elif a < scale.p0 - 30:
+        elif a < scale.p0 - 2:  # the first starts at its tick (left of the axis are other labels)
             anchor, a, b = "start", x, x + w
         if a > last_right + 4:
-            out.append(text(x, y + 14, label, anchor=anchor, size=FONT, fill=GREY))
+            labels.append(text(x, y + 14, label, anchor=anchor, size=FONT, fill=GREY))
             last_right = b
-    return out
+    out = [f'<path d="{grid}" stroke="{LIGHT}"/>'] if grid else []
+    return out + [f'<path d="{axis}" stroke="{GREY}" fill="none"/>'] + labels
 
 
 def y_axis(scale: Scale, x: float, ticks: Sequence[float], *, grid_to: float | None = None, fmt=fmt_tick) -> list[str]:
     """A vertical axis; tick labels closer than a line of text to the previous one are left out."""
-    out = [line(x, scale.p0, x, scale.p1, GREY)]
+    axis = f"M{_n(x)} {_n(scale.p0)}V{_n(scale.p1)}"
+    grid = ""
+    labels = []
     last = math.inf
     for t in ticks:
         y = scale(t)
         if grid_to is not None:
-            out.append(line(x, y, grid_to, y, LIGHT))
-        out.append(line(x - 3, y, x, y, GREY))
+            grid += f"M{_n(x)} {_n(y)}H{_n(grid_to)}"
+        axis += f"M{_n(x - 3)} {_n(y)}h3"
         if abs(last - y) >= FONT + 2:
-            out.append(text(x - 5, y + 4, fmt(t), anchor="end", size=FONT, fill=GREY))
+            labels.append(text(x - 5, y + 4, fmt(t), anchor="end", size=FONT, fill=GREY))
             last = y
-    return out
+    out = [f'<path d="{grid}" stroke="{LIGHT}"/>'] if grid else []
+    return out + [f'<path d="{axis}" stroke="{GREY}" fill="none"/>'] + labels
 
 
 def axis_label_width(ticks: Sequence[float], fmt=fmt_tick) -> float:

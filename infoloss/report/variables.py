@@ -43,9 +43,15 @@ def variables_section(report: Any, policy: Policy) -> Markup | None:
         "the number above a scenario's column is the share of records that would have to change category to give "
         "the original's table. The {} most changed variables are open; click a name to open the others.</p>"
     ).format(OPEN_VARIABLES)
+    flat = [(a, n) for a, n, _, cls, _ in sections if cls == "unchanged"]
     index = Markup('<p class="varindex">Variables: {}</p>').format(
         Markup(" · ").join(Markup('<a href="#{}">{}</a>').format(a, n) for a, n, *_ in sections))
-    return intro + index + join(body for *_, body in sections)
+    unchanged = Markup("")
+    if flat:
+        unchanged = Markup('<p class="flat-line">No change in any scenario ({} variable{}): {}.</p>').format(
+            len(flat), "" if len(flat) == 1 else "s",
+            Markup(", ").join(Markup('<b id="{}">{}</b>').format(a, n) for a, n in flat))
+    return intro + index + unchanged + join(body for *_, cls, body in sections if cls != "unchanged")
 
 
 def pairs_section(report: Any, policy: Policy) -> Markup | None:
@@ -77,9 +83,7 @@ def _variable_sections(report: Any, policy: Policy) -> tuple[list[tuple[str, str
         if var["kind"] != "continuous":
             groupings[name] = _grouping(var, per, policy)
         if cells and all((c.value or 0.0) == 0.0 for c in cells) and all(c.value is not None for c in cells):
-            html = Markup('<p class="flat-line" id="{}"><b>{}</b> <small>({})</small>: no change in any scenario.'
-                          "</p>").format(anchor, name, _kind_text(var))
-            out.append((anchor, name, _kind_text(var), var["kind"], html))
+            out.append((anchor, name, _kind_text(var), "unchanged", Markup("")))
             continue
         if var["kind"] == "continuous":
             plots = continuous_plots(name, var, per, policy)
@@ -254,7 +258,7 @@ def categorical_plots(name: str, var: dict[str, Any], per: Sequence, g: Grouping
         if prot is not None:
             shares.append((s.name, prot))
     legend = [(lbl, col) for lbl, col in zip(g.labels, colours)]
-    chart = svg.mosaic_columns(columns, legend, title="% of records per category", marks=marks,
+    chart = svg.mosaic_columns(columns, legend, title="% of records per category", marks=marks, titles=len(per) <= 4,
                                label=f"mosaic plot of {name}")
     from .families import data_table
 

@@ -110,7 +110,8 @@ def score_table(report: Any, sc: Scores) -> Markup:
     return Markup(
         '<div class="scroll"><table class="scores"><caption>Utility scores from 0 (all information lost) to 1 '
         "(identical to the original); higher is better. The overall score is the weighted mean of the family "
-        'scores.</caption><thead><tr><th scope="col">place</th><th scope="col">scenario</th>'
+        "scores. ✓: the best in its column (with the scores within 0.01 of it).</caption>"
+        '<thead><tr><th scope="col">place</th><th scope="col">scenario</th>'
         '<th scope="col">overall</th>{}</tr></thead><tbody>{}</tbody></table></div>').format(head, join(rows))
 
 
@@ -136,9 +137,9 @@ def _score_cell(v: float | None, best: bool) -> Markup:
 def _overall_cell(v: float | None, best: bool) -> Markup:
     if v is None:
         return Markup('<td class="num nc">–</td>')
-    mark = Markup(' <span class="mark">✓ best</span>') if best else Markup("")
+    mark = Markup(' <span class="mark">✓</span>') if best else Markup("")
     return Markup('<td class="num overall"><span class="bar" style="width:{}px" aria-hidden="true"></span>'
-                  "<b>{}</b>{}</td>").format(round(60 * v), f"{v:.3f}", mark)
+                  "<b>{}</b>{}</td>").format(round(50 * v), f"{v:.3f}", mark)
 
 
 def _weights_note(sc: Scores) -> Markup:
@@ -247,9 +248,12 @@ def _continuous_text(s: Any, chg: dict, sup: dict, kinds: dict, removed: list[st
             len(cont), "" if len(cont) == 1 else "s")
     il1s = s.measures.get("il1s")
     size = Markup(" (IL1s {})").format(number(il1s.value)) if il1s is not None else Markup("")
-    if len(moved) == len(cont) and all(c >= 0.99 * n for c in moved.values()):
-        what = "the continuous variable" if len(cont) == 1 else f"all {len(cont)} continuous variables"
+    what = "the continuous variable" if len(cont) == 1 else f"all {len(cont)} continuous variables"
+    if len(moved) == len(cont) and all(c >= 0.995 * n for c in moved.values()):
         return Markup("perturbed every value of {}{}").format(what, size)
+    if len(moved) == len(cont) and n and all(policy.count_ok(int(c)) for c in moved.values()):
+        lo, hi = min(moved.values()) / n, max(moved.values()) / n
+        return Markup("perturbed {} ({}–{} of their values){}").format(what, percent(lo), percent(hi), size)
     return Markup("perturbed {}{}").format(_top(moved, policy, n=n), size)
 
 
