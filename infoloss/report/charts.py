@@ -86,7 +86,9 @@ def dot_plot(
 
     The scenarios' markers are dodged vertically within a row (first
     scenario highest), so equal values stay visible; a row is at most about
-    44 pixels high whatever the number of scenarios.
+    44 pixels high whatever the number of scenarios.  With more than four
+    scenarios the markers have no hover text (the caller's data table has
+    the numbers), which keeps large pages small.
     """
     idx = list(indices) if indices is not None else list(range(len(series)))
     left = _names_width(rows, width * 0.4) + 12
@@ -112,7 +114,8 @@ def dot_plot(
             if v is None or not math.isfinite(v):
                 continue
             dy = (k - (k_series - 1) / 2) * dodge
-            out.append(marker(idx[k], sx(v), y + dy, 4.2, col, title=f"{rname} · {sname}: {value_fmt(v)}"))
+            tip = f"{rname} · {sname}: {value_fmt(v)}" if k_series <= 4 else None
+            out.append(marker(idx[k], sx(v), y + dy, 4.2, col, title=tip))
     return svg(width, height, out, label=label)
 
 

@@ -174,7 +174,7 @@ def data_table(head: Sequence[str], rows: Sequence[Sequence[str]], summary: str 
     th = join(Markup('<th scope="col">{}</th>').format(h) for h in head)
     body = join(Markup('<tr><th scope="row">{}</th>{}</tr>').format(
         r[0], join(Markup("<td>{}</td>").format(c) for c in r[1:])) for r in rows)
-    return Markup('<details class="data"><summary>{}</summary><div class="scroll"><table class="data">'
+    return Markup('<details class="data"><summary>{}</summary><div class="scroll" tabindex="0"><table class="data">'
                   "<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div></details>").format(summary, th, body)
 
 

@@ -167,13 +167,14 @@ def overview_section(report: Any, policy: Policy) -> Markup | None:
     for k, name in enumerate(names):
         cells = table[name]
         peak = max([c.value for c in cells if c.value is not None] + [0.0])
+        peak_text = next((c.text for c in cells if c.value == peak and c.bound), percent(peak))
         tds = join(Markup('<td class="num" data-v="{}" style="background:{};color:{}" title="{}">{}</td>').format(
             "" if c.value is None else f"{c.value:.6g}", colour_of(c.value), svg.ink_on(colour_of(c.value)),
             f"{name} in {s.name}: {c.measure}", c.text) for c, s in zip(cells, report.scenarios))
         rows.append(Markup('<tr data-order="{}"><th scope="row"><a href="#{}">{}</a> <small>{}</small></th>'
                            '<td class="num peak" data-v="{}">{}</td>{}</tr>').format(
             k, variable_anchor(names, name), name, "cont." if kinds[name] == "continuous" else "cat.",
-            f"{peak:.6g}", percent(peak), tds))
+            f"{peak:.6g}", peak_text, tds))
     untouched = [n for n in names if all((c.value or 0.0) == 0.0 for c in table[n])]
     key = join(Markup('<span class="c" style="background:{};color:{}">{}</span>').format(
         colour_of(v), svg.ink_on(colour_of(v)), percent(v)) for v in (0.0, 0.01, 0.05, 0.2, 0.5, 1.0))
@@ -189,7 +190,7 @@ def overview_section(report: Any, policy: Policy) -> Markup | None:
         summary = Markup('<p class="note">{} of {} variables are unchanged in every scenario.</p>').format(
             len(untouched), len(names))
     table_html = Markup(
-        '<div class="scroll"><table class="overview sortable{}"><thead><tr><th scope="col" data-sort="order">'
+        '<div class="scroll" tabindex="0"><table class="overview sortable{}"><thead><tr><th scope="col" data-sort="order">'
         'variable</th><th scope="col" data-sort="num">largest</th>{}</tr></thead><tbody>{}</tbody></table></div>'
     ).format(" rotate" if len(report.scenarios) > 4 else "", head, join(rows))
     return note + summary + table_html

@@ -54,6 +54,8 @@ def positions(values: Sequence[float | None], better: str, ideal: float | None =
     if hi - lo <= TIE * max(abs(lo), abs(hi), 1e-300):
         return [None] * len(values)
     best_text = fmt(lo if better == "lower" else hi, max(abs(lo), abs(hi)))
+    if fmt(lo, max(abs(lo), abs(hi), 1.0)) == fmt(hi, max(abs(lo), abs(hi), 1.0)):
+        return [None] * len(values)  # equal as printed (e.g. float noise against 0): a tie
     out: list[float | None] = []
     for v in values:
         if v is None or not math.isfinite(v):

@@ -11,7 +11,8 @@ it has nothing to show (the section and its TOC entry are then left out);
 ``min_cell`` and a per-page cache (``policy.cached(key, fn)``).  With
 ``family="risk"`` the HTML is shown inside that measure family's section,
 after the family's own tables and charts, instead of as a section of its
-own.  ``open=False`` shows the section collapsed.
+own.  ``open=False`` shows the section collapsed; so does any section after
+the headline measures whose HTML is larger than :data:`COLLAPSE_BYTES`.
 
 Hooking a section in is one registration line, e.g. in this module::
 
@@ -49,6 +50,11 @@ ORDER = {
     "pairs": 310,  # two-way mosaics
     "glossary": 400,  # the measures explained
 }
+
+
+#: a section after the headline measures with more HTML than this starts collapsed, so that large pages
+#: open quickly (a click on its title, or a link into it, opens it)
+COLLAPSE_BYTES = 600_000
 
 
 @dataclass(frozen=True)
@@ -119,13 +125,14 @@ def page_sections(report: Any, policy: Any) -> list[Shown]:
         body = s.render(report, policy)
         if body:
             extras.setdefault(s.family, []).append(
-                Markup('<div class="extra" id="{}"><h3>{}</h3>{}</div>').format(s.id, s.title, body))
+                Markup('<div class="extra" id="{}"><h3>{}</h3>{}</div>').format(s.id, s.title, Markup(body)))
     policy.cache["family_extras"] = extras
     shown = []
     for s in sorted((s for s in SECTIONS if not s.family), key=lambda s: s.order):
         body = s.render(report, policy)
         if body:
-            shown.append(Shown(s.id, s.title, Markup(body), s.open, s.toc or s.title))
+            is_open = s.open and (len(body) <= COLLAPSE_BYTES or s.order < ORDER["families"])
+            shown.append(Shown(s.id, s.title, Markup(body), is_open, s.toc or s.title))
     return shown
 
 

@@ -108,7 +108,7 @@ def score_table(report: Any, sc: Scores) -> Markup:
         rows.append(Markup('<tr><td class="num">{}</td><th scope="row">{} {}</th>{}{}</tr>').format(
             place_text, svg.marker_svg(i), sc.names[i], _overall_cell(overall, i in best_overall), cells))
     return Markup(
-        '<div class="scroll"><table class="scores"><caption>Utility scores from 0 (all information lost) to 1 '
+        '<div class="scroll" tabindex="0"><table class="scores"><caption>Utility scores from 0 (all information lost) to 1 '
         "(identical to the original); higher is better. The overall score is the weighted mean of the family "
         "scores. ✓: the best in its column (with the scores within 0.01 of it).</caption>"
         '<thead><tr><th scope="col">place</th><th scope="col">scenario</th>'
@@ -311,7 +311,7 @@ def measures_table(report: Any, rows: Sequence[Any], policy: Policy) -> Markup:
             '<tr><th scope="row" class="measure"><a href="#{}">{}</a><div class="desc">{}</div></th>'
             '<td class="dircol">{}<br>range {}</td>{}</tr>').format(
             measure_anchor(info.id), info.id, plain(info), direction_text(info), info.range_text, cells))
-    return Markup('<div class="scroll"><table class="measures"><thead><tr><th scope="col">measure</th>'
+    return Markup('<div class="scroll" tabindex="0"><table class="measures"><thead><tr><th scope="col">measure</th>'
                   '<th scope="col">better · range</th>{}</tr></thead><tbody>{}</tbody></table></div>').format(
         head, join(body))
 
