@@ -43,9 +43,11 @@ def render_html(report: Any, *, safe: bool = False, min_cell: int = 5,
     str
         The HTML page.
     """
+    from .scores import check_weights
+
     if min_cell < 1:
         raise ValueError("min_cell must be at least 1")
-    policy = Policy(safe=safe, min_cell=int(min_cell), weights=dict(weights) if weights else None)
+    policy = Policy(safe=safe, min_cell=int(min_cell), weights=check_weights(weights))
     return _template().render(**context(report, policy))
 
 

@@ -39,6 +39,32 @@ TIE = 0.01
 NOT_UTILITY = ("risk",)
 
 
+def check_weights(weights: Mapping[str, Any] | None) -> dict[str, float] | None:
+    """Family weights as given by a user, checked: known families, finite numbers ≥ 0, not all 0.
+
+    >>> check_weights({"tables": 2, "record": "1"})
+    {'tables': 2.0, 'record': 1.0}
+    """
+    from ..errors import InputError
+
+    if not weights:
+        return None
+    out = {}
+    for family, w in weights.items():
+        if family not in FAMILIES:
+            raise InputError(f"unknown family {family!r} in the score weights; the families are {', '.join(FAMILIES)}.")
+        try:
+            value = float(w)
+        except (TypeError, ValueError):
+            raise InputError(f"the weight of {family!r} must be a number, got {w!r}.") from None
+        if not math.isfinite(value) or value < 0:
+            raise InputError(f"the weight of {family!r} must be a number of at least 0, got {w!r}.")
+        out[family] = value
+    if not any(out.values()):
+        raise InputError("at least one family weight must be above 0.")
+    return out
+
+
 def measure_score(info: MeasureInfo, value: float | None) -> float | None:
     """``value`` of measure ``info`` as a score in [0, 1] (1 at the ideal); None when it has no scale.
 
@@ -149,12 +175,8 @@ def compute_scores(report: Any, weights: Mapping[str, float] | None = None) -> S
         if fs is not None:
             fs.weight = fs.coverage / n_vars
             families.append(fs)
+    weights = check_weights(weights)
     if weights:
-        unknown = sorted(set(weights) - set(FAMILIES))
-        if unknown:
-            from ..errors import InputError
-
-            raise InputError(f"unknown family {unknown[0]!r} in the weights; the families are {', '.join(FAMILIES)}.")
         for fs in families:
             fs.weight = float(weights.get(fs.family, 0.0))
     total = sum(fs.weight for fs in families)
