@@ -484,3 +484,30 @@ def test_scenario_names_are_never_shortened():
     shown = [t for t in texts if "a_protection" in t]
     assert shown and all(long in t for t in shown) and not [t for t in texts if t.endswith("…") and "a_prot" in t]
     assert long + " vs original" in page
+
+
+# ---------------------------------------------------------------------------
+# family weights from the command line and the API
+# ---------------------------------------------------------------------------
+def test_family_weights_on_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from infoloss.cli import app
+
+    orig = _survey(seed=12)
+    prot = orig.assign(income=orig["income"] + 5.0)
+    orig.to_csv(tmp_path / "o.csv", index=False)
+    prot.to_csv(tmp_path / "p.csv", index=False)
+    import yaml
+
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(SPEC))
+    base = ["compare", str(tmp_path / "o.csv"), str(tmp_path / "p.csv"), "--spec", str(tmp_path / "s.yaml"),
+            "--measures", "il1s,hellinger", "--html", str(tmp_path / "r.html")]
+    bad = CliRunner().invoke(app, base + ["--family-weights", "tables=2,nonsense=1"])
+    assert bad.exit_code == 2 and "unknown family 'nonsense'" in bad.output
+    bad = CliRunner().invoke(app, base + ["--family-weights", "tables=-1"])
+    assert bad.exit_code == 2 and "at least 0" in bad.output
+    ok = CliRunner().invoke(app, base + ["--family-weights", "tables=3,record=1"])
+    assert ok.exit_code == 0, ok.output
+    page = (tmp_path / "r.html").read_text()
+    assert "the weights you gave" in page and "weight 75 %" in page and "weight 25 %" in page
