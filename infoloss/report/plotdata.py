@@ -247,8 +247,9 @@ def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: in
     if not merged.any():
         return g
     keep = np.flatnonzero(~merged)
-    names = [g.labels[i] for i in np.flatnonzero(merged) if g.kinds[i] == "category"]
-    small = [bool(0 < counts[0][i] < min_cell) for i in np.flatnonzero(merged) if g.kinds[i] == "category"]
+    names = [g.labels[i] for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "missing")]
+    small = [bool(0 < counts[0][i] < min_cell) and g.kinds[i] == "category"  # "missing" is no value to hide
+             for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "missing")]
     labels = [g.labels[i] for i in keep] + [f"other (categories merged, min. cell {min_cell})"]
     kinds = [g.kinds[i] for i in keep] + ["other"]
     new_pos = np.full(n_seg, len(keep))

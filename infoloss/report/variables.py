@@ -364,7 +364,8 @@ def _mosaic2(title: str, table: Any, ga: Grouping, gb: Grouping, colours: list[s
              policy: Policy) -> Markup:
     grouped = ga.apply2(np.asarray(table), gb)
     cells, merged_rows = safe_two_way(grouped, policy)
-    row_labels = [lbl for lbl, m in zip(ga.labels, merged_rows) if not m]
+    row_labels = [("other (merged)" if kind == "other" else lbl)
+                  for lbl, kind, m in zip(ga.labels, ga.kinds, merged_rows) if not m]
     if merged_rows.any():
         row_labels.append("other (merged)")
     seg_labels = gb.labels + ["other cells (merged)"]
