@@ -511,3 +511,16 @@ def test_family_weights_on_the_command_line(tmp_path):
     assert ok.exit_code == 0, ok.output
     page = (tmp_path / "r.html").read_text()
     assert "the weights you gave" in page and "weight 75 %" in page and "weight 25 %" in page
+
+
+def test_mosaic_legends_keep_long_category_labels_whole():
+    from infoloss.report.svg import text_width
+
+    label = "Other personal service activities not elsewhere classified (NACE 96.09)"
+    columns = [("original", [("a", 50, "#88CCEE"), (label, 50, "#CC6677")]), ("s1", [("a", 40, "#88CCEE"),
+                                                                                    (label, 60, "#CC6677")])]
+    svg = str(charts.mosaic_columns(columns, [("a", "#88CCEE"), (label, "#CC6677")], title="t", label="m"))
+    assert f">{label}</text>" in svg
+    width = float(re.search(r'<svg [^>]*width="([\d.]+)"', svg).group(1))
+    x = max(float(m) for m in re.findall(r'<text x="([\d.]+)" y="[\d.]+">' + re.escape(label), svg))
+    assert x + text_width(label) <= width

@@ -416,7 +416,7 @@ def mosaic_columns(
     left = max(8.0, title_w * math.cos(math.radians(40)) - col_width / 2)
     plot_h = height - 34 - 62
     cols_right = left + k * (col_width + gap)
-    legend_items = [(_short(lbl, 40), col) for lbl, col in legend]
+    legend_items = list(legend)  # never shortened: the chart grows to hold the longest label
     item_w = max([18 + text_width(lbl, FONT) for lbl, _ in legend_items] + [40.0])
     beside = cols_right + 14 + item_w <= max_width
     row_h = FONT + 5
