@@ -13,11 +13,17 @@ Writes, full and safe versions of each:
 * ``wide_10x100``: a synthetic survey of 100 variables with ten scenarios
   (the size the browser test renders).
 
-Prints, per page, the seconds to compute and to render and the page size.
+Prints, per page, the seconds to compute and to render, the page size, the
+time chromium takes to open it (when chromium is installed; best of two
+loads) and the process's peak memory.  Run it under
+``flock /tmp/infoloss-heavy.lock`` (the 10 × 100 comparison takes about a
+minute on two cores).
 """
 
 from __future__ import annotations
 
+import resource
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -109,6 +115,19 @@ def wide(n_scenarios: int = 10, n_records: int = 1500, seed: int = 3):
     return orig, prots, [f"scenario_{k + 1:02d}_noise{2 + 6 * k}" for k in range(n_scenarios)], spec
 
 
+def open_seconds(path: Path) -> float | None:
+    """Seconds chromium takes to load the page (navigation start to the load event), best of two."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        return None
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser_cdp import Browser
+
+    with Browser(chromium) as b:
+        return min(b.open(path.resolve().as_uri()).evaluate(
+            "performance.getEntriesByType('navigation')[0].loadEventEnd") / 1000 for _ in range(2))
+
+
 def main(outdir: Path) -> None:
     outdir.mkdir(parents=True, exist_ok=True)
     jobs = {"free1_6": scenarios_free1, "testdata_3": testdata_3, "wide_10x100": wide}
@@ -124,8 +143,11 @@ def main(outdir: Path) -> None:
             path = outdir / f"{name}_{mode}.html"
             t2 = time.perf_counter()
             html = rep.to_html(path, safe=safe)
-            print(f"{path.name}: compare {t1 - t0:.1f} s, render {time.perf_counter() - t2:.2f} s, "
-                  f"{len(html.encode()) / 1e6:.2f} MB", flush=True)
+            render = time.perf_counter() - t2
+            opened = open_seconds(path)
+            print(f"{path.name}: compare {t1 - t0:.1f} s, render {render:.2f} s, {len(html.encode()) / 1e6:.2f} MB, "
+                  f"opens in chromium in {'–' if opened is None else f'{opened:.2f} s'}; "
+                  f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB", flush=True)
 
 
 if __name__ == "__main__":

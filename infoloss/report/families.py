@@ -89,7 +89,7 @@ def not_computed_list(report: Any, rows: Sequence[Row]) -> Markup:
     if not items:
         return Markup("")
     lis = join(Markup("<li><b>{}</b> in {}: {}</li>").format(mid, scen, why) for mid, scen, why in items)
-    return Markup('<div class="notcomputed"><h4>Not computed</h4><ul>{}</ul></div>').format(lis)
+    return Markup('<div class="notcomputed"><h3>Not computed</h3><ul>{}</ul></div>').format(lis)
 
 
 # ---------------------------------------------------------------------------
