@@ -12,7 +12,8 @@ it has nothing to show (the section and its TOC entry are then left out);
 ``family="risk"`` the HTML is shown inside that measure family's section,
 after the family's own tables and charts, instead of as a section of its
 own.  ``open=False`` shows the section collapsed; so does any section after
-the headline measures whose HTML is larger than :data:`COLLAPSE_BYTES`.
+the headline measures whose HTML is larger than :data:`COLLAPSE_BYTES`
+(except the plots per variable, which fold variable by variable).
 
 Hooking a section in is one registration line, e.g. in this module::
 
@@ -131,7 +132,9 @@ def page_sections(report: Any, policy: Any) -> list[Shown]:
     for s in sorted((s for s in SECTIONS if not s.family), key=lambda s: s.order):
         body = s.render(report, policy)
         if body:
-            is_open = s.open and (len(body) <= COLLAPSE_BYTES or s.order < ORDER["families"])
+            # the plots per variable fold one by one (all but the most changed), so that section stays open
+            small = len(body) <= COLLAPSE_BYTES or s.order < ORDER["families"] or s.id == "variables"
+            is_open = s.open and small
             shown.append(Shown(s.id, s.title, Markup(body), is_open, s.toc or s.title))
     return shown
 
