@@ -7,7 +7,6 @@ numpy and scipy computed here independently of the report's code.
 from __future__ import annotations
 
 import html as htmllib
-import math
 import re
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from infoloss.compare import Report, ScenarioResult
 from infoloss.registry import FAMILIES, MeasureResult, get
 from infoloss.report import charts, numbers, sections
 from infoloss.report.families import variable_charts
-from infoloss.report.parts import info_positions, positions, value_cell
+from infoloss.report.parts import info_positions, positions
 from infoloss.report.plotdata import Policy
 from infoloss.report.scores import TIE, compute_scores, measure_score
 from infoloss.report.summary import measure_rows
@@ -524,3 +523,17 @@ def test_mosaic_legends_keep_long_category_labels_whole():
     width = float(re.search(r'<svg [^>]*width="([\d.]+)"', svg).group(1))
     x = max(float(m) for m in re.findall(r'<text x="([\d.]+)" y="[\d.]+">' + re.escape(label), svg))
     assert x + text_width(label) <= width
+
+
+def test_each_variable_names_the_scenario_where_it_loses_most(survey_pair, survey_pages):
+    """Losses are never mixed across scenarios: each variable's heading names its worst scenario."""
+    orig, prots, rep = survey_pair
+    names = [s.name for s in rep.scenarios]
+    for v in ("sex", "income"):
+        if v == "sex":
+            loss = [(orig[v] != p[v]).mean() for p in prots]
+        else:
+            loss = [np.mean(np.abs(orig[v] - p[v])) / (np.sqrt(2) * orig[v].std(ddof=1)) for p in prots]
+        worst = names[int(np.argmax(loss))]
+        heading = re.search(rf"<h3>{v} <small>[^<]*</small>([^<]*)</h3>", survey_pages["full"]).group(1)
+        assert heading.endswith(f" in {worst}"), heading

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from .numbers import number, short
 from .svg import (
     DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
-    colour, esc, fmt_value, ink_on, legend_width, line, marker, nice_ticks, polyline, ramp, rect, svg,
+    colour, fmt_value, ink_on, legend_width, line, marker, nice_ticks, polyline, ramp, rect, svg,
     swatch_legend, text, text_width, x_axis, y_axis,
 )
 
