@@ -58,6 +58,7 @@ def compare(
     html_out: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
     safe: bool = typer.Option(False, "--safe", help="Make the HTML report safe to share (no small cells, no raw values)."),
     min_cell: int = typer.Option(5, "--min-cell", min=1, help="Smallest count shown in safe mode."),
+    family_weights: Optional[str] = typer.Option(None, "--family-weights", help="Weights of the measure families in the report's overall score, e.g. tables=2,record=1 (default: by the variables each covers)."),
     name: Optional[list[str]] = typer.Option(None, "--name", help="Scenario name, once per protected file."),
     gdu_weights: Optional[str] = typer.Option(None, "--gdu-weights", help="Weights of univariate and bivariate utility, e.g. 0.5,0.5."),
     option: Optional[list[str]] = typer.Option(None, "--set", help="A measure option, e.g. lambda.missing_rule=sdcmicro (repeatable)."),
@@ -91,6 +92,7 @@ def compare(
         if records is not None:
             _check_records(records, records_format)
         _check_outputs(json_out, html_out, inputs)
+        weights = _family_weights(family_weights)
         with _ProgressBar() as progress:
             report = run_compare(
                 str(original),
@@ -108,7 +110,7 @@ def compare(
             if html_out:
                 progress.label("writing the HTML report")
             # both texts first: a failure while making one leaves neither file written
-            html_text = report.to_html(safe=safe, min_cell=min_cell) if html_out else None
+            html_text = report.to_html(safe=safe, min_cell=min_cell, weights=weights) if html_out else None
             json_text = report.to_json() if json_out else None
         _write_outputs(report, [(html_out, html_text), (json_out, json_text)], inputs)
     except InputError as exc:
@@ -119,6 +121,21 @@ def compare(
         written = [p for p in (json_out, html_out) if p not in (None, "-")]
         if written:
             err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+
+
+def _family_weights(text: Optional[str]) -> Optional[dict[str, float]]:
+    """'tables=2,record=1' -> {'tables': 2.0, 'record': 1.0} (checked)."""
+    if not text:
+        return None
+    from .report.scores import check_weights
+
+    pairs = {}
+    for item in text.split(","):
+        family, sep, value = item.strip().partition("=")
+        if not sep:
+            raise InputError(f"--family-weights takes family=weight pairs separated by commas, got {item.strip()!r}.")
+        pairs[family.strip()] = value.strip()
+    return check_weights(pairs)
 
 
 def _infer_warning(df: Any) -> Any:

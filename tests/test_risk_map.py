@@ -113,7 +113,7 @@ def test_the_risk_utility_map_is_the_first_chart_of_the_report(testdata_report):
     html = testdata_report.to_html()
     first_svg = re.search(r"<svg[^>]*aria-label=\"([^\"]*)\"", html).group(1)
     assert first_svg == "risk-utility map"
-    assert html.index('id="risk-utility"') < html.index('id="summary"')
+    assert html.index('id="verdict"') < html.index('id="risk-utility"') < html.index('id="overview"')
     assert "Disclosure risk per file" in html and "distribution of DIS-SUDA scores" in html
     assert "l-diversity of the sensitive variables" in html
 

@@ -110,6 +110,11 @@ def estimate_inside_ci(pair: EncodedPair) -> MeasureResult:
     Estimates without an original interval or without a protected value are left out.  A category absent
     from the protected file counts as a proportion of 0.
 
+    References
+    ----------
+    Karr, A. F., Kohnen, C. N., Oganian, A., Reiter, J. P. & Sanil, A. P. (2006). A framework for evaluating the utility of data altered to protect confidentiality. *The American Statistician* 60(3), 224–232.
+    Benschop, T. & Welch, M. (2016-). *Statistical Disclosure Control for Microdata: A Practice Guide*, section "Measuring utility and information loss" (benchmark estimates and the Mincer regression).
+
     Examples
     --------
     >>> import pandas as pd
@@ -165,6 +170,11 @@ def regression_ci_overlap(pair: EncodedPair) -> MeasureResult:
     coefficients that cannot be estimated in either file (aliased, infinite under separation, recoded
     categories) are left out with a note.  ``details.per_regression``: the mean J of each regression.
 
+    References
+    ----------
+    Karr, A. F., Kohnen, C. N., Oganian, A., Reiter, J. P. & Sanil, A. P. (2006). A framework for evaluating the utility of data altered to protect confidentiality. *The American Statistician* 60(3), 224–232.
+    Benschop, T. & Welch, M. (2016-). *Statistical Disclosure Control for Microdata: A Practice Guide*, section "Measuring utility and information loss" (benchmark estimates and the Mincer regression).
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -196,6 +206,11 @@ def regression_sign_agreement(pair: EncodedPair) -> MeasureResult:
     """Share of comparable coefficients with the same sign; the significance agreement is in the details.
 
     Significance: p < 1 − level (the spec's ``ci: level``) in both files or in neither.
+
+    References
+    ----------
+    Karr, A. F., Kohnen, C. N., Oganian, A., Reiter, J. P. & Sanil, A. P. (2006). A framework for evaluating the utility of data altered to protect confidentiality. *The American Statistician* 60(3), 224–232.
+    Benschop, T. & Welch, M. (2016-). *Statistical Disclosure Control for Microdata: A Practice Guide*, section "Measuring utility and information loss" (benchmark estimates and the Mincer regression).
 
     Examples
     --------
@@ -234,6 +249,11 @@ def r2_loss(pair: EncodedPair) -> MeasureResult:
     Per regression: |R²_p − R²_o| / |R²_o| with the adjusted R² of a linear model or Cox & Snell's pseudo-R²
     ``1 − exp((D − D0)/N)`` of a binomial or poisson one; the value is the mean over the regressions.
 
+    References
+    ----------
+    Shlomo, N. (2010). Releasing microdata: disclosure risk estimation, data masking and assessing utility. *Journal of Privacy and Confidentiality* 2(1), 73–91.
+    Kocar, S. (2018). A universal global measure of univariate and bivariate data utility for anonymised microdata. CSRM & SRC Methods Paper 4/2018, ANU, section 3.6 (multivariate utility: adjusted R², Cox & Snell pseudo-R², Cronbach's α).
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -266,6 +286,11 @@ def alpha_loss(pair: EncodedPair) -> MeasureResult:
 
     α = k/(k − 1)·(1 − Σ s_j²/s_T²) over the records with every item observed (weighted variances with
     survey weights); the details have α and α-if-item-deleted per scale and file.
+
+    References
+    ----------
+    Cronbach, L. J. (1951). Coefficient alpha and the internal structure of tests. *Psychometrika* 16(3), 297–334.
+    Kocar, S. (2018). A universal global measure of univariate and bivariate data utility for anonymised microdata. CSRM & SRC Methods Paper 4/2018, ANU, section 3.6 (multivariate utility: adjusted R², Cox & Snell pseudo-R², Cronbach's α).
 
     Examples
     --------

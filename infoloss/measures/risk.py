@@ -237,6 +237,11 @@ def k_anonymity_violations(pair: EncodedPair, *, k: int = 3, alpha: float = 1.0)
 def sample_uniques(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     """Share of sample uniques: records whose key values no other record shares (``fk = 1``).
 
+    References
+    ----------
+    Hundepool, A. et al. (2012). *Statistical Disclosure Control*. Wiley, chapter 3 (microdata: disclosure risk).
+    Templ, M., Kowarik, A. & Meindl, B. (2015). Statistical disclosure control for micro-data using the R package sdcMicro. *Journal of Statistical Software* 67(4), 1–36.
+
     Examples
     --------
     >>> import pandas as pd
@@ -268,6 +273,11 @@ def household_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     details).  Needs a ``role: household`` column.  Variables marked
     ``level: household`` in the spec must be equal within every household of
     the original, else the household id is rejected.
+
+    References
+    ----------
+    Hundepool, A. et al. (2012). *Statistical Disclosure Control*. Wiley, chapter 3 (microdata: disclosure risk).
+    Templ, M., Kowarik, A. & Meindl, B. (2015). Statistical disclosure control for micro-data using the R package sdcMicro. *Journal of Statistical Software* 67(4), 1–36.
 
     Examples
     --------
@@ -394,6 +404,11 @@ def msu_share(pair: EncodedPair) -> MeasureResult:
 
     A record with an MSU is unique on some combination of its key values
     (missing values never part of it); see :func:`suda_dis`.
+
+    References
+    ----------
+    Elliot, M. J., Manning, A. M. & Ford, R. W. (2002). A computational algorithm for handling the special uniques problem. *International Journal of Uncertainty, Fuzziness and Knowledge-Based Systems* 10(5), 493–509.
+    Templ, M., Kowarik, A. & Meindl, B. (2015). Statistical disclosure control for micro-data using the R package sdcMicro. *Journal of Statistical Software* 67(4), 1–36.
 
     Examples
     --------

@@ -291,6 +291,10 @@ def exact_copies(pair: EncodedPair) -> MeasureResult:
     (unless the record is common); for masked files it is a record left
     unchanged.  Values are compared exactly, missing equal to missing.
 
+    References
+    ----------
+    Domingo-Ferrer, J. & Torra, V. (2001). A quantitative comparison of disclosure control methods for microdata. In *Confidentiality, Disclosure and Data Access*, 111–133 (record-linkage risk); Park, N. et al. (2018). Data synthesis based on generative adversarial networks. *PVLDB* 11(10) (exact copies / identical-record rate of synthetic data).
+
     Examples
     --------
     >>> import pandas as pd

@@ -133,18 +133,18 @@ def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 6
 
 def _fit_table(regs: list, policy: Policy) -> Markup:
     first = regs[0][2]
-    head = Markup("<tr><th>file</th><th>records used</th><th>left out (where / missing / not finite)</th>"
-                  "<th>{}</th><th>R² loss</th><th>same sign</th><th>same significance</th><th>mean J</th></tr>").format(
+    head = Markup("<tr><th scope=col>file</th><th scope=col>records used</th><th scope=col>left out (where / missing / not finite)</th>"
+                  "<th scope=col>{}</th><th scope=col>R² loss</th><th scope=col>same sign</th><th scope=col>same significance</th><th scope=col>mean J</th></tr>").format(
         first["r2_kind"] or "fit")
     rows = [_fit_row("original", first["original"], None, policy)]
     for _, name, reg in regs:
         rows.append(_fit_row(name, reg["protected"], reg, policy))
-    return Markup('<table class="measures analyses"><thead>{}</thead><tbody>{}</tbody></table>').format(head, join(rows))
+    return Markup('<div class="scroll" tabindex="0"><table class="measures analyses"><thead>{}</thead><tbody>{}</tbody></table></div>').format(head, join(rows))
 
 
 def _fit_row(name: str, fit: dict, reg: dict | None, policy: Policy) -> Markup:
     if not fit.get("fitted", False):
-        return Markup('<tr><th>{}</th><td class="nc" colspan="7">not fitted</td></tr>').format(name)
+        return Markup('<tr><th scope=row>{}</th><td class="nc" colspan="7">not fitted</td></tr>').format(name)
     left = f"{fit.get('n_filtered_out', 0)} / {fit.get('n_missing', 0)} / {fit.get('n_not_finite', 0)}"
     cells = [fmt(fit.get("n_used")), left, fmt(policy.number(fit.get("r2")))]
     if reg is None:
@@ -153,7 +153,7 @@ def _fit_row(name: str, fit: dict, reg: dict | None, policy: Policy) -> Markup:
         coefs = reg["coefficients"]
         cells += [fmt(reg.get("r2_loss")), _share([c["same_sign"] for c in coefs]),
                   _share([c["same_significance"] for c in coefs]), fmt(_mean([c["ci_overlap"] for c in coefs]))]
-    return Markup("<tr><th>{}</th>{}</tr>").format(name, join(Markup('<td class="num">{}</td>').format(c) for c in cells))
+    return Markup("<tr><th scope=row>{}</th>{}</tr>").format(name, join(Markup('<td class="num">{}</td>').format(c) for c in cells))
 
 
 def _coefficient_notes(regs: list) -> Markup:
@@ -174,9 +174,9 @@ def _coefficient_notes(regs: list) -> Markup:
 def _estimates(blocks: Sequence, level: float, policy: Policy) -> Markup:
     first = blocks[0][1].analyses["estimates"]
     per = [{r["key"]: r for r in s.analyses["estimates"]} for _, s in blocks]
-    head = join(Markup('<th class="scen" colspan="2"><span class="swatch" style="background:{}"></span>{}</th>')
+    head = join(Markup('<th scope=col class="scen" colspan="2"><span class="swatch" style="background:{}"></span>{}</th>')
                 .format(svg.colour(i), s.name) for i, s in blocks)
-    sub = join(Markup("<th>value</th><th>J</th>") for _ in blocks)
+    sub = join(Markup("<th scope=col>value</th><th scope=col>J</th>") for _ in blocks)
     body = []
     hidden = 0
     for row in first:
@@ -195,10 +195,10 @@ def _estimates(blocks: Sequence, level: float, policy: Policy) -> Markup:
             cells.append(Markup('<td class="num" title="{}">{} {}</td><td class="num">{}</td>').format(
                 r.get("note", ""), fmt(p.get("value")), mark, fmt(r.get("ci_overlap"))))
         label = row["estimate"] + ("" if row["category"] is None else f" = {row['category']}")
-        body.append(Markup("<tr><th>{}</th><td>{}</td>{}</tr>").format(label, row["domain"], join(cells)))
-    table = Markup('<table class="measures analyses"><thead><tr><th>estimate</th><th>domain</th><th>original</th>'
-                   "<th>{:.0%} interval</th><th>intervals</th>{}</tr><tr><th colspan=\"5\"></th>{}</tr></thead>"
-                   "<tbody>{}</tbody></table>").format(level, head, sub, join(body))
+        body.append(Markup("<tr><th scope=row>{}</th><td>{}</td>{}</tr>").format(label, row["domain"], join(cells)))
+    table = Markup('<div class="scroll" tabindex="0"><table class="measures analyses"><thead><tr><th scope=col>estimate</th><th scope=col>domain</th><th scope=col>original</th>'
+                   "<th scope=col>{:.0%} interval</th><th scope=col>intervals</th>{}</tr><tr><th scope=col colspan=\"5\"></th>{}</tr></thead>"
+                   "<tbody>{}</tbody></table></div>").format(level, head, sub, join(body))
     note = ("✓: the scenario's estimate lies inside the original's interval; J: interval overlap. Small chart: the "
             "original's interval as a grey band, each scenario's interval in its colour.")
     if hidden:
@@ -248,7 +248,7 @@ def _mini_chart(row: dict, blocks: Sequence, per: list[dict], width: float = 130
 # ---------------------------------------------------------------------------
 def _scales(blocks: Sequence) -> Markup:
     first = blocks[0][1].analyses["scales"]
-    head = join(Markup("<th>{}</th><th>loss</th>").format(s.name) for _, s in blocks)
+    head = join(Markup("<th scope=col>{}</th><th scope=col>loss</th>").format(s.name) for _, s in blocks)
     rows = []
     for k, scale in enumerate(first):
         cells = [Markup('<td class="num">{}</td>').format(fmt(scale["original"].get("alpha")))]
@@ -256,10 +256,10 @@ def _scales(blocks: Sequence) -> Markup:
             other = s.analyses["scales"][k]
             cells.append(Markup('<td class="num">{}</td><td class="num">{}</td>').format(
                 fmt(other["protected"].get("alpha")), fmt(other.get("alpha_loss"))))
-        rows.append(Markup("<tr><th>{}</th><td>{}</td>{}</tr>").format(scale["name"], ", ".join(scale["items"]),
+        rows.append(Markup("<tr><th scope=row>{}</th><td>{}</td>{}</tr>").format(scale["name"], ", ".join(scale["items"]),
                                                                      join(cells)))
-    return Markup("<h4>Scales: Cronbach's alpha</h4><table class=\"measures analyses\"><thead><tr><th>scale</th>"
-                  "<th>items</th><th>original</th>{}</tr></thead><tbody>{}</tbody></table>").format(head, join(rows))
+    return Markup("<h4>Scales: Cronbach's alpha</h4><div class=\"scroll\" tabindex=\"0\"><table class=\"measures analyses\"><thead><tr><th scope=col>scale</th>"
+                  "<th scope=col>items</th><th scope=col>original</th>{}</tr></thead><tbody>{}</tbody></table></div>").format(head, join(rows))
 
 
 def _share(values: list) -> str:

@@ -1,11 +1,17 @@
 """One section per measure family, generated from the registry.
 
 Each section has the family's measures as a table (value per scenario,
-coloured against the other scenarios), a bar chart for every measure with
-per-variable values, a heat map for every measure with per-pair values, the
-measures not computed with their reasons and, in the moments family, the
-descriptive statistics (means with confidence intervals, correlations).
-A new measure shows up here without any change to the report.
+coloured against the other scenarios by the distance from the ideal), the
+measures not computed with their reasons, in the moments family the
+descriptive statistics (means with confidence intervals, correlations), a
+chart for every measure with per-variable values (bars for one scenario, a
+dot plot for several; at most :data:`MAX_ROWS` variables, the ones with the
+largest values), a heat map per scenario for every measure with per-pair
+values (at most :data:`MAX_HEAT` variables), and the extra sections other
+modules hook into the family (:mod:`infoloss.report.sections`).  A chart
+whose values are all at the ideal is replaced by one line.  Every chart has
+its numbers in a table under "data".  A new measure shows up here without
+any change to the report.
 """
 
 from __future__ import annotations
@@ -17,53 +23,64 @@ from markupsafe import Markup
 
 from ..registry import FAMILIES, get
 from . import svg
-from .parts import fmt, join, value_cell
+from .glossary import is_count
+from .numbers import number, short
+from .parts import join, slug
+from .plotdata import Policy
 from .summary import Row, measure_rows
 
 Reason = Callable[[str], str]
 
+#: per-variable charts show at most this many variables (those with the largest values)
+MAX_ROWS = 25
+#: per-pair heat maps show at most this many variables
+MAX_HEAT = 20
+#: correlation charts show at most this many variables
+MAX_CORR = 20
+#: the means chart shows at most this many variables
+MAX_MEANS = 15
+
+
+def family_render(family: str) -> Callable[[Any, Policy], Markup | None]:
+    """The render function of one family's section (see :mod:`infoloss.report.sections`)."""
+
+    def render(report: Any, policy: Policy) -> Markup | None:
+        return family_body(report, family, policy)
+
+    return render
+
+
+def family_body(report: Any, family: str, policy: Policy) -> Markup | None:
+    """The family's tables and charts, or None when none of its measures was run (and nothing hooks in)."""
+    from .verdict import measures_table
+
+    ids = [m for m in report.measure_ids if get(m).family == family]
+    has_stats = family == "moments" and any(s.statistics for s in report.scenarios)
+    extras = policy.cache.get("family_extras", {}).get(family, [])
+    if not ids and not has_stats and not extras:
+        return None
+    reason = policy.cache.get("reason", lambda r: r)
+    rows = measure_rows(report, ids, reason)
+    body = [measures_table(report, rows, policy)] if rows else []
+    body.append(not_computed_list(report, rows))
+    if has_stats:  # the pictures practitioners look at first, before the per-measure charts
+        body.append(statistics_charts(report))
+    body += [variable_charts(report, rows, policy), pair_charts(report, rows)]
+    body += extras
+    return join(body)
+
 
 def family_sections(report: Any, reason: Reason, anchors: dict[str, str], policy: Any = None
                     ) -> list[tuple[str, str, Markup]]:
-    """``(anchor, title, html)`` for every family with measures run (or, for moments, statistics)."""
+    """``(anchor, title, html)`` for every family with measures run (kept for callers of the old layout)."""
+    policy = policy or Policy()
+    policy.cache.setdefault("reason", reason)
     out = []
     for family, title in FAMILIES.items():
-        ids = [m for m in report.measure_ids if get(m).family == family]
-        has_stats = family == "moments" and any(s.statistics for s in report.scenarios)
-        if not ids and not has_stats:
-            continue
-        rows = measure_rows(report, ids, reason)
-        body = [measures_table(report, rows)] if rows else []
-        body += [not_computed_list(report, rows)]
-        if has_stats:  # the pictures practitioners look at first, before the per-measure charts
-            body.append(statistics_charts(report))
-        if family == "mining":
-            from .mining import mining_charts
-
-            body.append(mining_charts(report))
-        if family == "risk":  # risk per file, k-anonymity, SUDA and l-diversity tables
-            from .plotdata import Policy
-            from .risk import risk_details
-
-            body.append(risk_details(report, policy or Policy()))
-        body += [variable_charts(report, rows), pair_charts(report, rows)]
-        out.append((anchors[family], title, join(body)))
+        body = family_body(report, family, policy)
+        if body:
+            out.append((anchors.get(family, f"family-{family}"), title, body))
     return out
-
-
-def measures_table(report: Any, rows: Sequence[Row]) -> Markup:
-    """All measures of a family: id, what it measures, direction and range, value per scenario."""
-    head = join(Markup('<th class="scen"><span class="swatch" style="background:{}"></span>{}</th>')
-                .format(svg.colour(i), s.name) for i, s in enumerate(report.scenarios))
-    body = join(
-        Markup('<tr><th class="measure">{}<div class="desc">{}</div></th><td class="dircol">{}</td>{}</tr>').format(
-            r.info.id, r.info.description,
-            Markup('<span class="dir">{}</span> <span class="range">{}</span>').format(
-                "↓ lower" if r.info.better == "lower" else "↑ higher", r.info.range_text),
-            join(value_cell(v, p, why) for v, p, why in zip(r.values, r.positions, r.reasons)))
-        for r in rows)
-    return Markup('<table class="measures"><thead><tr><th>measure</th><th>better · range</th>{}</tr></thead>'
-                  "<tbody>{}</tbody></table>").format(head, body)
 
 
 def not_computed_list(report: Any, rows: Sequence[Row]) -> Markup:
@@ -72,29 +89,98 @@ def not_computed_list(report: Any, rows: Sequence[Row]) -> Markup:
     if not items:
         return Markup("")
     lis = join(Markup("<li><b>{}</b> in {}: {}</li>").format(mid, scen, why) for mid, scen, why in items)
-    return Markup('<div class="notcomputed"><h4>Not computed</h4><ul>{}</ul></div>').format(lis)
+    return Markup('<div class="notcomputed"><h3>Not computed</h3><ul>{}</ul></div>').format(lis)
 
 
 # ---------------------------------------------------------------------------
-# per-variable and per-pair charts
+# per-variable charts
 # ---------------------------------------------------------------------------
-def variable_charts(report: Any, rows: Sequence[Row]) -> Markup:
-    """A grouped bar chart (variables × scenarios) for each measure with per-variable values."""
-    charts = []
+def variable_charts(report: Any, rows: Sequence[Row], policy: Policy | None = None) -> Markup:
+    """A chart (variables × scenarios) for each measure with per-variable values."""
+    policy = policy or Policy()
+    charts, flat = [], []
     for row in rows:
         per = [_by(s, row.info.id, "by_variable") for s in report.scenarios]
         names = _ordered(report, {k for p in per if p for k in p})
         if not names:
             continue
-        series = [(s.name, svg.colour(i), [None if p is None else p.get(n) for n in names])
-                  for i, (s, p) in enumerate(zip(report.scenarios, per))]
-        lo, hi = row.info.range
-        chart = svg.grouped_bars(names, series, label=f"{row.info.id} per variable", domain=(lo, hi), width=470,
-                                 value_fmt=bar_fmt)
-        charts.append(_figure(chart, f"{row.info.id} per variable", _better_note(row)))
-    return Markup('<div class="charts">{}</div>').format(join(charts)) if charts else Markup("")
+        values = [[None if p is None else _finite(p.get(n)) for n in names] for p in per]
+        fig = _variable_figure(report, row, names, values, policy)
+        (charts if fig[0] else flat).append(fig[1])
+    out = Markup("")
+    if flat:
+        out += Markup('<ul class="flat">{}</ul>').format(join(Markup("<li>{}</li>").format(f) for f in flat))
+    if charts:
+        out += Markup('<div class="charts">{}</div>').format(join(charts))
+    return out
 
 
+def _variable_figure(report: Any, row: Row, names: list[str], values: list[list[float | None]],
+                     policy: Policy) -> tuple[bool, Markup]:
+    """(True, figure) or (False, one line) when every value is at the ideal."""
+    info = row.info
+    mid = info.id
+    counts = is_count(info)
+    loss = [[None if v is None else info.loss(v) for v in col] for col in values]
+    peak = {n: max([c[k] for c in loss if c[k] is not None] + [0.0]) for k, n in enumerate(names)}
+    changed = [n for n in names if peak[n] > 0]
+    if not changed:
+        return False, Markup("<b>{}</b> per variable: {} for every variable in every scenario (no change).").format(
+            mid, number(info.ideal))
+    shown = changed if len(changed) <= MAX_ROWS else sorted(sorted(changed, key=lambda n: -peak[n])[:MAX_ROWS],
+                                                             key=names.index)
+    index = {n: k for k, n in enumerate(names)}
+    hidden_small = counts and policy.safe
+
+    def drawn(v: float | None) -> float | None:
+        return None if v is None or (hidden_small and not policy.count_ok(int(round(v)))) else v
+
+    series = [(s.name, svg.colour(i), [drawn(values[i][index[n]]) for n in shown])
+              for i, s in enumerate(report.scenarios)]
+    lo, hi = info.range
+    data = [v for col in values for v in col if v is not None]
+    outside = (hi is not None and max(data) > hi) or (lo is not None and min(data) < lo)
+    fmt = (lambda v: policy.count_text(v)) if counts else (lambda v: number(v))
+    chart = svg.grouped_bars(shown, series, label=f"{mid} per variable", domain=(lo, None if outside else hi),
+                             width=560, value_fmt=fmt, indices=list(range(len(report.scenarios))))
+    notes = []
+    if outside:
+        notes.append(f"The per-variable values are on their own scale (up to {number(max(data))}); the range "
+                     f"{info.range_text} is that of the measure's overall value.")
+    if len(shown) < len(changed):
+        notes.append(f"The {len(shown)} of {len(changed)} changed variables with the largest values are drawn; "
+                     "the data table has all.")
+    unchanged = len(names) - len(changed)
+    if unchanged:
+        notes.append(f"{unchanged} variable{'s are' if unchanged > 1 else ' is'} at {number(info.ideal)} in every "
+                     "scenario and not drawn.")
+    if hidden_small and any(v is not None and 0 < v < policy.min_cell for col in values for v in col):
+        notes.append(f"Counts below {policy.min_cell} are not drawn (safe mode).")
+    caption = Markup("<b>{} per variable</b> ({}). {}").format(mid, _direction_words(info), " ".join(notes))
+    table = data_table(["variable"] + [s.name for s in report.scenarios],
+                       [[n] + [fmt(values[i][k]) if values[i][k] is not None else "–"
+                               for i in range(len(report.scenarios))] for k, n in enumerate(names)])
+    return True, Markup('<figure class="chart"><figcaption>{}</figcaption>{}{}</figure>').format(caption, chart, table)
+
+
+def _direction_words(info: Any) -> str:
+    if info.better == "target":
+        return f"closest to {number(info.ideal)} is best"
+    return f"{info.better} is better"
+
+
+def data_table(head: Sequence[str], rows: Sequence[Sequence[str]], summary: str = "data") -> Markup:
+    """A chart's numbers as a table, collapsed under ``summary`` (the chart's text alternative)."""
+    th = join(Markup('<th scope="col">{}</th>').format(h) for h in head)
+    body = join(Markup('<tr><th scope="row">{}</th>{}</tr>').format(
+        r[0], join(Markup("<td>{}</td>").format(c) for c in r[1:])) for r in rows)
+    return Markup('<details class="data"><summary>{}</summary><div class="scroll" tabindex="0"><table class="data">'
+                  "<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div></details>").format(summary, th, body)
+
+
+# ---------------------------------------------------------------------------
+# per-pair heat maps
+# ---------------------------------------------------------------------------
 def pair_charts(report: Any, rows: Sequence[Row]) -> Markup:
     """A lower-triangle heat map per scenario for each measure with per-pair values."""
     blocks = []
@@ -103,23 +189,54 @@ def pair_charts(report: Any, rows: Sequence[Row]) -> Markup:
         keys = {k for p in per if p for k in p}
         if not keys:
             continue
-        names = _ordered(report, {v for k in keys for v in k.split("|", 1)})
-        values = [v for p in per if p for v in p.values() if v is not None and math.isfinite(v)]
-        lo, hi = row.info.range
-        lo = min(values + ([] if lo is None else [lo]))
-        hi = max(values + [lo + 1e-12]) if hi is None else max([hi] + values)
-        charts = []
-        for s, p in zip(report.scenarios, per):
-            if not p:
-                continue
-            cells = _triangle(names, p)
-            chart = svg.heatmap(names, cells, label=f"{row.info.id} per pair, {s.name}", title=s.name, lo=lo, hi=hi,
-                                reverse=row.info.better == "higher", value_fmt=cell_fmt,
-                                legend_text=_legend(row, lo, hi))
-            charts.append(Markup('<figure class="chart">{}</figure>').format(chart))
-        blocks.append(Markup('<div class="pairblock"><h4>{} per pair of variables</h4><p class="note">{}</p>'
-                             '<div class="charts">{}</div></div>').format(row.info.id, _better_note(row), join(charts)))
+        blocks.append(_pair_block(report, row, per, keys))
     return join(blocks)
+
+
+def _pair_block(report: Any, row: Row, per: list[dict | None], keys: set[str]) -> Markup:
+    info = row.info
+    mid = info.id
+    names = _ordered(report, {v for k in keys for v in k.split("|", 1)})
+    values = [_finite(v) for p in per if p for v in p.values()]
+    values = [v for v in values if v is not None]
+    worst = {n: 0.0 for n in names}
+    for p in per:
+        for key, v in (p or {}).items():
+            if _finite(v) is not None:
+                for n in key.split("|", 1):
+                    worst[n] = max(worst[n], info.loss(v))
+    if values and all(info.loss(v) == 0 for v in values):
+        return Markup('<p class="flat-line"><b>{}</b> per pair of variables: {} for every pair in every scenario '
+                      "(no change).</p>").format(mid, number(info.ideal))
+    shown = names
+    note = ""
+    if len(names) > MAX_HEAT:
+        shown = sorted(sorted(names, key=lambda n: -worst[n])[:MAX_HEAT], key=names.index)
+        note = (f" Drawn: the {MAX_HEAT} of {len(names)} variables whose pairs changed most (all pairs: the JSON "
+                "result, or Report.to_frame()).")
+    lo, hi = info.range
+    lo = min(values + ([] if lo is None else [lo]))
+    hi = max(values + [lo + 1e-12]) if hi is None else max([hi] + values)
+    legend = _legend(info, lo, hi)
+    charts = []
+    for i, (s, p) in enumerate(zip(report.scenarios, per)):
+        if not p:
+            continue
+        cells = _triangle(shown, p)
+        chart = svg.heatmap(shown, cells, label=f"{mid} per pair, {s.name}", title=s.name, lo=lo, hi=hi,
+                            reverse=info.better == "higher", legend_text=legend, titles=len(report.scenarios) <= 3)
+        charts.append(Markup('<figure class="chart">{}</figure>').format(chart))
+    drawn = set(shown)
+    pairs = sorted((k for k in keys if set(k.split("|", 1)) <= drawn),
+                   key=lambda k: [names.index(v) for v in k.split("|", 1)])
+    table = data_table(["pair"] + [s.name for s in report.scenarios],
+                       [[k.replace("|", " × ")] + [number(_finite((p or {}).get(k))) for p in per] for k in pairs],
+                       summary="data (the pairs drawn)" if len(drawn) < len(names) else "data")
+    open_attr = " open" if len(report.scenarios) <= 3 else ""
+    return Markup('<details class="pairblock"{}><summary><b>{}</b> per pair of variables ({} heat map{})</summary>'
+                  '<p class="note">{} ({}). Darker: more loss.{}</p><div class="charts">{}</div>{}</details>').format(
+        Markup(open_attr), mid, len(charts), "" if len(charts) == 1 else "s", info.description,
+        _direction_words(info), note, join(charts), table)
 
 
 def _triangle(names: list[str], values: dict[str, float]) -> dict[tuple[int, int], float]:
@@ -127,47 +244,39 @@ def _triangle(names: list[str], values: dict[str, float]) -> dict[tuple[int, int
     cells = {}
     for key, v in values.items():
         a, b = key.split("|", 1)
+        if a not in index or b not in index:
+            continue
         i, j = sorted((index[a], index[b]))
         cells[(j, i)] = v if v is not None else math.nan
     return cells
 
 
-def _legend(row: Row, lo: float, hi: float) -> tuple[str, str]:
-    if row.info.better == "higher":
-        return f"{_short_fmt(hi)} (better)", f"{_short_fmt(lo)}"
-    return f"{_short_fmt(lo)} (better)", f"{_short_fmt(hi)}"
+def _legend(info: Any, lo: float, hi: float) -> tuple[str, str]:
+    """Labels of the colour key's ends (low value left, high value right), the better end marked."""
+    a, b = short(lo), short(hi)
+    if info.better == "higher":
+        return a, f"{b} (better)"
+    if info.better == "lower":
+        return f"{a} (better)", b
+    return a, b
 
 
 def bar_fmt(v: float) -> str:
-    """A bar's label: :func:`fmt`, or 3 significant digits in exponent form from a million on.
+    """A bar's label: the page's number rule.
 
     >>> bar_fmt(210565719098531.2), bar_fmt(11524070.4), bar_fmt(0.2722)
-    ('2.11e+14', '1.15e+07', '0.2722')
+    ('2.11 × 10¹⁴', '11,524,070', '0.272')
     """
-    return f"{v:.3g}" if abs(v) >= 1e6 else fmt(v)
+    return number(v)
 
 
 def cell_fmt(v: float) -> str:
-    """A number short enough for a heat-map cell.
+    """A number short enough for a heat-map cell; small values are never rounded to 0.
 
-    >>> cell_fmt(0.0234), cell_fmt(-0.5), cell_fmt(431.2), cell_fmt(2466.7), cell_fmt(-0.001)
-    ('.02', '-.50', '431', '2.5k', '0')
+    >>> cell_fmt(0.0234), cell_fmt(-0.5), cell_fmt(431.2), cell_fmt(2466.7), cell_fmt(-0.001), cell_fmt(1.2e-6)
+    ('0.023', '−0.5', '430', '2.5k', '−0.001', '1.2e−6')
     """
-    if abs(v) < 0.005:
-        return "0"
-    if abs(v) < 1:
-        return f"{v:.2f}".replace("0.", ".", 1)
-    if abs(v) < 1000:
-        return f"{v:.3g}"
-    return f"{v / 1000:.2g}k" if abs(v) < 1e6 else f"{v / 1e6:.2g}M"
-
-
-def _short_fmt(v: float) -> str:
-    return f"{v:.2g}" if abs(v) < 100 else f"{v:,.0f}"
-
-
-def _better_note(row: Row) -> str:
-    return f"{row.info.description} ({row.info.better} is better, range {row.info.range_text})."
+    return short(v)
 
 
 def _by(scenario: Any, mid: str, attr: str) -> dict[str, float] | None:
@@ -175,15 +284,15 @@ def _by(scenario: Any, mid: str, attr: str) -> dict[str, float] | None:
     return None if result is None else getattr(result, attr)
 
 
+def _finite(v: Any) -> float | None:
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
 def _ordered(report: Any, names: set[str]) -> list[str]:
     """Names in spec order (unknown names last, alphabetically)."""
     spec_order = list(report.original.get("variables", {}))
     known = [n for n in spec_order if n in names]
     return known + sorted(names - set(known))
-
-
-def _figure(chart: Markup, caption: str, note: str = "") -> Markup:
-    return Markup('<figure class="chart"><figcaption><b>{}</b> {}</figcaption>{}</figure>').format(caption, note, chart)
 
 
 # ---------------------------------------------------------------------------
@@ -203,7 +312,7 @@ def statistics_charts(report: Any) -> Markup:
 
 def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
     conf = first.get("confidence", 0.95)
-    rows = []
+    rows, table = [], []
     for v in names:
         m, sd = first["orig"]["mean"].get(v), first["orig"]["sd"].get(v)
         if m is None or not sd:
@@ -217,50 +326,80 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
             t = None if pm is None or pci is None else ((pci[0] - m) / sd, (pm - m) / sd, (pci[1] - m) / sd)
             sc.append((s.name, svg.colour(i), t))
         rows.append((v, orig, sc))
+        table.append([v] + [("–" if t is None else f"{number(t[1])} [{number(t[0])}, {number(t[2])}]")
+                            for _, _, t in sc])
     if not rows:
         return Markup("")
-    chart = svg.ci_chart(rows, label="means with confidence intervals", width=640,
+
+    def shift(r: tuple) -> float:
+        return max([abs(t[1]) for _, _, t in r[2] if t] + [0.0])
+
+    k = len(stats)
+    most = max(4, min(MAX_MEANS, 900 // (12 + (9 if k <= 4 else 6) * k)))  # the chart stays under ~900 px
+    drawn = rows if len(rows) <= most else sorted(sorted(rows, key=lambda r: -shift(r))[:most],
+                                                   key=lambda r: names.index(r[0]))
+    chart = svg.ci_chart(drawn, label="means with confidence intervals", width=640, indices=[i for i, _ in stats],
                          xlabel="difference from the original mean, in original standard deviations")
-    legend = join(Markup('<span class="key"><span class="swatch" style="background:{}"></span>{}</span>')
-                  .format(svg.colour(i), s.name) for i, s in stats)
-    note = (f"Grey band: the original mean's {conf:.0%} confidence interval; dots and lines: each scenario's mean "
-            f"and its {conf:.0%} interval. A dot outside the grey band is a mean the protected file does not preserve.")
-    return Markup('<figure class="chart wide"><div class="legend">{}</div>{}<figcaption><b>Means before/after.</b> '
-                  "{}</figcaption></figure>").format(legend, chart, note)
+    more = (f" The {len(drawn)} of {len(rows)} variables whose means moved most are drawn; the data table has all."
+            if len(drawn) < len(rows) else "")
+    note = (f"Grey band: the original mean's {conf:.0%} confidence interval; markers and lines: each scenario's "
+            f"mean and its {conf:.0%} interval (in the original's standard deviations). A marker outside the grey "
+            f"band is a mean the protected file does not preserve.{more}")
+    data = data_table(["variable"] + [s.name for _, s in stats], table,
+                      summary="data: scenario means [interval], in original standard deviations from the original mean")
+    return Markup('<figure class="chart wide"><figcaption><b>Means before/after.</b> {}</figcaption>{}{}</figure>'
+                  ).format(note, chart, data)
 
 
 def _correlations(names: list[str], first: dict, stats: list) -> Markup:
     p = len(names)
     orig = first["orig"]["corr"]
-    full = {(i, j): orig[i][j] for i in range(p) for j in range(p) if j <= i}
-    charts = [svg.heatmap(names, full, label="correlations, original", title="original", lo=-1, hi=1,
-                          diverging=True, value_fmt=cell_fmt, legend_text=("−1", "+1"))]
-    for i, s in stats:
-        prot = s.statistics["prot"].get("corr")
-        if prot is None:
-            continue
-        after = {(a, b): prot[a][b] for a in range(p) for b in range(p) if b <= a}
-        charts.append(svg.heatmap(names, after, label=f"correlations, {s.name}", title=s.name, lo=-1, hi=1,
-                                  diverging=True, value_fmt=cell_fmt, legend_text=("−1", "+1")))
     diffs = []
     for i, s in stats:
         prot = s.statistics["prot"].get("corr")
         if prot is None:
             continue
-        cells = {(a, b): _diff(prot[a][b], orig[a][b]) for a in range(p) for b in range(a)}
-        diffs.append((s.name, cells))
+        diffs.append((s.name, {(a, b): _diff(prot[a][b], orig[a][b]) for a in range(p) for b in range(a)}))
+    keep = list(range(p))
+    note = ""
+    if p > MAX_CORR:
+        change = [max([abs(c.get((max(a, b), min(a, b)), 0.0)) for _, c in diffs for b in range(p) if b != a
+                       if math.isfinite(c.get((max(a, b), min(a, b)), 0.0))] + [0.0]) for a in range(p)]
+        keep = sorted(sorted(range(p), key=lambda a: -change[a])[:MAX_CORR])
+        note = f" Drawn: the {MAX_CORR} of {p} variables whose correlations changed most."
+    pos = {a: k for k, a in enumerate(keep)}
+    shown = [names[a] for a in keep]
+    full = {(pos[i], pos[j]): orig[i][j] for i in keep for j in keep if j <= i}
+    charts = [svg.heatmap(shown, full, label="correlations, original", title="original", lo=-1, hi=1, diverging=True,
+                          legend_text=("−1", "+1"))]
+    if len(stats) <= 3:
+        for i, s in stats:
+            prot = s.statistics["prot"].get("corr")
+            if prot is not None:
+                after = {(pos[a], pos[b]): prot[a][b] for a in keep for b in keep if b <= a}
+                charts.append(svg.heatmap(shown, after, label=f"correlations, {s.name}", title=s.name, lo=-1, hi=1,
+                                          diverging=True, legend_text=("−1", "+1")))
     bound = max([abs(v) for _, c in diffs for v in c.values() if math.isfinite(v)] + [0.05])
     for name, cells in diffs:
-        charts.append(svg.heatmap(names, cells, label=f"correlation difference, {name}", title=f"{name} − original",
-                                  lo=-bound, hi=bound, diverging=True, value_fmt=cell_fmt,
-                                  legend_text=(f"{-bound:+.2f}", f"{bound:+.2f}")))
+        shown_cells = {(pos[a], pos[b]): v for (a, b), v in cells.items() if a in pos and b in pos}
+        charts.append(svg.heatmap(shown, shown_cells, label=f"correlation difference, {name}",
+                                  title=f"{name} − original", lo=-bound, hi=bound, diverging=True,
+                                  legend_text=(f"−{short(bound)}", f"+{short(bound)}"), titles=len(stats) <= 3))
     figs = join(Markup('<figure class="chart">{}</figure>').format(c) for c in charts)
+    pairs = [(a, b) for a in keep for b in keep if b < a]
+    table = data_table(["pair", "original"] + [n for n, _ in diffs],
+                       [[f"{names[a]} × {names[b]}", number(orig[a][b])] + [number(c[(a, b)]) for _, c in diffs]
+                        for a, b in pairs], summary="data: original correlations and differences (scenario − original)")
     return Markup('<h4>Correlation matrices before/after, and their difference</h4><p class="note">Blue: negative, '
                   "red: positive. The difference maps (scenario − original) use their own scale, symmetric around 0."
-                  '</p><div class="charts">{}</div>').format(figs)
+                  "{}</p><div class=\"charts\">{}</div>{}").format(note, figs, table)
 
 
 def _diff(a: float | None, b: float | None) -> float:
     if a is None or b is None:
         return math.nan
     return float(a) - float(b)
+
+
+__all__ = ["family_render", "family_body", "family_sections", "variable_charts", "pair_charts", "data_table",
+           "statistics_charts", "slug"]

@@ -23,22 +23,11 @@ from .safe import merge_bins
 SIZE_EDGES = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
 
 
-def add_generalisation_section(
-    families: list[tuple[str, str, Markup]], report: Any, policy: Policy, anchors: dict[str, str]
-) -> list[tuple[str, str, Markup]]:
-    """``families`` with the generalisation section appended to the family's block (when a hierarchy is used)."""
+def generalisation_section(report: Any, policy: Policy) -> Markup | None:
+    """The section's HTML (inside the generalisation family), or None when no hierarchy is in use."""
     spec = getattr(report, "spec", None)
     if spec is None or not any(v.hierarchy is not None for v in spec.variables.values()):
-        return families
-    anchor = anchors.get("generalisation")
-    body = generalisation_section(report, policy)
-    if not body:
-        return families
-    return [(a, title, html + body if a == anchor else html) for a, title, html in families]
-
-
-def generalisation_section(report: Any, policy: Policy) -> Markup:
-    """The section's HTML, or an empty Markup when the family's measures were not run."""
+        return None
     parts = [_variable_table(report, policy), _class_sizes(report, policy)]
     parts = [p for p in parts if p]
     if not parts:
@@ -71,9 +60,9 @@ def _variable_table(report: Any, policy: Policy) -> Markup:
             if name not in names:
                 names.append(name)
     heights = next((r.details.get("heights", {}) for r in levels if r is not None), {})
-    head = join(Markup('<th class="scen" colspan="3"><span class="swatch" style="background:{}"></span>{}</th>')
+    head = join(Markup('<th scope=col class="scen" colspan="3"><span class="swatch" style="background:{}"></span>{}</th>')
                 .format(svg.colour(i), s.name) for i, s in enumerate(scenarios))
-    sub = join(Markup("<th>level</th><th>LM</th><th>at the root</th>") for _ in scenarios)
+    sub = join(Markup("<th scope=col>level</th><th scope=col>LM</th><th scope=col>at the root</th>") for _ in scenarios)
     rows = []
     for name in names:
         cells = []
@@ -83,14 +72,14 @@ def _variable_table(report: Any, policy: Policy) -> Markup:
             root = (rr.by_variable or {}).get(name) if rr is not None else None
             cells.append(Markup('<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>').format(
                 fmt(level), "–" if loss is None else f"{100 * loss:.1f}%", _count_text(root, policy)))
-        rows.append(Markup('<tr><th class="measure">{}</th><td class="num">{}</td>{}</tr>').format(
+        rows.append(Markup('<tr><th scope=row class="measure">{}</th><td class="num">{}</td>{}</tr>').format(
             name, heights.get(name, "–"), join(cells)))
     return Markup(
         '<p class="note">Level: the hierarchy level of the protected values (0 = unchanged); LM: Iyengar\'s loss, '
         "the share of the domain a value was generalised to (0% unchanged, 100% suppressed); at the root: records "
         "whose value is suppressed or fully generalised.</p>"
-        '<table class="measures"><thead><tr><th rowspan="2">variable</th><th rowspan="2">height</th>{}</tr>'
-        "<tr>{}</tr></thead><tbody>{}</tbody></table>"
+        '<div class="scroll" tabindex="0"><table class="measures"><thead><tr><th scope=col rowspan="2">variable</th><th scope=col rowspan="2">height</th>{}</tr>'
+        "<tr>{}</tr></thead><tbody>{}</tbody></table></div>"
     ).format(head, sub, join(rows))
 
 

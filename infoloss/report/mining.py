@@ -30,6 +30,11 @@ REFERENCES = (  # (key in details scores, legend text, dash pattern)
 )
 
 
+def mining_section(report: Any, policy: Any) -> Markup:
+    """The mining charts inside the mining family's section (see infoloss.report.sections)."""
+    return mining_charts(report)
+
+
 def mining_charts(report: Any) -> Markup:
     """The charts of the mining section (empty when no mining measure has the needed details)."""
     return join([score_charts(report), cluster_charts(report)])
@@ -146,16 +151,17 @@ def spread_bars(rows: Sequence[tuple[str, str, dict | None]], refs: Sequence[tup
     lo, hi = min([lo] + values), max([hi] + values)
     if hi <= lo:
         hi = lo + 1.0
-    left = min(12 + 6.3 * max([len(r[0]) for r in rows] + [4]), 190)
+    left = 14 + max([svg.text_width(r[0], svg.FONT) for r in rows] + [30])  # scenario names in full
+    width = max(width, left + 300)
     bar, gap = 14, 8
     top = 10
     plot_h = len(rows) * (bar + gap)
-    sx = svg.Scale(lo, hi, left, width - 30)
+    sx = svg.Scale(lo, hi, left, width - 52)  # room for the value label after the longest bar
     out = svg.x_axis(sx, top + plot_h + 4, svg.nice_ticks(lo, hi, 5), grid_to=top)
     base = sx(max(lo, min(0.0, hi)))
     for r, (name, col, st) in enumerate(rows):
         y = top + r * (bar + gap)
-        out.append(svg.text(left - 6, y + bar - 3, svg._short(name, 28), anchor="end", size=svg.FONT - 1))
+        out.append(svg.text(left - 6, y + bar - 3, name, anchor="end", size=svg.FONT))
         if not st:
             out.append(svg.text(left + 3, y + bar - 3, "not computed", size=svg.FONT - 2, fill=svg.GREY))
             continue

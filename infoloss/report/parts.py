@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 from markupsafe import Markup
 
 from ..registry import MeasureInfo
+from .numbers import number
 from .svg import ramp
 
 #: cell colours from the best to the worst scenario of a row
@@ -21,62 +22,91 @@ GOOD_TO_BAD = ("#c7e9c0", "#f7f7d0", "#fdd0a2", "#f4a582")
 TIE = 1e-9
 
 
-def fmt(x: float | None) -> str:
-    """A measure value for a table: 4 significant digits, thousands grouped, powers of ten from 10^7.
+def fmt(x: float | None, scale: float = 1.0) -> str:
+    """A measure value for a table: the page's one number rule (:func:`infoloss.report.numbers.number`).
 
-    >>> fmt(118.2166), fmt(0.005312), fmt(18296.0), fmt(None), fmt(0.0), fmt(1.3527e34)
-    ('118.2', '0.005312', '18,296', '–', '0', '1.353e+34')
+    >>> fmt(118.2166), fmt(0.005312), fmt(18296.0), fmt(None), fmt(0.0), fmt(1.3527e34), fmt(2.9e-19)
+    ('118', '0.00531', '18,296', '–', '0', '1.35 × 10³⁴', '0')
     """
-    if x is None or not math.isfinite(x):
-        return "–"
-    if x == 0:
-        return "0"
-    if 1e4 <= abs(x) < 1e7:
-        return f"{x:,.0f}"
-    return f"{x:.4g}"
+    return number(x, scale)
 
 
-def positions(values: Sequence[float | None], better: str) -> list[float | None]:
+def positions(values: Sequence[float | None], better: str, ideal: float | None = None) -> list[float | None]:
     """Each value's place between the best (0) and the worst (1) of the row; None if missing or all equal.
+
+    ``better`` is "lower", "higher" or "target" (closest to ``ideal`` is best).
+    Values that print the same as the best one (:func:`fmt`) are best too.
 
     >>> positions([0.2, 0.1, None, 0.3], "lower")
     [0.5, 0.0, None, 1.0]
     >>> positions([0.9, 0.5], "higher"), positions([1.0, 1.0], "lower")
     ([0.0, 1.0], [None, None])
+    >>> positions([-17.4, 0.5, 2.0], "target", ideal=0.0)  # doctest: +ELLIPSIS
+    [1.0, 0.0, 0.0887...]
     """
+    if better == "target":
+        losses = [None if v is None or not math.isfinite(v) else abs(v - (ideal or 0.0)) for v in values]
+        return positions(losses, "lower")
     finite = [v for v in values if v is not None and math.isfinite(v)]
     if len(finite) < 2:
         return [None] * len(values)
     lo, hi = min(finite), max(finite)
     if hi - lo <= TIE * max(abs(lo), abs(hi), 1e-300):
         return [None] * len(values)
+    best_text = fmt(lo if better == "lower" else hi, max(abs(lo), abs(hi)))
+    if fmt(lo, max(abs(lo), abs(hi), 1.0)) == fmt(hi, max(abs(lo), abs(hi), 1.0)):
+        return [None] * len(values)  # equal as printed (e.g. float noise against 0): a tie
     out: list[float | None] = []
     for v in values:
         if v is None or not math.isfinite(v):
             out.append(None)
         else:
             t = (v - lo) / (hi - lo)
-            out.append(t if better == "lower" else 1.0 - t)
+            t = t if better == "lower" else 1.0 - t
+            out.append(0.0 if fmt(v, max(abs(lo), abs(hi))) == best_text else t)
     return out
 
 
-def value_cell(value: float | None, position: float | None, reason: str | None = None) -> Markup:
-    """A ``<td>`` with the value, coloured by its position; class ``best``/``worst``/``mid``/``tie``."""
+def info_positions(info: MeasureInfo, values: Sequence[float | None]) -> list[float | None]:
+    """:func:`positions` for a registered measure (its direction and ideal)."""
+    return positions(values, info.better, info.ideal)
+
+
+def value_cell(value: float | None, position: float | None, reason: str | None = None, *,
+               scale: float = 1.0, text: str | None = None) -> Markup:
+    """A ``<td>`` with the value, coloured by its position; class ``best``/``worst``/``mid``/``tie``.
+
+    The best value also carries "✓ best" (so the ranking is not in colour
+    alone); ``text`` replaces the printed value (e.g. "fewer than 5").
+    """
     if value is None:
         why = reason or "not computed"
         return Markup('<td class="num nc" title="{}">not computed</td>').format(why)
+    shown = text if text is not None else fmt(value, scale)
     if position is None:
-        return Markup('<td class="num tie">{}</td>').format(fmt(value))
+        return Markup('<td class="num tie">{}</td>').format(shown)
     cls = "best" if position == 0 else "worst" if position == 1 else "mid"
-    mark = " ✓" if cls == "best" else ""
+    mark = Markup(' <span class="mark">✓ best</span>') if cls == "best" else Markup("")
     return Markup('<td class="num {}" style="background:{}">{}{}</td>').format(
-        cls, ramp(GOOD_TO_BAD, position), fmt(value), mark)
+        cls, ramp(GOOD_TO_BAD, position), shown, mark)
 
 
 def direction(info: MeasureInfo) -> Markup:
-    """'↓ lower' / '↑ higher' with the range."""
-    arrow = "↓ lower is better" if info.better == "lower" else "↑ higher is better"
-    return Markup('<span class="dir">{}</span><br><span class="range">range {}</span>').format(arrow, info.range_text)
+    """'↓ lower is better' / '↑ higher is better' / '◎ closest to 1 is best', with the range."""
+    return Markup('<span class="dir">{}</span><br><span class="range">range {}</span>').format(
+        direction_text(info), info.range_text)
+
+
+def direction_text(info: MeasureInfo) -> str:
+    """The direction in words with an arrow.
+
+    >>> from infoloss.registry import get
+    >>> direction_text(get("il1s")), direction_text(get("gdu")), direction_text(get("pmse_ratio"))
+    ('↓ lower is better', '↑ higher is better', '◎ closest to 1 is best')
+    """
+    if info.better == "target":
+        return f"◎ {info.better_text} is best"
+    return "↓ lower is better" if info.better == "lower" else "↑ higher is better"
 
 
 def slug(prefix: str, i: int) -> str:

@@ -9,8 +9,8 @@ or outliers, and rounded statistics.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from .safe import merge_bins, merge_small, round_sig
 #: histogram bars drawn per variable (the fine bins are merged into these)
 DISPLAY_BINS = 40
 #: points per density curve
-CURVE_POINTS = 100
+CURVE_POINTS = 50
 #: a mosaic shows at most this many categories; the rest are grouped
 MAX_SEGMENTS = 14
 
@@ -33,6 +33,24 @@ class Policy:
 
     safe: bool = False
     min_cell: int = 5
+    #: family weights of the overall score (None: by the variables each family covers)
+    weights: dict[str, float] | None = None
+    #: work shared by the sections of one page (scores, losses), filled by :meth:`cached`
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def cached(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per page."""
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
+    def count_text(self, n: float | None) -> str:
+        """A count as it may be printed: safe mode writes small ones as "fewer than N"."""
+        from .numbers import count
+
+        if n is None:
+            return "–"
+        return count(n) if self.count_ok(int(round(n))) else f"fewer than {self.min_cell}"
 
     def count_ok(self, n: int) -> bool:
         """Whether a count may be printed: always in full mode, else 0 or at least ``min_cell``."""
@@ -161,6 +179,8 @@ class Grouping:
     labels: list[str]
     index: np.ndarray  # category -> segment
     kinds: list[str]  # per segment: "category", "group", "other", "missing"
+    merged: list[str] = field(default_factory=list)  # safe mode: the categories merged into "other"
+    merged_small: list[bool] = field(default_factory=list)  # per merged category: fewer than min_cell in the original
 
     def apply(self, counts: np.ndarray) -> np.ndarray:
         """Counts per segment."""
@@ -201,7 +221,9 @@ def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], o
     if policy.safe:
         base = _merge_small_jointly(base, tables, policy.min_cell)
     if len(base.labels) - 1 > MAX_SEGMENTS:
+        merged, small = base.merged, base.merged_small
         base = _group_many(base, tables[0], ordinal)
+        base.merged, base.merged_small = merged, small
     return base
 
 
@@ -225,13 +247,16 @@ def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: in
     if not merged.any():
         return g
     keep = np.flatnonzero(~merged)
+    names = [g.labels[i] for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "missing")]
+    small = [bool(0 < counts[0][i] < min_cell) and g.kinds[i] == "category"  # "missing" is no value to hide
+             for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "missing")]
     labels = [g.labels[i] for i in keep] + [f"other (categories merged, min. cell {min_cell})"]
     kinds = [g.kinds[i] for i in keep] + ["other"]
     new_pos = np.full(n_seg, len(keep))
     new_pos[keep] = np.arange(len(keep))
     # keep "missing" last when it is not merged
     labels, kinds, new_pos = _missing_last(labels, kinds, new_pos)
-    return Grouping(labels, new_pos[g.index], kinds)
+    return Grouping(labels, new_pos[g.index], kinds, names, small)
 
 
 def _missing_last(labels: list[str], kinds: list[str], pos: np.ndarray) -> tuple[list[str], list[str], np.ndarray]:

@@ -1,29 +1,26 @@
-"""Assemble the report page: sections, inline CSS and script, the jinja2 template."""
+"""Assemble the report page: the sections, inline CSS and script, the jinja2 template."""
 
 from __future__ import annotations
 
 import functools
 from importlib import resources
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Mapping
 
 import jinja2
 from markupsafe import Markup
 
 from .. import __version__
-from ..registry import FAMILIES, registered
+from ..registry import registered
 from . import svg
-from .families import family_sections
-from .generalisation import add_generalisation_section
-from .parts import slug
+from .guide import how_to_read
 from .plotdata import Policy
-from .risk import risk_map_section
 from .safe import sanitise_reason
-from .summary import headline_ids, measure_rows, reading, summary_table
-from .variables import variable_sections
+from .sections import page_sections
 
 
-def render_html(report: Any, *, safe: bool = False, min_cell: int = 5) -> str:
+def render_html(report: Any, *, safe: bool = False, min_cell: int = 5,
+                weights: Mapping[str, float] | None = None) -> str:
     """The self-contained HTML page of a :class:`~infoloss.compare.Report`.
 
     Parameters
@@ -31,58 +28,48 @@ def render_html(report: Any, *, safe: bool = False, min_cell: int = 5) -> str:
     report : Report
         The result of :func:`infoloss.compare`.
     safe : bool
-        Safe-to-share mode: no table cell or histogram bin below ``min_cell``
-        records, no extremes or outliers, rounded statistics, no record values.
+        Safe-to-share mode: no table cell, histogram bin or count below
+        ``min_cell`` records, no extremes or outliers, rounded statistics, no
+        record values.
     min_cell : int
         The smallest count shown in safe mode (at least 1).
+    weights : dict, optional
+        Weights of the measure families in the overall utility score, e.g.
+        ``{"tables": 2, "record": 1}`` (families not named weigh 0); by
+        default each family weighs the share of variables its measures cover.
 
     Returns
     -------
     str
         The HTML page.
     """
+    from .scores import check_weights
+
     if min_cell < 1:
         raise ValueError("min_cell must be at least 1")
-    policy = Policy(safe=safe, min_cell=int(min_cell))
+    policy = Policy(safe=safe, min_cell=int(min_cell), weights=check_weights(weights))
     return _template().render(**context(report, policy))
 
 
 def context(report: Any, policy: Policy) -> dict[str, Any]:
     """Everything the template shows."""
-    reason = _reason_filter(report, policy)
-    anchors = {family: slug("family", i) for i, family in enumerate(FAMILIES)}
-    rows = measure_rows(report, headline_ids(report), reason)
-    variables, pairs = variable_sections(report, policy)
+    policy.cache["reason"] = _reason_filter(report, policy)
+    sections = page_sections(report, policy)
     return {
         "version": __version__,
         "safe": policy.safe,
         "min_cell": policy.min_cell,
         "original_name": _file_name(report.original.get("path")),
-        "n_original": int(report.original.get("n_records", 0)),
+        "n_original": policy.count_text(int(report.original.get("n_records", 0))),
         "n_variables": len(report.original.get("variables", {})),
-        "scenarios": [{"name": s.name, "n_records": int(s.n_records), "paired": s.paired, "colour": svg.colour(i)}
-                      for i, s in enumerate(report.scenarios)],
-        "reading": reading(report, rows),
-        "summary": summary_table(report, rows, anchors),
-        "families": _with_analyses(
-            add_generalisation_section(family_sections(report, reason, anchors, policy), report, policy, anchors),
-            report, policy,
-        ),
-        "risk_map": risk_map_section(report, policy),
-        "variables": variables,
-        "pairs": pairs,
+        "scenarios": [{"name": s.name, "n_records": policy.count_text(int(s.n_records)), "paired": s.paired,
+                       "marker": svg.marker_svg(i)} for i, s in enumerate(report.scenarios)],
+        "howto": how_to_read(policy.safe, policy.min_cell),
+        "sections": sections,
         "notes": _notes(report),
         "css": Markup(_asset("report.css")),
         "script": Markup(_asset("check.js")),
     }
-
-
-def _with_analyses(families: list, report: Any, policy: Policy) -> list:
-    """The analyses family's section gets the regression charts and the estimates table."""
-    from .analyses import analyses_section
-
-    return [(a, t, body + analyses_section(report, policy)) if t == FAMILIES["analyses"] else (a, t, body)
-            for a, t, body in families]
 
 
 def _reason_filter(report: Any, policy: Policy):

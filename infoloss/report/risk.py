@@ -29,17 +29,18 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
     block = report.risk_utility()
     if not block.get("available"):
         return None
-    colours = {s.name: svg.colour(i) for i, s in enumerate(report.scenarios)}
-    chart = ru_chart(block, colours)
+    index = {s.name: i for i, s in enumerate(report.scenarios)}
+    chart = ru_chart(block, index)
     rows = join(
-        Markup('<tr><td><span class="swatch" style="background:{}"></span>{}</td><td class="num">{}</td>'
+        Markup('<tr><td>{}{}</td><td class="num">{}</td>'
                '<td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>').format(
-            svg.ORIGINAL_COLOUR if p["original"] else colours.get(p["name"], svg.GREY),
+            Markup('<span class="swatch" style="background:{}"></span>').format(svg.ORIGINAL_COLOUR)
+            if p["original"] else svg.marker_svg(index.get(p["name"], 0)),
             p["name"] + (" (as it is)" if p["original"] else ""), fmt(p["risk"]), fmt(p["loss"]),
             fmt(p["utility_value"]), "✓" if p["pareto"] else "")
         for p in block["points"])
-    table = Markup('<table class="measures ru"><thead><tr><th>file</th><th>risk: {}</th><th>{}</th>'
-                   "<th>{}</th><th>Pareto front</th></tr></thead><tbody>{}</tbody></table>").format(
+    table = Markup('<div class="scroll" tabindex="0"><table class="measures ru"><thead><tr><th scope=col>file</th><th scope=col>risk: {}</th><th scope=col>{}</th>'
+                   "<th scope=col>{}</th><th scope=col>Pareto front</th></tr></thead><tbody>{}</tbody></table></div>").format(
         block["risk_measure"], block["loss_definition"], block["utility_measure"], rows)
     decisions = join(_decision(block["decisions"][key], key) for key in ("max_risk", "max_loss"))
     missing = join(Markup("<li>{}: {}</li>").format(name, why) for name, why in block["not_on_map"].items())
@@ -65,8 +66,13 @@ def _decision(rule: dict[str, Any], key: str) -> Markup:
         title, key.replace("_", "-"), rule["reason"], choice, extra)
 
 
-def ru_chart(block: dict[str, Any], colours: dict[str, str], width: float = 520, height: float = 360) -> Markup:
-    """Scatter of risk (y) against loss (x) with the Pareto front as a step line and the thresholds dashed."""
+def ru_chart(block: dict[str, Any], index: dict[str, int], width: float = 520, height: float = 360) -> Markup:
+    """Scatter of risk (y) against loss (x) with the Pareto front as a step line and the thresholds dashed.
+
+    Each scenario has its marker (shape and colour, ``index``: scenario name -> its number); names are placed
+    where they overlap no other name, and left out where there is no room (the table beside the chart lists
+    every point).
+    """
     points = block["points"]
     left, right, top, bottom = 62, 18, 14, 42
     risks = [p["risk"] for p in points]
@@ -98,18 +104,34 @@ def ru_chart(block: dict[str, Any], colours: dict[str, str], width: float = 520,
             steps += [(sx(a["loss"]), sy(a["risk"])), (sx(b["loss"]), sy(a["risk"]))]
         steps.append((sx(front[-1]["loss"]), sy(front[-1]["risk"])))
         out.append(svg.polyline(steps, svg.GREY, 1.2, "2,2"))
+    taken: list[tuple[float, float, float, float]] = [(x - 6, y - 6, x + 6, y + 6) for x, y in
+                                                       ((sx(p["loss"]), sy(p["risk"])) for p in points)]
     for p in points:
         x, y = sx(p["loss"]), sy(p["risk"])
-        col = svg.ORIGINAL_COLOUR if p["original"] else colours.get(p["name"], svg.GREY)
         title = f"{p['name']}: risk {svg.fmt_value(p['risk'])}, loss {svg.fmt_value(p['loss'])}"
-        shape = (f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" fill="{col}"><title>{svg.esc(title)}'
-                 "</title></rect>" if p["original"] else
-                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5.5" fill="{col}" stroke="#fff" stroke-width="1">'
-                 f"<title>{svg.esc(title)}</title></circle>")
-        out.append(shape)
-        anchor = "end" if x > width * 0.7 else "start"
-        out.append(svg.text(x + (-8 if anchor == "end" else 8), y - 6, p["name"], anchor=anchor, size=svg.FONT - 1))
+        if p["original"]:
+            out.append(f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" fill="{svg.ORIGINAL_COLOUR}">'
+                       f"<title>{svg.esc(title)}</title></rect>")
+        else:
+            out.append(svg.marker(index.get(p["name"], 0), x, y, 5.5, title=title))
+        box = _label_box(p["name"], x, y, taken, (left, top, width - 2, height - bottom))
+        if box is not None:
+            taken.append(box)
+            out.append(svg.text(box[0], box[3] - 3, p["name"], size=svg.FONT - 1))
     return svg.svg(width, height, out, label="risk-utility map")
+
+
+def _label_box(name: str, x: float, y: float, taken: list, bounds: tuple[float, float, float, float]
+               ) -> tuple[float, float, float, float] | None:
+    """A free box for a point's name beside it (right, left, above, below), or None when none is free."""
+    w, h = 0.62 * (svg.FONT - 1) * len(name) + 2, svg.FONT + 2
+    for dx, dy in ((8, -h - 1), (8, 1), (-8 - w, -h - 1), (-8 - w, 1), (-w / 2, -h - 8), (-w / 2, 8),
+                   (8, -2 * h - 2), (8, h + 2), (-8 - w, -2 * h - 2), (-8 - w, h + 2)):
+        box = (x + dx, y + dy, x + dx + w, y + dy + h)
+        inside = box[0] >= bounds[0] and box[1] >= bounds[1] and box[2] <= bounds[2] and box[3] <= bounds[3]
+        if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+            return box
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -159,8 +181,8 @@ def _risk_table(report: Any, policy: Policy) -> Markup | None:
         for k in ks:
             entry = det.get("by_k", {}).get(k, {})
             values[name][f"k{k}"] = f"{_count(entry.get('unweighted'), policy)} / {_count(entry.get('weighted'), policy)}"
-    head = join(Markup("<th>{}</th>").format(t) for _, t in columns)
-    head += join(Markup("<th>fk &lt; {0} / Fk &lt; {0}</th>").format(k) for k in ks)
+    head = join(Markup("<th scope=col>{}</th>").format(t) for _, t in columns)
+    head += join(Markup("<th scope=col>fk &lt; {0} / Fk &lt; {0}</th>").format(k) for k in ks)
     body = join(
         Markup("<tr><td>{}</td>{}</tr>").format(
             name, join(Markup('<td class="num">{}</td>').format(values[name].get(c, "–"))
@@ -169,8 +191,8 @@ def _risk_table(report: Any, policy: Policy) -> Markup | None:
     note = ("Risk of each file on the key variables (sdcMicro's conventions: a missing key value matches any value). "
             "k-anonymity: records whose key values fewer than k records share (fk), and whose weighted "
             "frequency is below k (Fk).")
-    return Markup('<h3>Disclosure risk per file</h3><p class="note">{}</p><table class="measures risk">'
-                  "<thead><tr><th>file</th>{}</tr></thead><tbody>{}</tbody></table>").format(note, head, body)
+    return Markup('<h3>Disclosure risk per file</h3><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures risk">'
+                  "<thead><tr><th scope=col>file</th>{}</tr></thead><tbody>{}</tbody></table></div>").format(note, head, body)
 
 
 def merge_joint(labels: Sequence[str], columns: Sequence[Sequence[int]], min_cell: int) -> tuple[list[str], list[list[int]]]:
@@ -211,7 +233,7 @@ def _dis_table(report: Any, policy: Policy) -> Markup | None:
     counts = [[int(det.get("dis_table", {}).get(label, 0)) for label in labels] for _, _, det, _ in files]
     if policy.safe:
         labels, counts = merge_joint(labels, counts, policy.min_cell)
-    head = join(Markup("<th>{}</th>").format(name) for name, _, _, _ in files)
+    head = join(Markup("<th scope=col>{}</th>").format(name) for name, _, _, _ in files)
     body = join(Markup("<tr><td>{}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
                 for i, label in enumerate(labels))
     msu = join(Markup("<li>{}: MSUs by size {}</li>").format(
@@ -220,8 +242,8 @@ def _dis_table(report: Any, policy: Policy) -> Markup | None:
     note = ("Records per interval of the DIS-SUDA score (the probability that a unique match on key values is "
             "correct; SUDA2, sdcMicro's intervals)." + (" Intervals are merged so that no count is below "
                                                         f"{policy.min_cell}." if policy.safe else ""))
-    return Markup('<h3>SUDA2: distribution of DIS-SUDA scores</h3><p class="note">{}</p><table class="measures dis">'
-                  "<thead><tr><th>DIS score</th>{}</tr></thead><tbody>{}</tbody></table><ul class=\"note\">{}</ul>"
+    return Markup('<h3>SUDA2: distribution of DIS-SUDA scores</h3><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures dis">'
+                  "<thead><tr><th scope=col>DIS score</th>{}</tr></thead><tbody>{}</tbody></table></div><ul class=\"note\">{}</ul>"
                   ).format(note, head, body, msu)
 
 
@@ -236,7 +258,7 @@ def _l_tables(report: Any, policy: Policy) -> Markup | None:
         counts = [[int(d.get("distinct_counts", {}).get(label, 0)) for label in labels] for _, d in per]
         if policy.safe:
             labels, counts = merge_joint(labels, counts, policy.min_cell)
-        head = join(Markup("<th>{}</th>").format(name) for name, _ in per)
+        head = join(Markup("<th scope=col>{}</th>").format(name) for name, _ in per)
         body = join(Markup("<tr><td>distinct l = {}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
                     for i, label in enumerate(labels))
         summary = join(Markup("<tr><td>{}</td>{}</tr>").format(
@@ -244,8 +266,8 @@ def _l_tables(report: Any, policy: Policy) -> Markup | None:
             for text, path in (("median entropy l", ("entropy", "median")), ("min entropy l", ("entropy", "min")),
                                ("median recursive (c, l)", ("recursive", "median")),
                                ("share of records below l", ("share_below_l",))))
-        blocks.append(Markup('<h4>{}</h4><table class="measures ldiv"><thead><tr><th>records per class '
-                             "l-diversity</th>{}</tr></thead><tbody>{}{}</tbody></table>").format(var, head, body, summary))
+        blocks.append(Markup('<h4>{}</h4><div class="scroll" tabindex="0"><table class="measures ldiv"><thead><tr><th scope=col>records per class '
+                             "l-diversity</th>{}</tr></thead><tbody>{}{}</tbody></table></div>").format(var, head, body, summary))
     note = ("Classes are the records with identical key values. Distinct l counts the different values of the sensitive "
             "variable in a record's class; a class with l = 1 discloses the value for all its records." +
             (f" Rows are merged so that no count is below {policy.min_cell}." if policy.safe else ""))

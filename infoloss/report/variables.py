@@ -16,6 +16,7 @@ import numpy as np
 from markupsafe import Markup
 
 from . import svg
+from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
     DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, density_curve, display_bins, outside_text, safe_two_way,
@@ -24,25 +25,88 @@ from .plotdata import (
 
 #: two-way mosaics are drawn for this many pairs
 TOP_PAIRS = 3
+#: the plots of this many most changed variables are open when the page opens (the others are collapsed)
+OPEN_VARIABLES = 3
+
+
+def variables_section(report: Any, policy: Policy) -> Markup | None:
+    """Per variable: a collapsible block with its plots; unchanged variables get one line."""
+    sections, _ = variable_sections(report, policy)
+    if not sections:
+        return None
+    intro = Markup(
+        '<p class="note">Drawn from aggregated data (bins, quantiles, tables), never from records. '
+        "Continuous variables: in each histogram the grey area is the original and the coloured step line the "
+        "scenario, on a common scale (heights: % of records per bar; merged bars are wider and keep the same "
+        "scale); the dashed grey curve is the original's kernel density, the coloured curve the scenario's. "
+        "Categorical variables: one stacked 100 % column for the original and one per scenario (white: missing); "
+        "the number above a scenario's column is the share of records that would have to change category to give "
+        "the original's table. The {} most changed variables are open; click a name to open the others.</p>"
+    ).format(OPEN_VARIABLES)
+    flat = [(a, n) for a, n, _, cls, _ in sections if cls == "unchanged"]
+    index = Markup('<p class="varindex">Variables: {}</p>').format(
+        Markup(" · ").join(Markup('<a href="#{}">{}</a>').format(a, n) for a, n, *_ in sections))
+    unchanged = Markup("")
+    if flat:
+        unchanged = Markup('<p class="flat-line">No change in any scenario ({} variable{}): {}.</p>').format(
+            len(flat), "" if len(flat) == 1 else "s",
+            Markup(", ").join(Markup('<b id="{}">{}</b>').format(a, n) for a, n in flat))
+    return intro + index + unchanged + join(body for *_, cls, body in sections if cls != "unchanged")
+
+
+def pairs_section(report: Any, policy: Policy) -> Markup | None:
+    _, pairs = variable_sections(report, policy)
+    return pairs or None
 
 
 def variable_sections(report: Any, policy: Policy) -> tuple[list[tuple[str, str, str, str, Markup]], Markup]:
     """``(anchor, name, description, css class, html)`` per variable in spec order, and the two-way mosaics."""
+    return policy.cached("variable_sections", lambda: _variable_sections(report, policy))
+
+
+def _variable_sections(report: Any, policy: Policy) -> tuple[list[tuple[str, str, str, str, Markup]], Markup]:
+    from .overview import losses, most_changed, variable_anchor
+
     aggs = [(i, s, s.aggregates) for i, s in enumerate(report.scenarios) if s.aggregates]
     if not aggs:
         return [], Markup("")
     first = aggs[0][2]
+    names, _, table = losses(report, policy)
+    opened = set(most_changed(report, policy, OPEN_VARIABLES))
+    declared = _declared(report)
     out = []
     groupings: dict[str, Grouping] = {}
-    for k, (name, var) in enumerate(first["variables"].items()):
+    for name, var in first["variables"].items():
         per = [(i, s, a["variables"].get(name)) for i, s, a in aggs]
-        if var["kind"] == "continuous":
-            html = continuous_plots(name, var, per, policy)
-        else:
+        anchor = variable_anchor(names, name) if name in names else slug("var", len(names) + len(out))
+        cells = table.get(name, [])
+        if var["kind"] != "continuous":
             groupings[name] = _grouping(var, per, policy)
-            html = categorical_plots(name, var, per, groupings[name])
-        out.append((slug("var", k), name, _kind_text(var), var["kind"], html))
+        if cells and all((c.value or 0.0) == 0.0 for c in cells) and all(c.value is not None for c in cells):
+            out.append((anchor, name, _kind_text(var), "unchanged", Markup("")))
+            continue
+        if var["kind"] == "continuous":
+            plots = continuous_plots(name, var, per, policy)
+        else:
+            plots = categorical_plots(name, var, per, groupings[name], declared.get(name, set()), policy)
+        worst = max(range(len(cells)), key=lambda i: cells[i].value or 0.0) if cells else None
+        headline = (Markup(" — largest loss {} in {}").format(cells[worst].text, report.scenarios[worst].name)
+                    if worst is not None and cells[worst].value else Markup(""))
+        html = Markup('<details class="variable {}" id="{}"{}><summary><h3>{} <small>({})</small>{}</h3></summary>'
+                      "{}</details>").format(var["kind"], anchor, Markup(" open") if name in opened else "", name,
+                                             _kind_text(var), headline, plots)
+        out.append((anchor, name, _kind_text(var), var["kind"], html))
     return out, pair_mosaics(aggs, groupings, policy)
+
+
+def _declared(report: Any) -> dict[str, set[str]]:
+    """Categories the spec declares (an ``order:`` list): these may be named in safe mode."""
+    spec = getattr(report, "spec", None)
+    out: dict[str, set[str]] = {}
+    for name, v in (getattr(spec, "variables", None) or {}).items():
+        if getattr(v, "order", None):
+            out[name] = {str(c) for c in v.order}
+    return out
 
 
 def _kind_text(var: dict[str, Any]) -> str:
@@ -53,8 +117,12 @@ def _kind_text(var: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------
 # continuous
 # ---------------------------------------------------------------------------
+#: the densities of all files share one chart up to this many scenarios (each histogram has its own curve)
+MAX_OVERLAY = 4
+
+
 def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Policy) -> Markup:
-    """Histograms per scenario, all densities on one axis, box plots of every file."""
+    """Histograms per scenario, all densities on one axis (up to :data:`MAX_OVERLAY` scenarios), box plots."""
     edges = var["grid"]
     if edges is None and var.get("not_drawn"):
         return Markup('<p class="note">{}.</p>').format(var["not_drawn"])
@@ -90,13 +158,36 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
             prot_colour=svg.colour(i), orig_curve=orig_curve, prot_curve=curve,
             note=note if (orig_out or out_text) else "", label=f"histogram of {name}: {s.name} and original")
         figs.append(Markup('<figure class="chart">{}</figure>').format(chart))
-    curves = [("original", svg.ORIGINAL_COLOUR, orig_curve, True)]
-    curves += [(s.name, svg.colour(i), c, False) for i, s, b, c, _ in panels if b is not None]
-    second = [svg.density_panel(title="densities (dashed: original)", xlim=xlim, curves=curves,
-                                label=f"density curves of {name}"),
-              _boxes(name, var, per, xlim, policy)]
-    return Markup('<div class="charts">{}</div><div class="charts">{}</div>').format(
-        join(figs), join(Markup('<figure class="chart">{}</figure>').format(c) for c in second))
+    second = []
+    drawn = [(i, s, c) for i, s, b, c, _ in panels if b is not None]
+    if len(drawn) <= MAX_OVERLAY:
+        curves = [("original", svg.ORIGINAL_COLOUR, orig_curve, True)] + [(s.name, svg.colour(i), c, False)
+                                                                           for i, s, c in drawn]
+        second.append(svg.density_panel(title="densities (dashed: original)", xlim=xlim, curves=curves,
+                                        label=f"density curves of {name}", indices=[None] + [i for i, _, _ in drawn]))
+    second.append(_boxes(name, var, per, xlim, policy))
+    return Markup('<div class="charts">{}</div><div class="charts">{}</div>{}').format(
+        join(figs), join(Markup('<figure class="chart">{}</figure>').format(c) for c in second),
+        _continuous_table(var, per, policy))
+
+
+def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Markup:
+    """The plots' numbers: records, mean, quartiles and values outside the axis, per file."""
+    from .families import data_table
+    from .numbers import number
+
+    rows = []
+    sides = [("original", var["stats"]["orig"], var["hist"]["orig"])]
+    sides += [(s.name, v["stats"]["prot"], v["hist"]["prot"]) for _, s, v in per if v is not None]
+    for label, stats, hist in sides:
+        b = box_stats(stats, policy)
+        if b is None:
+            rows.append([label, "0", "–", "–", "–", "–", "–"])
+            continue
+        rows.append([label, policy.count_text(b["n"]), number(b["mean"]), number(b["q1"]), number(b["median"]),
+                     number(b["q3"]), outside_text(hist, policy) or "none"])
+    return data_table(["file", "records", "mean", "lower quartile", "median", "upper quartile", "outside the axis"],
+                      rows)
 
 
 def _percent(bins: list, unit: float) -> list:
@@ -147,24 +238,58 @@ def segment_colours(g: Grouping, ordinal: bool) -> list[str]:
     return out
 
 
-def categorical_plots(name: str, var: dict[str, Any], per: Sequence, g: Grouping) -> Markup:
+def categorical_plots(name: str, var: dict[str, Any], per: Sequence, g: Grouping, declared: set[str] = frozenset(),
+                      policy: Policy | None = None) -> Markup:
     """The multi-scenario mosaic: one stacked 100 % column for the original and one per scenario.
 
     Above each scenario's column: the share of records that would have to
     move to another category to turn its table into the original's (total
-    variation distance of the drawn, grouped tables).
+    variation distance of the drawn, grouped tables).  In safe mode a note
+    names the categories merged into "other" (see :func:`merged_note`).
     """
+    policy = policy or Policy()
     colours = segment_colours(g, var.get("scale") == "ordinal")
     orig = g.apply(np.asarray(var["orig"]))
     columns = [("original", _segments(g, orig, colours))]
     marks = [(svg.ORIGINAL_COLOUR, "")]
+    shares = [("original", orig)]
     for i, s, v in per:
         prot = None if v is None or v["prot"] is None else g.apply(np.asarray(v["prot"]))
         columns.append((s.name, _segments(g, prot, colours) if prot is not None else []))
-        marks.append((svg.colour(i), "" if prot is None else f"Δ {100 * total_variation(orig, prot):.1f}%"))
+        marks.append((svg.colour(i), "" if prot is None else percent(total_variation(orig, prot))))
+        if prot is not None:
+            shares.append((s.name, prot))
     legend = [(lbl, col) for lbl, col in zip(g.labels, colours)]
-    chart = svg.mosaic_columns(columns, legend, title="% of records per category", marks=marks, label=f"mosaic plot of {name}")
-    return Markup('<figure class="chart">{}</figure>').format(chart)
+    chart = svg.mosaic_columns(columns, legend, title="% of records per category", marks=marks, titles=len(per) <= 4,
+                               label=f"mosaic plot of {name}")
+    from .families import data_table
+
+    rows = [[lbl] + [percent(t[k] / t.sum()) if t.sum() else "–" for _, t in shares] for k, lbl in enumerate(g.labels)]
+    table = data_table(["category"] + [n for n, _ in shares], rows)
+    return Markup('<figure class="chart">{}{}</figure>{}').format(chart, merged_note(g, declared, policy), table)
+
+
+def merged_note(g: Grouping, declared: set[str], policy: Policy) -> Markup:
+    """Safe mode: which categories were merged into "other".
+
+    A merged category is named when it has at least ``min_cell`` records in
+    the original (it was merged for another file, or to make "other" large
+    enough) or when the spec declares it (an ``order:`` list); a category
+    with fewer records that only the data reveal is counted, not named, so
+    that the page never shows a value held by fewer than ``min_cell`` records.
+    """
+    if not g.merged:
+        return Markup("")
+    named = [c for c, small in zip(g.merged, g.merged_small) if not small or c in declared]
+    hidden = len(g.merged) - len(named)
+    parts = []
+    if named:
+        parts.append(", ".join(named))
+    if hidden:
+        parts.append(f"{hidden} categor{'y' if hidden == 1 else 'ies'} with fewer than {policy.min_cell} records "
+                     "in the original (not named)")
+    return Markup('<figcaption class="merged">"other" holds the merged categories: {}.</figcaption>').format(
+        " and ".join(parts))
 
 
 def _segments(g: Grouping, grouped: np.ndarray, colours: list[str]) -> list[tuple[str, int, str]]:
@@ -174,14 +299,16 @@ def _segments(g: Grouping, grouped: np.ndarray, colours: list[str]) -> list[tupl
 # ---------------------------------------------------------------------------
 # two-way mosaics of the pairs that changed most
 # ---------------------------------------------------------------------------
-def changed_pairs(aggs: Sequence, top: int = TOP_PAIRS) -> list[tuple[str, float]]:
-    """The pairs whose association changed most, with their largest change.
+def changed_pairs(aggs: Sequence, top: int = TOP_PAIRS) -> list[tuple[str, float, float]]:
+    """The pairs whose association changed most: ``(pair, change beyond the one-way tables, two-way change)``.
 
-    A pair's change is the total variation distance between its original and
-    protected two-way tables, less the larger change of its two one-way
-    tables (what the univariate mosaics already show), at its largest over
-    the scenarios.  Each variable appears in at most two of the chosen pairs,
-    so that one heavily recoded variable does not fill the section.
+    A pair's two-way change is the total variation distance between its
+    original and protected two-way tables; its change beyond the one-way
+    tables is that less the larger change of its two one-way tables (what
+    the univariate mosaics already show).  Pairs are ranked by the change
+    beyond the one-way tables, at its largest over the scenarios (ties: by
+    the two-way change).  Each variable appears in at most two of the chosen
+    pairs, so that one heavily recoded variable does not fill the section.
     """
     score: dict[str, tuple[float, float]] = {}
     for _, _, a in aggs:
@@ -192,13 +319,13 @@ def changed_pairs(aggs: Sequence, top: int = TOP_PAIRS) -> list[tuple[str, float
                           total_variation(orig.sum(axis=0), prot.sum(axis=0)))
             old = score.get(key, (0.0, 0.0))
             score[key] = (max(old[0], joint - margins), max(old[1], joint))
-    chosen: list[tuple[str, float]] = []
+    chosen: list[tuple[str, float, float]] = []
     used: dict[str, int] = {}
     for key, (excess, joint) in sorted(score.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0])):
         a, b = key.split("|", 1)
         if joint <= 0 or used.get(a, 0) >= 2 or used.get(b, 0) >= 2:
             continue
-        chosen.append((key, joint))
+        chosen.append((key, max(excess, 0.0), joint))
         used[a], used[b] = used.get(a, 0) + 1, used.get(b, 0) + 1
         if len(chosen) == top:
             break
@@ -206,10 +333,10 @@ def changed_pairs(aggs: Sequence, top: int = TOP_PAIRS) -> list[tuple[str, float
 
 
 def pair_mosaics(aggs: Sequence, groupings: dict[str, Grouping], policy: Policy) -> Markup:
-    """Two-way mosaic plots (original and every scenario) of the pairs that changed most."""
+    """Two-way mosaic plots (original and every scenario) of the pairs whose association changed most."""
     blocks = []
     source = aggs[0][2].get("pair_source", "key")
-    for key, tv in changed_pairs(aggs):
+    for key, excess, tv in changed_pairs(aggs):
         a, b = key.split("|", 1)
         ga, gb = groupings.get(a), groupings.get(b)
         if ga is None or gb is None:
@@ -222,21 +349,25 @@ def pair_mosaics(aggs: Sequence, groupings: dict[str, Grouping], policy: Policy)
                       .format(c, lbl) for lbl, c in zip(gb.labels + ["other cells (merged)"] * policy.safe,
                                                         colours + [svg.OTHER_COLOUR] * policy.safe))
         blocks.append(Markup(
-            '<div class="pairblock"><h4>{} × {}</h4><p class="note">Column widths: the shares of {}; heights '
-            "within a column: the shares of {}. Largest change of this two-way table in any scenario: {:.1%} of "
-            'the records would have to move to another cell (total variation distance).</p><div class="legend">{}</div><div class="charts">{}</div></div>'
-        ).format(a, b, a, b, tv, legend, join(figs)))
+            '<div class="pairblock"><h3>{} × {}</h3><p class="note">Column widths: the shares of {}; heights '
+            "within a column: the shares of {}. In the scenario where it changed most, this two-way table changed "
+            "by {} of the records (total variation distance), {} more than its two one-way tables.</p>"
+            '<div class="legend">{}</div><div class="charts">{}</div></div>'
+        ).format(a, b, a, b, percent(tv), percent(excess), legend, join(figs)))
     if not blocks:
         return Markup("")
     intro = ("key variables" if source == "key" else "categorical variables")
-    return Markup('<p class="note">The pairs of {} whose two-way tables changed most.</p>{}').format(intro, join(blocks))
+    return Markup('<p class="note">The pairs of {} whose association changed most: ranked by how much more their '
+                  "two-way table changed than their one-way tables (the change the mosaics per variable do not "
+                  "show).</p>{}").format(intro, join(blocks))
 
 
 def _mosaic2(title: str, table: Any, ga: Grouping, gb: Grouping, colours: list[str], a: str, b: str,
              policy: Policy) -> Markup:
     grouped = ga.apply2(np.asarray(table), gb)
     cells, merged_rows = safe_two_way(grouped, policy)
-    row_labels = [lbl for lbl, m in zip(ga.labels, merged_rows) if not m]
+    row_labels = [("other (merged)" if kind == "other" else lbl)
+                  for lbl, kind, m in zip(ga.labels, ga.kinds, merged_rows) if not m]
     if merged_rows.any():
         row_labels.append("other (merged)")
     seg_labels = gb.labels + ["other cells (merged)"]
@@ -246,5 +377,5 @@ def _mosaic2(title: str, table: Any, ga: Grouping, gb: Grouping, colours: list[s
         segs = [(sl, int(n), c) for sl, n, c in zip(seg_labels, row, seg_colours)]
         columns.append((lbl, int(row.sum()), segs))
     chart = svg.mosaic_2way(columns, title=title, label=f"mosaic plot of {a} by {b}, {title}", xlabel=a,
-                            width=262, height=210)
+                            width=262, height=220)
     return Markup('<figure class="chart">{}</figure>').format(chart)

@@ -1,0 +1,559 @@
+"""The report's charts, drawn with the primitives of :mod:`infoloss.report.svg`.
+
+Each function returns one ``<svg>`` (as Markup).  Sizes follow the text:
+margins are computed from the estimated widths of the labels, so names are
+never cut and labels never overlap; heights are bounded (a chart of many
+variables shows the rows it is given, and callers pass the most changed).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+from markupsafe import Markup
+
+from .numbers import number, short
+from .svg import (
+    DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
+    colour, fmt_value, ink_on, legend_width, line, marker, nice_ticks, polyline, ramp, rect, svg,
+    swatch_legend, text, text_width, x_axis, y_axis,
+)
+
+Series = tuple[str, str, Sequence[float | None]]
+
+
+def _names_width(names: Sequence[str], cap: float) -> float:
+    return min(max([text_width(n, FONT) for n in names] + [20.0]), cap)
+
+
+# ---------------------------------------------------------------------------
+# values per variable: bars (one series) or a dot plot (several)
+# ---------------------------------------------------------------------------
+def grouped_bars(
+    rows: Sequence[str],
+    series: Sequence[Series],
+    *,
+    label: str,
+    domain: tuple[float | None, float | None] = (0.0, None),
+    width: float = 640,
+    value_fmt: Callable[[float], str] = fmt_value,
+    indices: Sequence[int] | None = None,
+) -> Markup:
+    """Values per row (variable) and series (scenario): bars for one series, a dot plot for several.
+
+    The height does not grow with the number of series: several series
+    share one row, each with its own marker shape.
+    """
+    if len(series) > 1:
+        return dot_plot(rows, series, label=label, domain=domain, width=width, value_fmt=value_fmt, indices=indices)
+    name, col, vals = series[0] if series else ("", colour(0), [])
+    left = _names_width(rows, width * 0.4) + 12
+    values = [v for v in vals if v is not None and math.isfinite(v)]
+    lo, hi = _domain(values, domain)
+    label_w = max([text_width(value_fmt(v), FONT) for v in values] + [text_width("not computed", FONT)])
+    sx = Scale(lo, hi, left, width - label_w - 10)
+    bar, row = 12, 18
+    top = 8
+    height = top + row * len(rows) + 24
+    out: list[str] = []
+    ticks = nice_ticks(lo, hi, 5)
+    out += x_axis(sx, height - 20, ticks, grid_to=top)
+    for r, rname in enumerate(rows):
+        y = top + r * row + (row - bar) / 2
+        out.append(text(left - 6, y + bar - 2, rname, anchor="end"))
+        v = vals[r] if r < len(vals) else None
+        if v is None or not math.isfinite(v):
+            out.append(text(left + 3, y + bar - 2, "not computed", fill=GREY))
+            continue
+        x0, x1 = sx(max(lo, min(0.0, hi))), sx(v)
+        out.append(rect(min(x0, x1), y, abs(x1 - x0), bar, col, title=f"{rname} · {name}: {value_fmt(v)}"))
+        out.append(text(max(x0, x1) + 4, y + bar - 2, value_fmt(v), fill=GREY))
+    return svg(width, height, out, label=label)
+
+
+def dot_plot(
+    rows: Sequence[str],
+    series: Sequence[Series],
+    *,
+    label: str,
+    domain: tuple[float | None, float | None] = (0.0, None),
+    width: float = 640,
+    value_fmt: Callable[[float], str] = fmt_value,
+    indices: Sequence[int] | None = None,
+) -> Markup:
+    """One row per variable, one marker per scenario (shape and colour), a shared axis.
+
+    The scenarios' markers are dodged vertically within a row (first
+    scenario highest), so equal values stay visible; a row is at most about
+    44 pixels high whatever the number of scenarios.  With more than four
+    scenarios the markers have no hover text (the caller's data table has
+    the numbers), which keeps large pages small.
+    """
+    idx = list(indices) if indices is not None else list(range(len(series)))
+    left = _names_width(rows, width * 0.4) + 12
+    width = max(width, left + 220, legend_width([(s[0], s[1]) for s in series]) + 16)
+    legend, lh = swatch_legend([(s[0], s[1]) for s in series], 8, 16, width=width - 16, shapes=idx)
+    top = lh + 10
+    values = [v for _, _, vals in series for v in vals if v is not None and math.isfinite(v)]
+    lo, hi = _domain(values, domain)
+    sx = Scale(lo, hi, left + 6, width - 16)
+    k_series = len(series)
+    dodge = min(3.4, 30.0 / max(k_series, 1))  # each scenario a little lower than the previous one
+    row = max(FONT + 7, 10 + dodge * k_series)
+    height = top + row * len(rows) + 26
+    out = list(legend)
+    out += x_axis(sx, height - 22, nice_ticks(lo, hi, 5), grid_to=top)
+    for r, rname in enumerate(rows):
+        y = top + r * row + row / 2
+        if r % 2:
+            out.append(rect(left, y - row / 2, width - 16 - left, row, "#000", extra=' fill-opacity="0.04"'))
+        out.append(text(left - 6, y + 4, rname, anchor="end"))
+        for k, (sname, col, vals) in enumerate(series):
+            v = vals[r] if r < len(vals) else None
+            if v is None or not math.isfinite(v):
+                continue
+            dy = (k - (k_series - 1) / 2) * dodge
+            tip = f"{rname} · {sname}: {value_fmt(v)}" if k_series <= 4 else None
+            out.append(marker(idx[k], sx(v), y + dy, 4.2, col, title=tip))
+    return svg(width, height, out, label=label)
+
+
+def _domain(values: Sequence[float], domain: tuple[float | None, float | None]) -> tuple[float, float]:
+    lo = domain[0] if domain[0] is not None else min(list(values) + [0.0])
+    lo = min([lo] + list(values))
+    hi = domain[1] if domain[1] is not None else max(list(values) + [0.0])
+    hi = max([hi] + list(values))
+    if hi <= lo:
+        hi = lo + 1.0
+    return lo, hi
+
+
+# ---------------------------------------------------------------------------
+# heat maps
+# ---------------------------------------------------------------------------
+def heatmap(
+    names: Sequence[str],
+    cells: dict[tuple[int, int], float],
+    *,
+    label: str,
+    title: str,
+    lo: float,
+    hi: float,
+    diverging: bool = False,
+    reverse: bool = False,
+    value_fmt: Callable[[float], str] | None = None,
+    size: float | None = None,
+    legend_text: tuple[str, str] | None = None,
+    titles: bool = True,
+) -> Markup:
+    """A lower-triangle (or full) matrix of coloured cells; ``cells[(i, j)]`` with i row, j column.
+
+    ``reverse`` makes high values light (for utilities, where higher is
+    better).  The colour legend is drawn with the very function that colours
+    the cells, from ``lo`` (left) to ``hi`` (right); ``legend_text`` gives
+    the labels of its two ends.  Values are printed in cells large enough for
+    them (never rounded to 0: :func:`infoloss.report.numbers.short`).
+    ``titles=False`` leaves out the cells' hover texts (the caller shows the
+    numbers in a table), which keeps pages of many maps small.
+    """
+    scale = max(abs(lo), abs(hi), 1e-300)
+    fmt = value_fmt or (lambda v: short(v, scale))
+    p = len(names)
+
+    def fill_of(v: float) -> str:
+        t = (v - lo) / (hi - lo) if hi > lo else 0.0
+        if diverging:
+            return ramp(DIVERGING, t)
+        return ramp(LOSS_RAMP, 1 - t if reverse else t)
+
+    cell = size or max(FONT + 3.0, min(44.0, 440.0 / max(p, 1)))
+    label_w = max([text_width(n, FONT) for n in names] + [10.0])
+    left = label_w + 10
+    top = 24
+    grid = cell * p
+    bottom = label_w * math.sin(math.radians(60)) + 14
+    a, b = legend_text or (fmt(lo), fmt(hi))
+    legend_w = 150.0
+    width = max(left + grid + 10, text_width(title, FONT, bold=True) + 12,
+                left + legend_w + text_width(b, FONT) / 2 + 8, 200)
+    height = top + grid + bottom + 40
+    out = [text(4, 15, title, weight="bold")]
+    for (i, j), v in cells.items():
+        ok = v is not None and math.isfinite(v)
+        fill = fill_of(v) if ok else "#f0f0f0"
+        x, y = left + j * cell, top + i * cell
+        tip = (f"{names[i]} × {names[j]}: " + (fmt(v) if ok else "not computed")) if titles else None
+        out.append(rect(x, y, cell - 1, cell - 1, fill, title=tip))
+        if ok:
+            s = fmt(v)
+            if text_width(s, FONT) <= cell - 3:
+                out.append(text(x + (cell - 1) / 2, y + cell / 2 + 3.5, s, anchor="middle", fill=ink_on(fill)))
+    for i, n in enumerate(names):
+        out.append(text(left - 4, top + i * cell + cell / 2 + 4, n, anchor="end"))
+        x = left + i * cell + cell / 2 + 4
+        out.append(text(x, top + grid + 6, n, anchor="end", rotate=-60))
+    ly = height - 30
+    steps = 16
+    for s in range(steps):
+        v = lo + (hi - lo) * s / (steps - 1)
+        out.append(rect(left + s * legend_w / steps, ly, legend_w / steps + 0.4, 9, fill_of(v)))
+    out.append(rect(left, ly, legend_w, 9, "none", stroke="#999"))
+    out.append(text(left, ly + 22, a, anchor="middle" if text_width(a) / 2 < left else "start", fill=GREY))
+    out.append(text(left + legend_w, ly + 22, b, anchor="middle", fill=GREY))
+    return svg(width, height, out, label=label)
+
+
+# ---------------------------------------------------------------------------
+# distributions of continuous variables
+# ---------------------------------------------------------------------------
+def _wrap(s: str, width: float) -> list[str]:
+    words, lines, cur = s.split(" "), [], ""
+    for w in words:
+        trial = f"{cur} {w}".strip()
+        if cur and text_width(trial, FONT) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = trial
+    return lines + ([cur] if cur else [])
+
+
+def _curve(points: Sequence[tuple[float, float]], sx: Scale, sy: Scale, col: str, width: float,
+           dash: str | None = None) -> str:
+    """A density curve as a compact path."""
+    d = "M" + " ".join(f"{_n(sx(x))} {_n(sy(y))}" for x, y in points)
+    extra = f' stroke-dasharray="{dash}"' if dash else ""
+    return f'<path d="{d}" fill="none" stroke="{col}" stroke-width="{width:g}"{extra}/>'
+
+
+def _percent(t: float) -> str:
+    return f"{short(t)}%"
+
+
+def histogram_panel(
+    *,
+    title: str,
+    xlim: tuple[float, float],
+    ymax: float,
+    orig_bins: Sequence[tuple[float, float, float, int]],
+    prot_bins: Sequence[tuple[float, float, float, int]] | None,
+    prot_colour: str,
+    orig_curve: Sequence[tuple[float, float]] | None = None,
+    prot_curve: Sequence[tuple[float, float]] | None = None,
+    note: str = "",
+    label: str,
+    width: float = 260,
+    height: float = 190,
+) -> Markup:
+    """Original histogram as a grey area, the protected one as a coloured step line, with density curves.
+
+    Bins are ``(left, right, height, count)``; heights are in % of records
+    per standard bar width (densities), so merged (wider) bins keep the
+    shape.  The counts of the bars are in ``data-counts`` (one per bar).
+    """
+    width = max(width, text_width(title, FONT, bold=True) + 12)
+    yt = nice_ticks(0, ymax if ymax > 0 else 1.0, 3)
+    left = axis_label_width(yt, _percent) + 10
+    notes = _wrap(note, width - 12) if note else []
+    top, bottom = 22, 30 + 14 * len(notes)
+    height += 14 * len(notes)
+    sx = Scale(xlim[0], xlim[1], left, width - 10)
+    sy = Scale(0, ymax if ymax > 0 else 1.0, height - bottom, top)
+    out = [text(4, 15, title, weight="bold")]
+    out += x_axis(sx, height - bottom, nice_ticks(xlim[0], xlim[1], 4))
+    out += y_axis(sy, left, yt, grid_to=width - 10, fmt=_percent)
+    if orig_bins:
+        counts = " ".join(str(int(c)) for _, _, _, c in orig_bins)
+        out.append(f'<path d="{_step_path(orig_bins, sx, sy)}Z" fill="#cfcfcf" data-counts="{counts}"/>')
+    if prot_bins:
+        counts = " ".join(str(int(c)) for _, _, _, c in prot_bins)
+        out.append(f'<path d="{_step_path(prot_bins, sx, sy)}" fill="none" stroke="{prot_colour}" '
+                   f'stroke-width="1.5" data-counts="{counts}"/>')
+    if orig_curve:
+        out.append(_curve(orig_curve, sx, sy, ORIGINAL_COLOUR, 1.2, "4,2"))
+    if prot_curve:
+        out.append(_curve(prot_curve, sx, sy, prot_colour, 1.6))
+    for k, ln in enumerate(notes):
+        out.append(text(4, height - 6 - 14 * (len(notes) - 1 - k), ln, fill=GREY))
+    return svg(width, height, out, label=label)
+
+
+def _step_path(bins: Sequence[tuple[float, float, float, int]], sx: Scale, sy: Scale) -> str:
+    """A histogram's outline as a compact path: up and across each bar, down at the end."""
+    base = sy(0)
+    d = [f"M{_n(sx(bins[0][0]))} {_n(base)}"]
+    last = None
+    for a, b, h, _ in bins:
+        if last is not None and abs(sx(a) - last) > 0.05:
+            d.append(f"H{_n(sx(a))}")
+        d.append(f"V{_n(sy(h))}H{_n(sx(b))}")
+        last = sx(b)
+    d.append(f"V{_n(base)}")
+    return "".join(d)
+
+
+def density_panel(
+    *,
+    title: str,
+    xlim: tuple[float, float],
+    curves: Sequence[tuple[str, str, Sequence[tuple[float, float]], bool]],
+    label: str,
+    width: float = 300,
+    height: float = 200,
+    indices: Sequence[int | None] | None = None,
+) -> Markup:
+    """Density curves of the original (dashed) and the scenarios on one axis.
+
+    Each scenario's curve carries its marker at its peak (``indices``: the
+    scenarios' numbers, None for the original), and the legend shows them.
+    """
+    idx = list(indices) if indices is not None else [None] + list(range(len(curves) - 1))
+    items = [(name, col) for name, col, _, _ in curves]
+    width = max(width, legend_width(items) + 12, text_width(title, FONT, bold=True) + 12)
+    legend, lh = swatch_legend(items, 6, 34, width=width - 12, dashed=[d for *_, d in curves], shapes=idx)
+    top = 22 + lh + 6
+    ymax = max([y for _, _, pts, _ in curves for _, y in pts] + [0.0]) * 1.08
+    yt = nice_ticks(0, ymax if ymax > 0 else 1.0, 3)
+    left = axis_label_width(yt, _percent) + 10
+    height = max(height, top + 140)
+    sx = Scale(xlim[0], xlim[1], left, width - 10)
+    sy = Scale(0, ymax if ymax > 0 else 1.0, height - 30, top)
+    out = [text(4, 15, title, weight="bold")] + legend
+    out += x_axis(sx, height - 30, nice_ticks(xlim[0], xlim[1], 4))
+    out += y_axis(sy, left, yt, grid_to=width - 10, fmt=_percent)
+    for (name, col, pts, dashed), k in zip(curves, idx):
+        if not pts:
+            continue
+        out.append(polyline([(sx(x), sy(y)) for x, y in pts], col, 1.3 if dashed else 1.6, "4,2" if dashed else None))
+        if k is not None:
+            x, y = max(pts, key=lambda p: p[1])
+            out.append(marker(k, sx(x), sy(y), 4.5, col, title=name))
+    return svg(width, height, out, label=label)
+
+
+def box_panel(
+    *,
+    title: str,
+    boxes: Sequence[dict],
+    xlim: tuple[float, float],
+    label: str,
+    width: float = 340,
+    note: str = "",
+) -> Markup:
+    """Horizontal box plots, one row per file: box = quartiles, line = median, whiskers, outliers, mean (◆)."""
+    left = _names_width([b["name"] for b in boxes], 400) + 12
+    width = max(width, left + 200, text_width(title, FONT, bold=True) + 12)
+    notes = _wrap(note, width - 12) if note else []
+    row = 24
+    top = 22
+    height = top + row * len(boxes) + 34 + 14 * len(notes)
+    sx = Scale(xlim[0], xlim[1], left, width - 12)
+    axis_y = top + row * len(boxes) + 4
+    out = [text(4, 15, title, weight="bold")]
+    out += x_axis(sx, axis_y, nice_ticks(xlim[0], xlim[1], 4), grid_to=top)
+
+    def clip(v: float) -> float:
+        return sx(min(max(v, xlim[0]), xlim[1]))
+
+    for i, b in enumerate(boxes):
+        y = top + i * row + row / 2
+        col = b["colour"]
+        out.append(text(left - 6, y + 4, b["name"], anchor="end"))
+        q1, med, q3 = b["q1"], b["median"], b["q3"]
+        w0, w1 = b["whiskers"]
+        out.append(line(clip(w0), y, clip(q1), y, col, 1.2))
+        out.append(line(clip(q3), y, clip(w1), y, col, 1.2))
+        out.append(line(clip(w0), y - 5, clip(w0), y + 5, col, 1.2))
+        out.append(line(clip(w1), y - 5, clip(w1), y + 5, col, 1.2))
+        out.append(rect(clip(q1), y - 8, clip(q3) - clip(q1), 16, _mix(col, "#ffffff", 0.7), stroke=col,
+                        title=b.get("tip", "")))
+        out.append(line(clip(med), y - 8, clip(med), y + 8, col, 2))
+        ticks = "".join(f"M{_n(sx(v))} {_n(y - 3)}v6" for v in b.get("outliers", ()) if xlim[0] <= v <= xlim[1])
+        if ticks:
+            out.append(f'<path class="outliers" d="{ticks}" stroke="{col}" stroke-width="1"/>')
+        if b.get("mean") is not None and xlim[0] <= b["mean"] <= xlim[1]:
+            m = sx(b["mean"])
+            out.append(f'<path d="M{_n(m)} {_n(y - 4)}l4 4l-4 4l-4 -4z" fill="{INK}"/>')
+    for k, ln in enumerate(notes):
+        out.append(text(4, height - 6 - 14 * (len(notes) - 1 - k), ln, fill=GREY))
+    return svg(width, height, out, label=label)
+
+
+# ---------------------------------------------------------------------------
+# mosaic plots
+# ---------------------------------------------------------------------------
+def mosaic_columns(
+    columns: Sequence[tuple[str, Sequence[tuple[str, int, str]]]],
+    legend: Sequence[tuple[str, str]],
+    *,
+    title: str,
+    label: str,
+    marks: Sequence[tuple[str, str]] = (),
+    col_width: float = 50,
+    height: float = 250,
+    max_width: float = 740,
+    titles: bool = True,
+) -> Markup:
+    """Stacked 100 % columns, one per file (the Practice Guide's Fig. 19).
+
+    ``columns`` = [(column title, [(category label, count, colour), ...])]:
+    each column is split in proportion to its counts, top to bottom.
+    ``marks`` = [(colour, text)] per column: a colour bar under the column
+    (the file's colour) and a short text above it (e.g. how much it
+    changed; staggered on two lines when the columns are narrow).  The
+    legend goes right of the columns, or under them when that is wider
+    than ``max_width``.
+    """
+    k = len(columns)
+    gap = 8.0
+    mark_w = max([text_width(t, FONT) for _, t in marks] + [0.0])
+    col_width = min(col_width, max(28.0, (max_width - 230) / max(k, 1) - gap))
+    stagger = mark_w > col_width + gap - 4
+    top = 24 + (2 if stagger else 1) * (FONT + 4)
+    title_w = max([text_width(t, FONT) for t, _ in columns] + [10.0])
+    bottom = title_w * math.sin(math.radians(40)) + 24
+    left = max(8.0, title_w * math.cos(math.radians(40)) - col_width / 2)
+    plot_h = height - 34 - 62
+    cols_right = left + k * (col_width + gap)
+    legend_items = list(legend)  # never shortened: the chart grows to hold the longest label
+    item_w = max([18 + text_width(lbl, FONT) for lbl, _ in legend_items] + [40.0])
+    beside = cols_right + 14 + item_w <= max_width
+    row_h = FONT + 5
+    out = [text(4, 15, title, weight="bold")]
+    for c, (ctitle, segs) in enumerate(columns):
+        x = left + c * (col_width + gap)
+        total = sum(n for _, n, _ in segs)
+        y = top
+        for lbl, n, col in segs:
+            if total <= 0 or n <= 0:
+                continue
+            h = plot_h * n / total
+            out.append(rect(x, y, col_width, h, col, stroke="#ffffff", count=n,
+                            title=f"{ctitle} · {lbl}: {number(n)} ({100 * n / total:.1f} %)" if titles else None))
+            pct = f"{100 * n / total:.0f}%"
+            if h >= FONT + 3 and text_width(pct, FONT) <= col_width - 2:
+                out.append(text(x + col_width / 2, y + h / 2 + 4, pct, anchor="middle", fill=ink_on(col)))
+            y += h
+        if total <= 0:
+            out.append(rect(x, top, col_width, plot_h, "#f4f4f4", stroke=LIGHT))
+            out.append(text(x + col_width / 2, top + plot_h / 2, "none", anchor="middle", fill=GREY))
+        if c < len(marks):
+            mcol, mtext = marks[c]
+            out.append(rect(x, top + plot_h + 2, col_width, 4, mcol))
+            if mtext:
+                ty = top - 5 - ((FONT + 4) if stagger and c % 2 == 1 else 0)
+                out.append(text(x + col_width / 2, ty, mtext, anchor="middle", fill=GREY))
+        out.append(text(x + col_width / 2 + 4, top + plot_h + 18, ctitle, anchor="end", rotate=-40))
+    if beside:
+        lx, ly = cols_right + 14, top
+        width = lx + item_w + 8
+    else:
+        lx, ly = left, top + plot_h + bottom + 8
+        width = max(cols_right + 8, min(max_width, item_w * 3))
+    per_row = 1 if beside else max(int((width - lx) // (item_w + 10)), 1)
+    for i, (lbl, col) in enumerate(legend_items):
+        cx = lx + (i % per_row) * (item_w + 10)
+        cy = ly + (i // per_row) * row_h
+        out.append(rect(cx, cy + 1, 11, 11, col, stroke="#999"))
+        out.append(text(cx + 16, cy + 11, lbl))
+    legend_bottom = ly + math.ceil(len(legend_items) / per_row) * row_h + 6
+    total_h = max(top + plot_h + bottom, legend_bottom) + 4
+    width = max(width, text_width(title, FONT, bold=True) + 12)
+    return svg(width, total_h, out, label=label)
+
+
+def mosaic_2way(
+    columns: Sequence[tuple[str, int, Sequence[tuple[str, int, str]]]],
+    *,
+    title: str,
+    label: str,
+    width: float = 300,
+    height: float = 230,
+    xlabel: str = "",
+) -> Markup:
+    """A two-way mosaic: column widths ∝ the first variable's counts, heights ∝ the second's within each column.
+
+    ``columns`` = [(category of A, count, [(category of B, count, colour), ...])].
+    """
+    width = max(width, text_width(title, FONT, bold=True) + 12)
+    labels = [_short(c[0], 14) for c in columns if c[1] > 0]
+    lab_w = max([text_width(s, FONT) for s in labels] + [10.0])
+    lab_h = lab_w * math.sin(math.radians(60))
+    top, left = 22, max(6.0, lab_w * math.cos(math.radians(60)) - 2)
+    bottom = lab_h + 12 + (FONT + 6 if xlabel else 0)
+    height = max(height, top + 120 + bottom)
+    plot_w = width - left - 6
+    plot_h = height - top - bottom
+    gap = 2.0
+    total = sum(n for _, n, _ in columns if n > 0)
+    usable = plot_w - gap * max(len([c for c in columns if c[1] > 0]) - 1, 0)
+    out = [text(4, 15, title, weight="bold")]
+    x = left
+    last_label = -math.inf
+    for clabel, n, segs in columns:
+        if n <= 0 or total <= 0:
+            continue
+        w = usable * n / total
+        sub = sum(m for _, m, _ in segs if m > 0)
+        y = top
+        for blabel, m, col in segs:
+            if m <= 0 or sub <= 0:
+                continue
+            h = plot_h * m / sub
+            out.append(rect(x, y, w, h, col, stroke="#ffffff", count=m,
+                            title=f"{clabel} × {blabel}: {number(m)} records"))
+            y += h
+        centre = x + w / 2
+        if centre - last_label >= FONT + 2:
+            out.append(text(centre + 4, top + plot_h + 6, _short(clabel, 14), anchor="end", rotate=-60))
+            last_label = centre
+        x += w + gap
+    if xlabel:
+        out.append(text(width - 6, height - 4, xlabel, anchor="end", fill=GREY))
+    return svg(width, height, out, label=label)
+
+
+def ci_chart(
+    rows: Sequence[tuple[str, tuple[float, float, float] | None,
+                         Sequence[tuple[str, str, tuple[float, float, float] | None]]]],
+    *,
+    label: str,
+    width: float = 640,
+    xlabel: str = "",
+    indices: Sequence[int] | None = None,
+) -> Markup:
+    """Means with confidence intervals, standardised: rows = variables, original as a grey band.
+
+    Each row: (name, original (lo, est, hi), [(scenario, colour, (lo, est, hi)), ...]) in
+    units of the original's standard deviation, centred on the original mean.
+    Each scenario's estimate is drawn with its marker shape.
+    """
+    left = _names_width([r[0] for r in rows], width * 0.35) + 12
+    k = max([len(r[2]) for r in rows] + [1])
+    idx = list(indices) if indices is not None else list(range(k))
+    step = 9 if k <= 4 else 6
+    row = 12 + step * k
+    top = 10
+    height = top + row * len(rows) + 44
+    values = [v for _, o, sc in rows for t in ([o] + [s[2] for s in sc]) if t for v in t if math.isfinite(v)]
+    m = max([abs(v) for v in values] + [0.05]) * 1.1
+    sx = Scale(-m, m, left, width - 20)
+    out: list[str] = []
+    out += x_axis(sx, top + row * len(rows), nice_ticks(-m, m, 6), grid_to=top,
+                  fmt=lambda t: ("+" if t > 0 else "") + short(t) if t else "0")
+    out.append(line(sx(0), top, sx(0), top + row * len(rows), GREY, 1))
+    for r, (name, o, sc) in enumerate(rows):
+        y0 = top + r * row + 5
+        out.append(text(left - 6, y0 + row / 2, name, anchor="end"))
+        if o:
+            out.append(rect(sx(o[0]), y0, sx(o[2]) - sx(o[0]), row - 10, "#e3e3e3", title=f"{name}: original CI"))
+        for s, (sname, col, t) in enumerate(sc):
+            y = y0 + 6 + s * step
+            if not t:
+                continue
+            out.append(line(sx(t[0]), y, sx(t[2]), y, col, 1.6))
+            out.append(marker(idx[s] if s < len(idx) else s, sx(t[1]), y, 3.6, col, title=f"{name} · {sname}"))
+    if xlabel:
+        out.append(text((left + width - 20) / 2, height - 6, xlabel, anchor="middle", fill=GREY))
+    return svg(width, height, out, label=label)

@@ -1,0 +1,120 @@
+"""The one rule by which the report prints numbers.
+
+Every number on the page (tables, chart labels, hover texts, text
+alternatives, the verdict) goes through :func:`number`, :func:`count` or
+:func:`percent`:
+
+* 3 significant digits, trailing zeros dropped (``0.0563``, ``12.5``);
+* from 1,000 on: whole numbers with thousands separators (``14,624``), and
+  from 10⁹ on: 3 significant digits times a power of ten (``2.11 × 10¹⁴``);
+* below 0.001: 3 significant digits times a power of ten (``1.18 × 10⁻⁶``);
+* a value that is 0 to working precision prints as ``0``: below
+  ``ZERO × scale`` in absolute value, where ``scale`` is the size of the
+  numbers it is shown with (the measure's range or the largest value of
+  its row; 1 by default) -- so float noise such as 2.9e-19 never shows;
+* shares print as percentages (:func:`percent`), counts of records as whole
+  numbers (:func:`count`).
+"""
+
+from __future__ import annotations
+
+import math
+
+#: relative size under which a value is zero to working precision
+ZERO = 1e-12
+#: significant digits of every printed number
+DIGITS = 3
+MINUS = "−"
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def is_zero(x: float, scale: float = 1.0) -> bool:
+    """Whether ``x`` is 0 to working precision at the given scale.
+
+    >>> is_zero(2.9e-19), is_zero(1.2e-6), is_zero(3e-9, scale=1e6)
+    (True, False, True)
+    """
+    return abs(x) <= ZERO * max(abs(scale), 1.0)
+
+
+def number(x: float | None, scale: float = 1.0, digits: int = DIGITS) -> str:
+    """A value as printed everywhere on the page (see the module docstring).
+
+    >>> [number(v) for v in (0.05628, 118.2166, 14624.0, 2.9e-19, 1.184e-06, 2.1e14, -0.5, None, 1.0)]
+    ['0.0563', '118', '14,624', '0', '1.18 × 10⁻⁶', '2.11 × 10¹⁴', '−0.5', '–', '1']
+    """
+    if x is None or not math.isfinite(x):
+        return "–"
+    if x == 0 or is_zero(x, scale):
+        return "0"
+    ax = abs(x)
+    sign = MINUS if x < 0 else ""
+    if ax >= 1e9 or ax < 1e-3:
+        mantissa, exponent = f"{ax:.{digits - 1}e}".split("e")
+        mantissa = _strip(mantissa)
+        return f"{sign}{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    if ax >= 1000:
+        return f"{sign}{round(ax):,}"
+    text = f"{ax:.{digits}g}"
+    if "e" in text:  # 100 <= ax < 1000 rounding up to 1e3 and similar
+        text = f"{float(text):.0f}"
+    return sign + _strip(text)
+
+
+def _strip(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def count(n: float | None) -> str:
+    """A number of records or cells: a whole number with thousands separators.
+
+    >>> count(4000), count(439.0), count(None)
+    ('4,000', '439', '–')
+    """
+    if n is None or not math.isfinite(n):
+        return "–"
+    return f"{round(n):,}"
+
+
+def percent(share: float | None) -> str:
+    """A share in [0, 1] as a percentage: 1 decimal from 1 %, else 2 significant digits.
+
+    >>> [percent(s) for s in (0.8303, 0.14, 0.0123, 0.000456, 0.0, 1.0, 2e-17, None)]
+    ['83 %', '14 %', '1.2 %', '0.046 %', '0 %', '100 %', '0 %', '–']
+    """
+    if share is None or not math.isfinite(share):
+        return "–"
+    p = 100.0 * share
+    if is_zero(share):
+        return "0 %"
+    if abs(p) >= 10:
+        return f"{p:.0f} %"
+    if abs(p) >= 1:
+        return f"{_strip(f'{p:.1f}')} %"
+    return f"{_strip(f'{p:.2g}') if 'e' not in f'{p:.2g}' else f'{p:.2f}'} %"
+
+
+def short(x: float | None, scale: float = 1.0) -> str:
+    """A number short enough for a heat-map cell or an axis tick (2 significant digits, k/M).
+
+    Same rule as :func:`number` with 2 digits and thousands as ``k``/``M``:
+
+    >>> [short(v) for v in (0.0234, -0.5, 431.2, 2466.7, 1.5e6, 0.0012, 2.9e-19, 0.00012)]
+    ['0.023', '−0.5', '430', '2.5k', '1.5M', '0.0012', '0', '1.2e−4']
+    """
+    if x is None or not math.isfinite(x):
+        return "–"
+    if x == 0 or is_zero(x, scale):
+        return "0"
+    ax = abs(x)
+    sign = MINUS if x < 0 else ""
+    if ax < 1e-3 or ax >= 1e12:
+        m, e = f"{ax:.1e}".split("e")
+        return f"{sign}{_strip(m)}e{MINUS if int(e) < 0 else ''}{abs(int(e))}"
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if ax >= div:
+            return f"{sign}{_strip(f'{ax / div:.2g}' if ax / div < 100 else f'{ax / div:.0f}')}{suffix}"
+    text = f"{ax:.2g}"
+    if "e" in text:
+        text = f"{float(text):.0f}"
+    return sign + _strip(text)

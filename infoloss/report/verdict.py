@@ -1,0 +1,317 @@
+"""The verdict: which scenario keeps most information, why, and what each scenario changed.
+
+* :func:`verdict_section` -- one plain sentence naming the scenario(s) that
+  keep most information (ties within :data:`~infoloss.report.scores.TIE`
+  named as ties), and the table of family scores with their weights and the
+  overall score (:mod:`infoloss.report.scores`);
+* :func:`changes_section` -- per scenario, in words, what it did to the data,
+  from the record-level results (suppressions, changed records, perturbed
+  continuous variables) or, for files that are not paired, from the
+  distributions;
+* :func:`headline_section` -- the headline measures per scenario, each value
+  coloured against the other scenarios by its distance from the ideal.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from markupsafe import Markup
+
+from . import svg
+from .glossary import plain
+from .numbers import number, percent
+from .overview import losses
+from .parts import direction_text, info_positions, join, name_list, value_cell
+from .plotdata import Policy
+from .scores import TIE, Scores, compute_scores, variable_kinds
+
+SHORT_FAMILY = {
+    "record": "record level", "moments": "moments", "tables": "tables", "distributions": "distributions",
+    "propensity": "propensity", "gdu": "GDU", "generalisation": "generalisation", "mining": "mining",
+    "analyses": "your analyses", "risk": "risk",
+}
+
+
+def scores_of(report: Any, policy: Policy) -> Scores:
+    return policy.cached("scores", lambda: compute_scores(report, policy.weights))
+
+
+def measure_anchor(mid: str) -> str:
+    """The id of a measure's entry in "The measures explained"."""
+    return f"m-{mid}"
+
+
+# ---------------------------------------------------------------------------
+# the verdict
+# ---------------------------------------------------------------------------
+def verdict_section(report: Any, policy: Policy) -> Markup:
+    sc = scores_of(report, policy)
+    return join([verdict_sentence(sc), score_table(report, sc), _weights_note(sc)])
+
+
+def verdict_sentence(sc: Scores) -> Markup:
+    """One or two sentences: who keeps most information, who loses most and where."""
+    names = sc.names
+    scored = [i for i in sc.ranking() if sc.overall[i] is not None]
+    if not scored:
+        return Markup('<p class="verdict">No utility score could be computed (no scoreable measure was computed '
+                      "for every scenario); see the measures below.</p>")
+    best = sc.tied_with_best()
+    o = sc.overall
+    if len(names) == 1:
+        text = Markup("The one scenario, <b>{}</b>, keeps {} of the information by the overall score "
+                      "(1 = identical to the original).").format(names[0], number(o[0]))
+        return Markup('<p class="verdict">{}{}</p>').format(text, _weakest_family(sc, 0))
+    if len(best) == 1:
+        text = Markup("<b>{}</b> keeps most information: overall score <b>{}</b> of 1").format(
+            names[best[0]], number(o[best[0]]))
+        runner = [i for i in scored if i != best[0]]
+        if runner:
+            text += Markup(", ahead of <b>{}</b> ({})").format(names[runner[0]], number(o[runner[0]]))
+        text += Markup(".")
+    else:
+        shown = name_list([f"{names[i]} ({number(o[i])})" for i in best])
+        text = Markup("<b>{}</b> keep most information and are tied: {}, scores within {} of each other.").format(
+            name_list([names[i] for i in best]), shown, number(TIE))
+    worst = scored[-1]
+    if worst not in best:
+        text += Markup(" <b>{}</b> loses most ({}){}.").format(names[worst], number(o[worst]), _weakest_family(sc, worst))
+    return Markup('<p class="verdict">{}</p>').format(text)
+
+
+def _weakest_family(sc: Scores, i: int) -> Markup:
+    fams = [f for f in sc.families if f.scores and f.scores[i] is not None and f.weight > 0]
+    if not fams:
+        return Markup("")
+    f = min(fams, key=lambda f: f.scores[i])
+    if f.scores[i] > 1 - TIE:
+        return Markup("")
+    return Markup(", mainly on {} (family score {})").format(SHORT_FAMILY.get(f.family, f.family), number(f.scores[i]))
+
+
+def score_table(report: Any, sc: Scores) -> Markup:
+    """Rows: scenarios from best to worst; columns: place, overall score, one per family (weight in the heading)."""
+    fams = [f for f in sc.families if f.measures]
+    head = join(Markup('<th scope="col" class="fam"><a href="#family-{}">{}</a><br><small>weight {}</small></th>')
+                .format(f.family, SHORT_FAMILY.get(f.family, f.family), percent(f.weight)) for f in fams)
+    places = sc.places()
+    best_in = {f.family: _best(f.scores) for f in fams}
+    best_overall = _best(sc.overall)
+    rows = []
+    for i in sc.ranking():
+        overall = sc.overall[i]
+        place = places[i]
+        tied = place is not None and places.count(place) > 1
+        place_text = "–" if place is None else f"{place}{' (tie)' if tied else ''}"
+        cells = join(_score_cell(f.scores[i], i in best_in[f.family]) for f in fams)
+        rows.append(Markup('<tr><td class="num">{}</td><th scope="row">{} {}</th>{}{}</tr>').format(
+            place_text, svg.marker_svg(i), sc.names[i], _overall_cell(overall, i in best_overall), cells))
+    return Markup(
+        '<div class="scroll" tabindex="0"><table class="scores"><caption>Utility scores from 0 (all information lost) to 1 '
+        "(identical to the original); higher is better. The overall score is the weighted mean of the family "
+        "scores. ✓: the best in its column (with the scores within 0.01 of it).</caption>"
+        '<thead><tr><th scope="col">place</th><th scope="col">scenario</th>'
+        '<th scope="col">overall</th>{}</tr></thead><tbody>{}</tbody></table></div>').format(head, join(rows))
+
+
+def _best(values: Sequence[float | None]) -> set[int]:
+    ok = [v for v in values if v is not None]
+    if len(ok) < 2 or max(ok) - min(ok) < TIE:
+        return set()
+    top = max(ok)
+    return {i for i, v in enumerate(values) if v is not None and top - v < TIE}
+
+
+def _score_colour(v: float) -> str:
+    return svg.ramp(("#f4a582", "#fdd0a2", "#f7f7d0", "#c7e9c0"), min(max(v, 0.0), 1.0) ** 4)
+
+
+def _score_cell(v: float | None, best: bool) -> Markup:
+    if v is None:
+        return Markup('<td class="num nc">–</td>')
+    mark = Markup(' <span class="mark">✓</span>') if best else Markup("")
+    return Markup('<td class="num" style="background:{}">{}{}</td>').format(_score_colour(v), f"{v:.2f}", mark)
+
+
+def _overall_cell(v: float | None, best: bool) -> Markup:
+    if v is None:
+        return Markup('<td class="num nc">–</td>')
+    mark = Markup(' <span class="mark">✓</span>') if best else Markup("")
+    return Markup('<td class="num overall"><span class="bar" style="width:{}px" aria-hidden="true"></span>'
+                  "<b>{}</b>{}</td>").format(round(50 * v), f"{v:.3f}", mark)
+
+
+def _weights_note(sc: Scores) -> Markup:
+    fams = [f for f in sc.families if f.measures]
+    how = ("the weights you gave" if sc.weights_given else
+           "each family weighs the share of the analysed variables its measures speak about")
+    used = join(Markup("<li><b>{}</b> ({}): {}</li>").format(
+        SHORT_FAMILY.get(f.family, f.family), percent(f.weight),
+        Markup(", ").join(Markup('<a href="#{}">{}</a>').format(measure_anchor(m), m) for m in f.measures))
+        for f in fams)
+    left = [(m, why) for f in sc.families for m, why in f.left_out.items()]
+    left_html = Markup("")
+    if left:
+        left_html = Markup("<p>Not in the scores: {}.</p>").format(
+            "; ".join(f"{m} ({why})" for m, why in left))
+    return Markup(
+        '<details class="how"><summary>How the scores are made</summary><p>Each measure\'s value becomes a score '
+        "from 0 to 1: 1 at its ideal (the value for identical files), 0 at the far end of its range, linear in "
+        "between; a measure without an upper end needs a scale (the loss that counts as complete). A family's "
+        "score is the mean of its headline measures' scores, each weighted by the number of variables it speaks "
+        "about. Weights of the families: {}. Risk measures are not part of this utility score. Scores within "
+        "{} of each other are ties.</p><ul>{}</ul>{}</details>").format(how, number(TIE), used, left_html)
+
+
+# ---------------------------------------------------------------------------
+# what each scenario changed
+# ---------------------------------------------------------------------------
+def changes_section(report: Any, policy: Policy) -> Markup | None:
+    if not report.scenarios:
+        return None
+    items = join(Markup("<li>{}</li>").format(scenario_changes(report, i, policy))
+                 for i in range(len(report.scenarios)))
+    return Markup('<ul class="changes">{}</ul>').format(items)
+
+
+def scenario_changes(report: Any, i: int, policy: Policy) -> Markup:
+    """What scenario ``i`` did to the data, in words."""
+    s = report.scenarios[i]
+    n = int(report.original.get("n_records", 0))
+    kinds = variable_kinds(report)
+    parts: list[Markup] = []
+    if s.n_records != n:
+        parts.append(Markup("has {} records (the original has {})").format(
+            policy.count_text(s.n_records), policy.count_text(n)))
+    removed = _removed(s)
+    if removed:
+        parts.append(Markup("removed {}").format(name_list(removed)))
+    if not s.paired:
+        parts.append(_unpaired_text(report, i, policy))
+    else:
+        parts += _paired_text(report, s, n, kinds, removed, policy)
+    body = Markup("; ").join(parts) if parts else Markup("changed nothing")
+    return Markup("{} <b>{}</b> {}.").format(svg.marker_svg(i), s.name, body)
+
+
+def _removed(s: Any) -> list[str]:
+    variables = (s.aggregates or {}).get("variables", {})
+    return [v for v, a in variables.items() if a.get("removed")]
+
+
+def _unpaired_text(report: Any, i: int, policy: Policy) -> Markup:
+    names, _, table = losses(report, policy)
+    moved = sorted((n for n in names if (table[n][i].value or 0) > 0), key=lambda n: -table[n][i].value)
+    text = Markup("is not paired with the original record by record, so what changed in each record is unknown")
+    if moved:
+        text += Markup("; its distributions differ most for {}").format(
+            ", ".join(f"{n} ({table[n][i].text})" for n in moved[:3]))
+    else:
+        text += Markup("; its distributions match the original's")
+    return text
+
+
+def _paired_text(report: Any, s: Any, n: int, kinds: dict[str, str], removed: list[str],
+                 policy: Policy) -> list[Markup]:
+    sup = _values(s, "suppressions")
+    chg = _values(s, "records_changed")
+    out: list[Markup] = []
+    if sup is not None:
+        total = sum(sup.values())
+        if total > 0:
+            out.append(Markup("suppressed {} values ({})").format(
+                policy.count_text(total), _top(sup, policy, n=None)))
+    if chg is None:
+        return out + [Markup("(changed records were not counted: records_changed was not run)")]
+    rec = s.measures["records_changed"].details.get("records_with_change")
+    if rec:
+        share = f" ({percent(rec / n)} of the records)" if policy.count_ok(int(rec)) and n else ""
+        out.append(Markup("changed at least one value in {} records{}").format(policy.count_text(rec), share))
+    recoded = {v: c - (sup or {}).get(v, 0.0) for v, c in chg.items() if kinds.get(v) == "categorical"}
+    recoded = {v: c for v, c in recoded.items() if c > 0 and v not in removed}
+    if recoded:
+        out.append(Markup("changed the category of {}").format(_top(recoded, policy, n=n)))
+    out.append(_continuous_text(s, chg, sup or {}, kinds, removed, n, policy))
+    return [p for p in out if p]
+
+
+def _continuous_text(s: Any, chg: dict, sup: dict, kinds: dict, removed: list[str], n: int,
+                     policy: Policy) -> Markup:
+    cont = [v for v, k in kinds.items() if k == "continuous" and v not in removed]
+    if not cont:
+        return Markup("")
+    moved = {v: chg.get(v, 0.0) - sup.get(v, 0.0) for v in cont}
+    moved = {v: c for v, c in moved.items() if c > 0}
+    if not moved:
+        return Markup("left the {} continuous variable{} untouched").format(
+            len(cont), "" if len(cont) == 1 else "s")
+    il1s = s.measures.get("il1s")
+    size = Markup(" (IL1s {})").format(number(il1s.value)) if il1s is not None else Markup("")
+    what = "the continuous variable" if len(cont) == 1 else f"all {len(cont)} continuous variables"
+    if len(moved) == len(cont) and all(c >= 0.995 * n for c in moved.values()):
+        return Markup("perturbed every value of {}{}").format(what, size)
+    if len(moved) == len(cont) and n and all(policy.count_ok(int(c)) for c in moved.values()):
+        lo, hi = min(moved.values()) / n, max(moved.values()) / n
+        return Markup("perturbed {} ({}–{} of their values){}").format(what, percent(lo), percent(hi), size)
+    return Markup("perturbed {}{}").format(_top(moved, policy, n=n), size)
+
+
+def _values(s: Any, mid: str) -> dict[str, float] | None:
+    r = s.measures.get(mid)
+    return None if r is None or r.by_variable is None else dict(r.by_variable)
+
+
+def _top(counts: dict[str, float], policy: Policy, n: int | None, k: int = 3) -> str:
+    """'AGE 386, EDUC1 41 and 2 more variables' (shares of ``n`` records when given)."""
+    ranked = sorted((v for v, c in counts.items() if c > 0), key=lambda v: -counts[v])
+
+    def one(v: str) -> str:
+        c = counts[v]
+        if n and policy.count_ok(int(round(c))):
+            return f"{v}: {percent(c / n)} of records"
+        return f"{v}: {policy.count_text(c)}"
+
+    shown = [one(v) for v in ranked[:k]]
+    more = len(ranked) - k
+    return ", ".join(shown) + (f" and {more} more variable{'s' if more > 1 else ''}" if more > 0 else "")
+
+
+# ---------------------------------------------------------------------------
+# headline measures
+# ---------------------------------------------------------------------------
+def headline_section(report: Any, policy: Policy) -> Markup | None:
+    from .summary import headline_ids, measure_rows
+
+    rows = measure_rows(report, headline_ids(report), policy.cached("reason", lambda: (lambda r: r)))
+    if not rows:
+        return None
+    return Markup('<p class="note">Each value is coloured against the other scenarios on its row, by its distance '
+                  "from the measure's ideal: green best (✓ best) to orange worst; no colour: all equal. Click a "
+                  "measure for what it means, its formula and reference.</p>{}").format(
+        measures_table(report, rows, policy))
+
+
+def measures_table(report: Any, rows: Sequence[Any], policy: Policy) -> Markup:
+    """Measures (rows) × scenarios: value, direction and range, the measure's plain meaning."""
+    from .glossary import is_count
+
+    head = join(Markup('<th scope="col" class="scen">{}<span>{}</span></th>').format(svg.marker_svg(i), s.name)
+                for i, s in enumerate(report.scenarios))
+    body = []
+    for row in rows:
+        info = row.info
+        finite = [abs(v) for v in row.values if v is not None]
+        scale = max(finite + [abs(b) for b in info.range if b is not None] + [1.0])
+        positions = info_positions(info, row.values)
+        counts = is_count(info) and policy.safe
+        cells = join(value_cell(v, p, r, scale=scale, text=policy.count_text(v) if counts and v is not None else None)
+                     for v, p, r in zip(row.values, positions, row.reasons))
+        body.append(Markup(
+            '<tr><th scope="row" class="measure"><a href="#{}">{}</a><div class="desc">{}</div></th>'
+            '<td class="dircol">{}<br>range {}</td>{}</tr>').format(
+            measure_anchor(info.id), info.id, plain(info), direction_text(info), info.range_text, cells))
+    return Markup('<div class="scroll" tabindex="0"><table class="measures"><thead><tr><th scope="col">measure</th>'
+                  '<th scope="col">better · range</th>{}</tr></thead><tbody>{}</tbody></table></div>').format(
+        head, join(body))
+

@@ -1,0 +1,539 @@
+"""The report as a decision tool (issue 13): the seven "wrong today" fixes, the verdict's scores, what each
+scenario changed, the overview, the number rule, the sections mechanism, guidance, accessibility and print
+markup, and safe mode.  Expected numbers come from the documented mappings worked by hand, or from pandas,
+numpy and scipy computed here independently of the report's code.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import infoloss
+from infoloss.compare import Report, ScenarioResult
+from infoloss.registry import FAMILIES, MeasureResult, get
+from infoloss.report import charts, numbers, sections
+from infoloss.report.families import variable_charts
+from infoloss.report.parts import info_positions, positions
+from infoloss.report.plotdata import Policy
+from infoloss.report.scores import TIE, compute_scores, measure_score
+from infoloss.report.summary import measure_rows
+from infoloss.report.variables import changed_pairs
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+def fake_report(results: dict[str, list], variables: dict[str, str], n: int = 1000, names=None) -> Report:
+    """A Report with given measure results per scenario (a number, a MeasureResult or None = not computed)."""
+    k = len(next(iter(results.values())))
+    names = names or [f"s{i + 1}" for i in range(k)]
+    scenarios = []
+    for i, name in enumerate(names):
+        s = ScenarioResult(name=name, path=None, n_records=n, paired=True)
+        for mid, values in results.items():
+            v = values[i]
+            if v is None:
+                s.not_computed[mid] = "it was not computed for this test"
+            else:
+                s.measures[mid] = v if isinstance(v, MeasureResult) else MeasureResult(float(v))
+        scenarios.append(s)
+    original = {"path": None, "n_records": n, "variables": dict(variables)}
+    return Report(original=original, scenarios=scenarios, spec=None, measure_ids=list(results))
+
+
+def _section(page: str, sid: str) -> str:
+    start = page.index(f'<section id="{sid}"')
+    end = page.find("<section id=", start + 10)
+    return page[start: end if end > 0 else len(page)]
+
+
+def _survey(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "region": rng.choice(["North", "South", "East", "West"], n),
+        "sex": rng.choice(["f", "m"], n),
+        "size": rng.integers(1, 6, n).astype(str),
+        "income": rng.normal(3000, 600, n).round(2),
+        "spend": rng.normal(1200, 300, n).round(2),
+    })
+
+
+SPEC = {"variables": {"region": {"scale": "nominal", "role": "key"}, "sex": {"scale": "nominal", "role": "key"},
+                      "size": {"scale": "ordinal", "role": "key"}, "income": {"scale": "continuous"},
+                      "spend": {"scale": "continuous"}}}
+
+
+@pytest.fixture(scope="module")
+def survey_pair():
+    """An original and three protected versions with known changes."""
+    orig = _survey()
+    suppressed = orig.copy()
+    suppressed.loc[:11, "region"] = None  # 12 suppressions, nothing else
+    recoded = orig.copy()
+    recoded.loc[100:129, "sex"] = np.where(orig.loc[100:129, "sex"] == "f", "m", "f")  # 30 category changes
+    recoded.loc[200:202, "size"] = None  # 3 suppressions: fewer than 5
+    noisy = orig.copy()
+    rng = np.random.default_rng(1)
+    noisy["income"] = orig["income"] + rng.normal(0, 300, len(orig))
+    noisy["spend"] = orig["spend"] + rng.normal(0, 150, len(orig))
+    prots = [suppressed, recoded, noisy]
+    rep = infoloss.compare(orig, prots, SPEC, names=["suppressed", "recoded", "noisy"])
+    return orig, prots, rep
+
+
+@pytest.fixture(scope="module")
+def survey_pages(survey_pair):
+    rep = survey_pair[2]
+    return {"full": rep.to_html(), "safe": rep.to_html(safe=True, min_cell=5)}
+
+
+# ---------------------------------------------------------------------------
+# wrong today 1: a target direction in every ranking, colour and arrow
+# ---------------------------------------------------------------------------
+def test_target_measures_rank_by_distance_from_the_ideal():
+    rep = fake_report({"pmse_std": [-17.4, 0.5, 3.0], "pmse_ratio": [0.2, 1.1, 3.0]}, {"x": "continuous"})
+    rows = measure_rows(rep, rep.measure_ids)
+    std, ratio = (info_positions(r.info, r.values) for r in rows)
+    assert std.index(0.0) == 1 and std[0] == 1.0  # |0.5| is closest to 0; −17.4 is the worst, not the best
+    assert ratio.index(0.0) == 1 and ratio[2] == 1.0  # 1.1 is closest to 1; 3.0 is farthest
+    page = rep.to_html()
+    table = _section(page, "family-propensity")
+    row = re.search(r'href="#m-pmse_std".*?</tr>', table, re.S).group(0)
+    cells = re.findall(r'<td class="num ([a-z]+)"[^>]*>([^<]*)', row)
+    assert cells == [("worst", "−17.4"), ("best", "0.5 "), ("mid", "3")]
+    assert "◎ closest to 0 is best" in row and "↓" not in row and "↑" not in row
+    assert "◎ closest to 1 is best" in table
+
+
+def test_positions_of_a_target_measure_match_abs_distance():
+    values = [0.3, 1.4, 1.0, 2.5]
+    got = positions(values, "target", ideal=1.0)
+    dist = np.abs(np.array(values) - 1.0)
+    expected = (dist - dist.min()) / (dist.max() - dist.min())
+    assert got == pytest.approx(list(expected))
+
+
+# ---------------------------------------------------------------------------
+# wrong today 2: the heat map's colour key matches its cells
+# ---------------------------------------------------------------------------
+def _fill_of_cell(svg: str, title_prefix: str) -> str:
+    return re.search(r'<rect [^>]*fill="(#[0-9a-f]{6})"[^>]*><title>' + re.escape(title_prefix), svg).group(1)
+
+
+@pytest.mark.parametrize("reverse", [True, False])
+def test_heatmap_legend_colours_are_the_cells_colours(reverse):
+    names = ["a", "b", "c"]
+    cells = {(1, 0): 1.0, (2, 0): 0.0, (2, 1): 0.5}
+    legend = ("0", "1 (better)") if reverse else ("0 (better)", "1")
+    svg = str(charts.heatmap(names, cells, label="t", title="t", lo=0.0, hi=1.0, reverse=reverse, legend_text=legend))
+    at_one, at_zero = _fill_of_cell(svg, "b × a"), _fill_of_cell(svg, "c × a")
+    legend_rects = re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="[\d.]+" height="9" fill="(#[0-9a-f]{6})"', svg)
+    assert legend_rects[0][2] == at_zero  # left end = lo = 0
+    assert legend_rects[-1][2] == at_one  # right end = hi = 1
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert texts[-2:] == list(legend)  # labelled in the same order: low value left
+    light = min((at_zero, at_one), key=lambda c: -sum(int(c[i:i + 2], 16) for i in (1, 3, 5)))
+    assert light == (at_one if reverse else at_zero)  # the better end is the light one
+
+
+def test_ldu_biv_key_labels_the_value_one_as_better():
+    from infoloss.report.families import _legend
+
+    assert _legend(get("ldu_biv"), 0.0, 1.0) == ("0", "1 (better)")
+    assert _legend(get("hellinger"), 0.0, 1.0) == ("0 (better)", "1")
+
+
+# ---------------------------------------------------------------------------
+# wrong today 3: no non-zero value shows as 0
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("value", [0.0012, 3.4e-6, -0.004, 2.5e-9])
+def test_heatmap_cells_never_round_a_non_zero_value_to_zero(value):
+    svg = str(charts.heatmap(["a", "b"], {(1, 0): value}, label="r_mse", title="t", lo=0.0, hi=0.01, size=60))
+    tip = re.search(r"<title>b × a: ([^<]*)</title>", svg).group(1)
+    cell_text = re.findall(r'<text x="[\d.]+" y="[\d.]+" text-anchor="middle"[^>]*>([^<]*)</text>', svg)
+    assert tip != "0" and float(tip.replace("−", "-").replace("e−", "e-")) == pytest.approx(value, rel=0.06)
+    assert cell_text[0] != "0" and cell_text[0].replace("−", "-") in (tip.replace("−", "-"),)  # the cell, then the key
+
+
+def test_float_noise_prints_as_zero_and_real_small_values_do_not():
+    assert numbers.number(2.9e-19) == "0" and numbers.short(-4e-17) == "0"
+    assert numbers.number(1.184e-06) == "1.18 × 10⁻⁶"
+    assert numbers.number(3e-9, scale=1e6) == "0"  # noise relative to values of a million
+
+
+# ---------------------------------------------------------------------------
+# wrong today 4: per-variable values outside the measure's range are said to be so
+# ---------------------------------------------------------------------------
+def test_per_variable_values_beyond_the_range_get_their_own_axis():
+    big = MeasureResult(0.4, by_variable={"a": 1.8e6, "b": 0.0})
+    rep = fake_report({"ebil": [big, MeasureResult(0.1, by_variable={"a": 2.0e5, "b": 10.0})]},
+                      {"a": "nominal", "b": "nominal"})
+    out = str(variable_charts(rep, measure_rows(rep, ["ebil"]), Policy()))
+    out = htmllib.unescape(out)
+    assert "on their own scale (up to 1,800,000)" in out and "range [0, 1] is that of the measure's overall value" in out
+    ticks = [t for t in re.findall(r'<text x="[\d.]+" y="[\d.]+"[^>]*fill="#595959">([^<]*)</text>', out)]
+    assert "1.5M" in ticks  # the axis reaches the data, not [0, 1]
+
+
+# ---------------------------------------------------------------------------
+# wrong today 5: the verdict by scores, weighted by the variables, with ties
+# ---------------------------------------------------------------------------
+def test_measure_scores_follow_the_documented_mapping():
+    assert measure_score(get("hellinger"), 0.3) == pytest.approx(0.7)  # 1 − v on [0, 1]
+    assert measure_score(get("gdu"), 0.8) == pytest.approx(0.8)  # higher is better: v
+    assert measure_score(get("pmse"), 0.1) == pytest.approx(1 - 0.1 / 0.25)
+    assert measure_score(get("il1s"), 0.25) == pytest.approx(0.75)  # unbounded, scale 1
+    assert measure_score(get("cramers_v_il"), 3.0) == 0.0  # clipped
+    assert measure_score(get("pmse_ratio"), 0.4) == pytest.approx(0.4)  # target 1, lower end 0
+    assert measure_score(get("ctbil"), 12.0) is None  # in records per cell: no scale
+
+
+def test_tiny_differences_are_ties_not_wins():
+    variables = {f"c{i}": "nominal" for i in range(29)} | {f"x{i}": "continuous" for i in range(4)}
+    rep = fake_report({"gamma": [1.2e-6, 0.0], "hellinger": [0.02, 0.02]}, variables)
+    sc = compute_scores(rep)
+    assert abs(sc.overall[0] - sc.overall[1]) < TIE
+    assert sc.places() == [1, 1] and sorted(sc.tied_with_best()) == [0, 1]
+    page = rep.to_html()
+    assert "are tied" in _section(page, "verdict")
+
+
+def test_families_weigh_the_share_of_variables_they_cover():
+    """29 categorical and 4 continuous variables: a continuous-only family weighs 4/33 of a general one."""
+    variables = {f"c{i}": "nominal" for i in range(29)} | {f"x{i}": "continuous" for i in range(4)}
+    # A loses half on the continuous variables only (gamma 0.5), B a little on the categorical tables (0.05)
+    rep = fake_report({"gamma": [0.5, 0.0], "hellinger": [0.0, 0.05]}, variables)
+    sc = compute_scores(rep)
+    w = {f.family: f.weight for f in sc.families}
+    assert w["moments"] == pytest.approx(4 / 33) and w["tables"] == pytest.approx(29 / 33)
+    expected_a = (4 * 0.5 + 29 * 1.0) / 33
+    expected_b = (4 * 1.0 + 29 * 0.95) / 33
+    assert sc.overall == pytest.approx([expected_a, expected_b])
+    assert sc.ranking() == [1, 0]  # B keeps more: its loss is small on most variables
+    given = compute_scores(rep, {"moments": 1, "tables": 1})  # user weights override
+    assert given.overall == pytest.approx([(0.5 + 1.0) / 2, (1.0 + 0.95) / 2])
+
+
+def test_within_a_family_measures_weigh_their_variables():
+    variables = {f"c{i}": "nominal" for i in range(9)} | {"x": "continuous"}
+    il1s = MeasureResult(0.5, by_variable={"x": 0.5})
+    lam = MeasureResult(0.1, by_variable={**{f"c{i}": 0.1 for i in range(9)}, "x": 0.1})
+    rep = fake_report({"il1s": [il1s], "lambda": [lam]}, variables)
+    record = compute_scores(rep).families[0]
+    assert record.family == "record" and record.scores[0] == pytest.approx((1 * 0.5 + 10 * 0.9) / 11)
+
+
+def test_the_risk_family_is_not_in_the_utility_score():
+    assert "risk" in FAMILIES
+    from infoloss.report.scores import NOT_UTILITY
+
+    assert NOT_UTILITY == ("risk",)
+
+
+def test_untouched_variables_are_counted_not_picked():
+    orig = _survey(seed=11)
+    prot = orig.assign(income=orig["income"] * 1.1)
+    page = infoloss.compare(orig, [prot, orig], SPEC, names=["scaled", "copy"]).to_html()
+    assert "lose least" not in page and "loses least" not in page
+    assert "4 of 5 variables are unchanged in every scenario." in _section(page, "overview")
+    assert "No change in any scenario (4 variables)" in _section(page, "variables")
+
+
+# ---------------------------------------------------------------------------
+# wrong today 6: the mosaic note says what the pairs are ranked by
+# ---------------------------------------------------------------------------
+def test_two_way_pairs_are_ranked_and_described_by_their_change_beyond_the_one_way_tables():
+    # pair a|b: large joint change but all of it in the margins; pair a|c: the association changes, margins do not
+    ab_o, ab_p = np.array([[50, 50], [50, 50]]), np.array([[90, 10], [90, 10]])
+    ac_o, ac_p = np.array([[50, 0], [0, 50]]), np.array([[25, 25], [25, 25]])
+    aggs = [(0, None, {"pairs": {"a|b": {"orig": ab_o, "prot": ab_p}, "a|c": {"orig": ac_o, "prot": ac_p}}})]
+    ranked = changed_pairs(aggs, top=2)
+    assert [k for k, _, _ in ranked] == ["a|c", "a|b"]
+    tv = lambda x, y: 0.5 * np.abs(x / x.sum() - y / y.sum()).sum()  # noqa: E731
+    excess_ac = tv(ac_o, ac_p) - max(tv(ac_o.sum(1), ac_p.sum(1)), tv(ac_o.sum(0), ac_p.sum(0)))
+    assert ranked[0][1] == pytest.approx(excess_ac) and ranked[0][2] == pytest.approx(tv(ac_o, ac_p))
+
+
+def test_mosaic_note_names_the_ranking(survey_pages):
+    pairs = _section(survey_pages["full"], "pairs")
+    assert "ranked by how much more their two-way table changed than their one-way tables" in pairs
+    assert "pairs whose two-way tables changed most" not in pairs
+
+
+# ---------------------------------------------------------------------------
+# wrong today 7 and safe mode
+# ---------------------------------------------------------------------------
+def test_safe_heading_says_it_is_the_safe_version(survey_pages):
+    assert "<h1>Utility report — safe-to-share version" in survey_pages["safe"]
+    assert "(safe-to-share version)" in re.search(r"<title>.*?</title>", survey_pages["safe"]).group(0)
+    assert "safe-to-share version" not in re.search(r"<h1>.*?</h1>", survey_pages["full"]).group(0)
+
+
+def test_safe_mode_hides_small_counts_in_record_charts_tables_and_text(survey_pages):
+    safe, full = survey_pages["safe"], survey_pages["full"]
+    record = _section(safe, "family-record")
+    # 'recoded' suppressed 3 size values: the full page shows 3, the safe page "fewer than 5" everywhere
+    assert re.search(r"size: 3\b", _section(full, "changes"))
+    assert "size: 3" not in _section(safe, "changes") and "size: fewer than 5" in _section(safe, "changes")
+    data = re.findall(r"<tr><th scope=\"row\">size</th>(.*?)</tr>", record)
+    assert data and all(re.search(r"<td>[1-4]</td>", row) is None for row in data)
+    markers = re.findall(r"<title>size · recoded: ([^<]*)</title>", record)
+    assert "3" not in markers
+    headline = re.search(r'href="#m-suppressions".*?</tr>', record, re.S).group(0)
+    cells = re.findall(r'<td class="num[^"]*"[^>]*>([^<]*)', headline)
+    assert cells[1].strip() == "fewer than 5"
+    # the overview shows a bound, not the share of 3 records
+    over = _section(safe, "overview")
+    size_row = htmllib.unescape(re.search(r'<th scope="row"><a [^>]*>size</a>.*?</tr>', over, re.S).group(0))
+    assert "0.5 %" not in size_row  # 3/600
+    assert "< 0.83 %" in size_row  # 5/600
+
+
+def test_safe_mode_names_the_merged_categories():
+    rng = np.random.default_rng(4)
+    n = 400
+    orig = pd.DataFrame({"g": rng.choice(["a", "b", "c"], n), "x": rng.normal(size=n)})
+    orig.loc[:2, "g"] = "Zanzibar"  # 3 records: merged, and not named (only the data reveal it)
+    orig.loc[3:6, "g"] = "Atlantis"  # 4 records: merged, not named
+    prot = orig.copy()
+    prot.loc[10:60, "g"] = "a"
+    prot.loc[7:11, "g"] = "d"  # 5 records: shown
+    spec = {"variables": {"g": {"scale": "nominal"}, "x": {"scale": "continuous"}}}
+    page = infoloss.compare(orig, prot, spec).to_html(safe=True, min_cell=5)
+    note = re.search(r'<figcaption class="merged">(.*?)</figcaption>', page).group(1)
+    assert "2 categories with fewer than 5 records in the original (not named)" in htmllib.unescape(note)
+    assert "Zanzibar" not in page and "Atlantis" not in page
+
+
+def test_merged_categories_are_named_when_declared_or_large():
+    from infoloss.report.plotdata import category_grouping
+    from infoloss.report.variables import merged_note
+
+    g = category_grouping(["a", "b", "c", "d"], [np.array([20, 3, 6, 30, 0]), np.array([20, 3, 2, 30, 0])],
+                          False, Policy(safe=True))
+    assert set(g.merged) == {"b", "c"} and g.merged_small == [True, False]  # c: 6 in the original, 2 in the scenario
+    text = htmllib.unescape(str(merged_note(g, set(), Policy(safe=True))))
+    assert "c and 1 category with fewer than 5 records" in text
+    declared = htmllib.unescape(str(merged_note(g, {"b"}, Policy(safe=True))))
+    assert "b, c" in declared and "not named" not in declared
+
+
+def test_no_count_below_min_cell_anywhere_on_the_safe_testdata_page():
+    d = DATA / "testdata"
+    rep = infoloss.compare(d / "original.csv", [d / "ls_k3.csv"], d / "spec.yaml",
+                           measures=["suppressions", "records_changed", "il1s", "lambda", "hellinger"])
+    page = rep.to_html(safe=True, min_cell=5)
+    counts = [int(c) for c in re.findall(r'data-count="(\d+)"', page)]
+    counts += [int(c) for cs in re.findall(r'data-counts="([\d ]+)"', page) for c in cs.split()]
+    assert counts and not [c for c in counts if 0 < c < 5]
+    # walls has 4 suppressions in ls_k3: never printed as a count
+    assert "walls: 4" not in page
+    walls = re.search(r'<tr><th scope="row">walls</th>(.*?)</tr>', _section(page, "family-record")).group(1)
+    assert walls == "<td>fewer than 5</td>"  # the suppressions data table
+
+
+# ---------------------------------------------------------------------------
+# what each scenario changed
+# ---------------------------------------------------------------------------
+def test_changes_are_described_from_the_record_level_results(survey_pages):
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(survey_pages["full"], "changes")))
+    assert re.search(r"suppressed suppressed 12 values \(region: 12\)", text)  # the scenario is named "suppressed"
+    assert re.search(r"recoded .*changed the category of sex: 5 % of records", text)
+    assert re.search(r"suppressed .*left the 2 continuous variables untouched", text)
+    assert re.search(r"noisy .*perturbed every value of all 2 continuous variables \(IL1s 0\.\d+\)", text)
+
+
+# ---------------------------------------------------------------------------
+# the overview
+# ---------------------------------------------------------------------------
+def test_overview_cells_match_independent_computations(survey_pair):
+    orig, prots, rep = survey_pair
+    from infoloss.report.overview import losses
+
+    names, kinds, table = losses(rep, Policy())
+    n = len(orig)
+    for i, prot in enumerate(prots):
+        for v in ("region", "sex", "size"):
+            changed = (orig[v].fillna("<NA>") != prot[v].fillna("<NA>")).sum()
+            assert table[v][i].value == pytest.approx(changed / n)
+        for v in ("income", "spend"):
+            il1s = np.mean(np.abs(orig[v] - prot[v])) / (np.sqrt(2) * orig[v].std(ddof=1))
+            assert table[v][i].value == pytest.approx(min(il1s, 1.0), rel=1e-9, abs=1e-12)
+
+
+def test_overview_of_unpaired_files_is_the_distance_between_distributions():
+    orig = _survey(seed=3)
+    prot = _survey(n=500, seed=4)
+    spec = {**SPEC, "pairing": "none"}
+    rep = infoloss.compare(orig, prot, spec, measures=["ks", "hellinger"])
+    from infoloss.report.overview import losses
+
+    _, _, table = losses(rep, Policy())
+    for v in ("income", "spend"):
+        assert table[v][0].value == pytest.approx(stats.ks_2samp(orig[v], prot[v]).statistic)
+    for v in ("region", "sex"):
+        p, q = orig[v].value_counts(normalize=True), prot[v].value_counts(normalize=True)
+        tvd = 0.5 * (p.sub(q, fill_value=0).abs().sum())
+        assert table[v][0].value == pytest.approx(tvd)
+
+
+def test_overview_is_sortable_and_links_to_the_plots(survey_pages):
+    over = _section(survey_pages["full"], "overview")
+    assert 'class="overview sortable' in over and over.count('data-sort="num"') == 1 + 3
+    for anchor in re.findall(r'<a href="#(var-\d+)">', over):
+        assert f'id="{anchor}"' in survey_pages["full"]
+    page = survey_pages["full"]
+    assert page.index('<section id="verdict"') < page.index('<section id="overview"') < page.index(
+        '<section id="headline"')
+
+
+# ---------------------------------------------------------------------------
+# sections: one registration line
+# ---------------------------------------------------------------------------
+def test_a_new_section_is_one_registration_line(survey_pair):
+    rep = survey_pair[2]
+    try:
+        sections.register(sections.Section("extra-test", "An extra part", 35, lambda r, p: "<p>extra body</p>"))
+        sections.register(sections.Section("fam-extra", "Inside tables", 0, lambda r, p: "<p>in tables</p>",
+                                           family="tables"))
+        sections.register(sections.Section("nothing", "Never shown", 36, lambda r, p: None))
+        page = rep.to_html()
+    finally:
+        sections.SECTIONS[:] = [s for s in sections.SECTIONS if s.id not in ("extra-test", "fam-extra", "nothing")]
+    toc = re.search(r'<nav class="toc".*?</nav>', page, re.S).group(0)
+    assert '<a href="#extra-test">An extra part</a>' in toc and "Never shown" not in toc
+    assert page.index('id="overview"') < page.index('id="extra-test"') < page.index('id="headline"')
+    assert "<p>in tables</p>" in _section(page, "family-tables")
+
+
+def test_slots_for_other_branches_are_skipped_until_their_module_exists():
+    render = sections.lazy("infoloss.report.no_such_module", "anything")
+    assert render(None, Policy()) is None
+    ids = {s.id for s in sections.SECTIONS}
+    assert {"risk-utility", "risk-details", "generalisation-details", "mining-details", "analyses-details"} <= ids
+    ru = next(s for s in sections.SECTIONS if s.id == "risk-utility")
+    assert sections.ORDER["verdict"] < ru.order < sections.ORDER["changes"]  # the first chart of the page
+
+
+# ---------------------------------------------------------------------------
+# guidance, accessibility and print markup
+# ---------------------------------------------------------------------------
+def test_every_measure_is_explained_one_click_away(survey_pair, survey_pages):
+    rep, page = survey_pair[2], survey_pages["full"]
+    for mid in rep.measure_ids:
+        entry = re.search(rf'<div class="entry" id="m-{mid}">(.*?)</div>\s*(?=<div class="entry"|</details>)', page,
+                          re.S)
+        assert entry, mid
+        body = entry.group(1)
+        assert re.search(r"<p>[A-Za-z][^<]{15,}</p>", body), mid  # plain words
+        assert "Reference:" in body, mid
+    for anchor in set(re.findall(r'href="#([^"]+)"', page)):
+        assert f'id="{anchor}"' in page, anchor
+    assert "How to read this report" in page
+
+
+def test_tables_headers_have_scope_and_charts_have_text_alternatives(survey_pages):
+    for page in survey_pages.values():
+        assert not re.findall(r"<th\b(?![^>]*scope=)[^>]*>", page)
+        for svg in re.findall(r'<svg class="chart"[^>]*>', page):
+            assert 'role="img"' in svg and 'aria-label="' in svg
+        sizes = [float(s) for s in re.findall(r'<text [^>]*font-size="([\d.]+)"', page)]
+        assert not [s for s in sizes if s < 11]
+        figures = re.findall(r'<figure class="chart[^"]*">(.*?)</figure>', page, re.S)
+        assert figures
+        for fig in figures:  # each chart: a caption or a data table next to it, or a self-describing title
+            assert "<figcaption" in fig or 'class="data"' in fig or "<title>" in fig
+
+
+def test_print_css_is_a4_with_page_numbers():
+    css = (Path(infoloss.__file__).parent / "report" / "report.css").read_text()
+    assert re.search(r"@page\s*{\s*size:\s*A4", css)
+    assert 'counter(page) " of " counter(pages)' in css
+    assert "break-inside: avoid" in css
+
+
+def test_chart_text_is_never_below_11_px():
+    from infoloss.report import svg
+
+    assert 'font-size="11"' not in svg.text(0, 0, "x", size=8) and "font-size" not in svg.text(0, 0, "x", size=8)
+    assert 'font-size="14"' in svg.text(0, 0, "x", size=14)
+
+
+def test_numbers_follow_one_rule(survey_pages):
+    text = re.sub(r"<style>.*?</style>|<script>.*?</script>", "", survey_pages["full"], flags=re.S)
+    assert not re.search(r"\d\.\d+e[-+]\d", text)  # no Python exponent notation
+    assert not re.search(r"\b\d{5,}\.\d", text)  # no unrounded long numbers
+
+
+def test_scenario_names_are_never_shortened():
+    long = "a_protection_scenario_with_a_very_long_descriptive_name_2024"
+    orig = _survey(seed=8)
+    prot = orig.assign(income=orig["income"] + 1.0, sex=orig["sex"].where(orig.index % 9 > 0, "m"))
+    page = infoloss.compare(orig, [prot, orig], SPEC, names=[long, "copy"]).to_html()
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", page)
+    shown = [t for t in texts if "a_protection" in t]
+    assert shown and all(long in t for t in shown) and not [t for t in texts if t.endswith("…") and "a_prot" in t]
+    assert long + " vs original" in page
+
+
+# ---------------------------------------------------------------------------
+# family weights from the command line and the API
+# ---------------------------------------------------------------------------
+def test_family_weights_on_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from infoloss.cli import app
+
+    orig = _survey(seed=12)
+    prot = orig.assign(income=orig["income"] + 5.0)
+    orig.to_csv(tmp_path / "o.csv", index=False)
+    prot.to_csv(tmp_path / "p.csv", index=False)
+    import yaml
+
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(SPEC))
+    base = ["compare", str(tmp_path / "o.csv"), str(tmp_path / "p.csv"), "--spec", str(tmp_path / "s.yaml"),
+            "--measures", "il1s,hellinger", "--html", str(tmp_path / "r.html")]
+    bad = CliRunner().invoke(app, base + ["--family-weights", "tables=2,nonsense=1"])
+    assert bad.exit_code == 2 and "unknown family 'nonsense'" in bad.output
+    bad = CliRunner().invoke(app, base + ["--family-weights", "tables=-1"])
+    assert bad.exit_code == 2 and "at least 0" in bad.output
+    ok = CliRunner().invoke(app, base + ["--family-weights", "tables=3,record=1"])
+    assert ok.exit_code == 0, ok.output
+    page = (tmp_path / "r.html").read_text()
+    assert "the weights you gave" in page and "weight 75 %" in page and "weight 25 %" in page
+
+
+def test_mosaic_legends_keep_long_category_labels_whole():
+    from infoloss.report.svg import text_width
+
+    label = "Other personal service activities not elsewhere classified (NACE 96.09)"
+    columns = [("original", [("a", 50, "#88CCEE"), (label, 50, "#CC6677")]), ("s1", [("a", 40, "#88CCEE"),
+                                                                                    (label, 60, "#CC6677")])]
+    svg = str(charts.mosaic_columns(columns, [("a", "#88CCEE"), (label, "#CC6677")], title="t", label="m"))
+    assert f">{label}</text>" in svg
+    width = float(re.search(r'<svg [^>]*width="([\d.]+)"', svg).group(1))
+    x = max(float(m) for m in re.findall(r'<text x="([\d.]+)" y="[\d.]+">' + re.escape(label), svg))
+    assert x + text_width(label) <= width
+
+
+def test_each_variable_names_the_scenario_where_it_loses_most(survey_pair, survey_pages):
+    """Losses are never mixed across scenarios: each variable's heading names its worst scenario."""
+    orig, prots, rep = survey_pair
+    names = [s.name for s in rep.scenarios]
+    for v in ("sex", "income"):
+        if v == "sex":
+            loss = [(orig[v] != p[v]).mean() for p in prots]
+        else:
+            loss = [np.mean(np.abs(orig[v] - p[v])) / (np.sqrt(2) * orig[v].std(ddof=1)) for p in prots]
+        worst = names[int(np.argmax(loss))]
+        heading = re.search(rf"<h3>{v} <small>[^<]*</small>([^<]*)</h3>", survey_pages["full"]).group(1)
+        assert heading.endswith(f" in {worst}"), heading
