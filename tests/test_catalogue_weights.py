@@ -87,3 +87,72 @@ def test_weighted_true_without_weights_is_an_input_error():
     spec = {"variables": {"x": {"scale": "continuous"}}, "pairing": "none"}
     with pytest.raises(InputError, match="no weight column"):
         ks(orig, prot, spec, weighted=True)
+
+
+# ---------------------------------------------------------------------------
+# propensity family
+# ---------------------------------------------------------------------------
+import statsmodels.api as sm  # noqa: E402
+
+from infoloss.measures.propensity import cluster_utility, pmse, pmse_ratio, pmse_std  # noqa: E402
+from test_propensity import MIXED, design, mixed  # noqa: E402
+
+MIXED_W = {**MIXED, "variables": {**MIXED["variables"], "w": {"role": "weight"}}}
+
+
+def _weighted_frames(seed=3, n1=80, n2=60):
+    rng = np.random.default_rng(seed)
+    orig, prot = mixed(rng, n1), mixed(rng, n2, shift=0.4)
+    orig["w"] = rng.uniform(1, 20, n1)
+    prot["w"] = rng.uniform(1, 20, n2)
+    orig.loc[3, "x"] = np.nan
+    prot.loc[7, "g"] = None
+    return orig, prot
+
+
+def test_weighted_pmse_equals_a_statsmodels_weighted_glm():
+    orig, prot = _weighted_frames()
+    merged = pd.concat([orig, prot], ignore_index=True)
+    label = np.r_[np.zeros(len(orig)), np.ones(len(prot))]
+    w = np.r_[orig["w"] / orig["w"].mean(), prot["w"] / prot["w"].mean()]  # each file's weights to mean 1
+    X = design(merged, MIXED)
+    fit = sm.GLM(label, X, family=sm.families.Binomial(), freq_weights=w).fit(tol=1e-12)
+    c = len(prot) / len(merged)
+    expected = float(np.sum(w * (fit.predict(X) - c) ** 2) / len(merged))
+    r = pmse(orig, prot, MIXED_W)
+    assert r.details["weighted"] is True and "sample_weight" in r.details["weights"]
+    assert r.value == pytest.approx(expected, rel=1e-5)
+    assert r.value != pytest.approx(pmse(orig, prot, MIXED_W, weighted=False).value, rel=1e-3)
+    k, n = r.details["k"], len(merged)
+    deff = np.mean(w**2)
+    ratio = pmse_ratio(orig, prot, MIXED_W)
+    assert ratio.details["deff"] == pytest.approx(deff)
+    assert ratio.value == pytest.approx(expected / ((k - 1) * (1 - c) ** 2 * c / n * deff), rel=1e-5)
+
+
+def test_equal_weights_give_the_unweighted_propensity_measures():
+    orig, prot = _weighted_frames(seed=4)
+    eq_o, eq_p = orig.assign(w=3.0), prot.assign(w=3.0)  # all weights equal (the permutation null mixes the files)
+    for f, kw in ((pmse, {}), (pmse_ratio, {}), (pmse_std, {}), (pmse, {"model": "cart"}),
+                  (pmse_ratio, {"model": "cart", "n_permutations": 3}), (cluster_utility, {"G": 4})):
+        a = f(eq_o, eq_p, MIXED_W, **kw)
+        b = f(eq_o, eq_p, MIXED_W, weighted=False, **kw)
+        assert a.details["weighted"] and not b.details["weighted"]
+        assert a.value == pytest.approx(b.value, rel=1e-6, abs=1e-12), (f.__name__, kw)
+
+
+def test_weighted_cart_and_clusters_by_hand():
+    # CART: x separates the files perfectly whatever the weights, so every leaf is pure and pMSE = c(1 - c)
+    orig = pd.DataFrame({"x": np.arange(20.0), "w": np.arange(1.0, 21)})
+    prot = pd.DataFrame({"x": np.arange(100.0, 130), "w": np.ones(30)})
+    spec = {"variables": {"x": {"scale": "continuous"}, "w": {"role": "weight"}}, "pairing": "none"}
+    assert pmse(orig, prot, spec, model="cart").value == pytest.approx(0.6 * 0.4)
+    # clusters: two well-separated groups; weighted counts per cluster
+    orig = pd.DataFrame({"x": [0.0, 0.1, 0.2, 10.0], "w": [1.0, 1, 1, 5]})
+    prot = pd.DataFrame({"x": [0.1, 10.0, 10.1, 10.2], "w": [1.0, 1, 1, 1]})
+    spec = {"variables": {"x": {"scale": "continuous"}, "w": {"role": "weight"}}, "pairing": "none"}
+    wo = np.array([1, 1, 1, 5]) / 2.0  # rescaled to sum to 4
+    low_o, high_o = wo[:3].sum(), wo[3]
+    low, high = low_o + 1, high_o + 3
+    expected = ((low_o / low - 0.5) ** 2 + (high_o / high - 0.5) ** 2) / 2
+    assert cluster_utility(orig, prot, spec, G=2).value == pytest.approx(expected)
