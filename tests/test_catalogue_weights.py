@@ -156,3 +156,151 @@ def test_weighted_cart_and_clusters_by_hand():
     low, high = low_o + 1, high_o + 3
     expected = ((low_o / low - 0.5) ** 2 + (high_o / high - 0.5) ** 2) / 2
     assert cluster_utility(orig, prot, spec, G=2).value == pytest.approx(expected)
+
+
+# ---------------------------------------------------------------------------
+# GDU
+# ---------------------------------------------------------------------------
+from statsmodels.stats.weightstats import DescrStatsW  # noqa: E402
+
+from infoloss.measures import gdu as G  # noqa: E402
+from infoloss.pair import encode_pair  # noqa: E402
+
+
+def _kish(w):
+    return w.sum() ** 2 / (w**2).sum()
+
+
+def _gdu_files(seed=21, n=400):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=n)
+    orig = pd.DataFrame({
+        "x": 50 + 10 * z,
+        "y": 20 + 5 * (0.6 * z + 0.8 * rng.normal(size=n)),
+        "g": np.where(z + rng.normal(size=n) > 0.3, "hi", np.where(z < -0.8, "lo", "mid")),
+        "r": rng.exponential(size=n) ** 3,  # far from normal: Spearman / Kruskal-Wallis
+        "w": rng.uniform(1, 10, n),
+    })
+    prot = orig.copy()
+    prot["y"] = prot["y"] + rng.normal(0, 3, n)
+    flip = rng.random(n) < 0.15
+    prot.loc[flip, "g"] = rng.choice(["hi", "mid", "lo"], flip.sum())
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"},
+                          "r": {"scale": "continuous"}, "w": {"role": "weight"}}}
+    return orig, prot, spec
+
+
+def test_weighted_gdu_univariate_tests():
+    orig, prot, spec = _gdu_files()
+    r = G.ldu_uni(orig, prot, spec)
+    assert r.details["weighted"] is True
+    w = orig["w"].to_numpy()
+    # chi-squared: weighted counts rescaled to each file's Kish effective size
+    rows = []
+    for df in (orig, prot):
+        counts = df.groupby("g")["w"].sum().reindex(["hi", "lo", "mid"]).to_numpy()
+        rows.append(counts / counts.sum() * _kish(w))
+    p_g = stats.chi2_contingency(np.vstack(rows), correction=False).pvalue
+    assert r.details["variables"]["g"]["p_value"] == pytest.approx(p_g, rel=1e-9)
+    assert r.by_variable["g"] == pytest.approx(1 - np.exp(-14 * p_g))
+    # KS of weighted ECDFs, p-value at the effective sizes
+    points = np.concatenate([orig["y"], prot["y"]])
+    d = np.abs(brute_weighted_ecdf(orig["y"].to_numpy(), w, points) - brute_weighted_ecdf(prot["y"].to_numpy(), w, points)).max()
+    e = _kish(w)
+    assert r.details["variables"]["y"]["statistic"] == pytest.approx(d)
+    assert r.details["variables"]["y"]["p_value"] == pytest.approx(stats.kstwo.sf(d, round(e * e / (2 * e))), rel=1e-9)
+
+
+def test_weighted_gdu_bivariate_tests_and_unweighted_ones_stated():
+    orig, prot, spec = _gdu_files()
+    r = G.ldu_biv(orig, prot, spec)
+    pairs = r.details["pairs"]
+    w = orig["w"].to_numpy()
+    n_eff = _kish(w)
+    # Pearson: weighted correlation (statsmodels DescrStatsW), p-value of the t test at n_eff
+    assert pairs["x|y"]["test_orig"] == "pearson"
+    for which, df in (("orig", orig), ("prot", prot)):
+        rw = DescrStatsW(df[["x", "y"]].to_numpy(), weights=w).corrcoef[0, 1]
+        t = rw * np.sqrt((n_eff - 2) / (1 - rw**2))
+        assert pairs["x|y"][f"coef_{which}"] == pytest.approx(rw**2, rel=1e-9)
+        assert pairs["x|y"][f"p_{which}"] == pytest.approx(2 * stats.t.sf(abs(t), n_eff - 2), rel=1e-6)
+    # ANOVA: eta² = weighted R² of x on the groups (statsmodels WLS); F with n_eff - G within-group df
+    assert pairs["x|g"]["test_orig"] == "anova"
+    for which, df in (("orig", orig), ("prot", prot)):
+        X = pd.get_dummies(df["g"], drop_first=True, dtype=float).assign(const=1.0)
+        wls = sm.WLS(df["x"], X, weights=w).fit()
+        assert pairs["x|g"][f"coef_{which}"] == pytest.approx(wls.rsquared, rel=1e-9)
+        f = (wls.rsquared / 2) / ((1 - wls.rsquared) / (n_eff - 3))
+        assert pairs["x|g"][f"statistic_{which}"] == pytest.approx(f, rel=1e-9)
+    # chi-squared between two nominal variables would be weighted too; Spearman / Kruskal-Wallis are not
+    assert pairs["x|r"]["test_orig"] == "spearman" and "no weighted form" in pairs["x|r"]["weights"]
+    assert pairs["g|r"]["test_orig"] == "kruskal" and "no weighted form" in pairs["g|r"]["weights"]
+    unweighted = G.ldu_biv(orig, prot, spec, weighted=False).details["pairs"]
+    assert pairs["x|r"]["p_orig"] == unweighted["x|r"]["p_orig"]
+
+
+def test_gdu_equal_weights_equal_unweighted_and_unequal_weights_differ():
+    orig, prot, spec = _gdu_files(seed=22)
+    eq = orig.assign(w=4.0), prot.assign(w=4.0)
+    pair = encode_pair(*eq, spec)
+    for mid in ("ldu_uni", "aldu_uni", "ldu_biv", "aldu_biv", "gdu"):
+        a, b = getattr(G, mid)(pair), getattr(G, mid)(pair, weighted=False)
+        assert a.details["weighted"] is True and b.details["weighted"] is False
+        assert a.value == b.value, mid
+    pair = encode_pair(orig, prot, spec)
+    assert G.ldu_biv(pair).details["pairs"]["x|y"]["p_prot"] != G.ldu_biv(pair, weighted=False).details["pairs"]["x|y"]["p_prot"]
+    assert G.gdu(encode_pair(orig, orig.copy(), spec)).value == 1.0
+
+
+# ---------------------------------------------------------------------------
+# property: equal weights are no weights, for every measure with a `weighted` option
+# ---------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from infoloss.errors import NotComputed  # noqa: E402
+from infoloss.registry import registered  # noqa: E402
+
+# count-based table measures compare sums of weights, so only weights of 1 leave them unchanged
+COUNT_SCALED = {"ctbil", "aad"}
+PROPERTY_SPEC = {"variables": {"g": {"scale": "nominal"}, "o": {"scale": "ordinal"}, "x": {"scale": "continuous"},
+                               "y": {"scale": "continuous"}, "w": {"role": "weight"}}}
+
+
+def _weighted_measures():
+    return [m for m in registered() if any(o.name == "weighted" for o in m.options)]
+
+
+def test_the_weighted_families_have_the_option():
+    families = {m.family for m in _weighted_measures()}
+    assert {"tables", "distributions", "propensity", "gdu"} <= families
+    ids = {m.id for m in _weighted_measures()}
+    assert {"ks", "ecdf_max", "ecdf_mean", "pmse", "pmse_ratio", "pmse_std", "cluster_utility", "gdu",
+            "chi2_distance", "ebil_joint"} <= ids
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.sampled_from([1.0, 3.7]), st.booleans())
+def test_equal_weights_give_the_unweighted_value_on_every_weighted_measure(seed, weight, paired):
+    rng = np.random.default_rng(seed)
+    n = 40
+    x = rng.normal(size=n)
+    orig = pd.DataFrame({"g": rng.choice(list("abc"), n), "o": rng.integers(1, 4, n), "x": x,
+                         "y": x + rng.normal(size=n), "w": weight})
+    prot = orig.copy()
+    prot["x"] = prot["x"] + rng.normal(scale=0.5, size=n)
+    prot.loc[rng.random(n) < 0.2, "g"] = "a"
+    if not paired:
+        prot = prot.iloc[: n - 7].reset_index(drop=True)
+    pair = encode_pair(orig, prot, dict(PROPERTY_SPEC, pairing="row" if paired else "none"))
+    for info in _weighted_measures():
+        if info.needs_pairing and not paired or (info.id in COUNT_SCALED and weight != 1.0):
+            continue
+        try:
+            a = info.func(pair, weighted=True)
+        except NotComputed:
+            with pytest.raises(NotComputed):
+                info.func(pair, weighted=False)
+            continue
+        b = info.func(pair, weighted=False)
+        assert a.value == pytest.approx(b.value, rel=1e-9, abs=1e-12), info.id
