@@ -56,7 +56,7 @@ def compare(
     measures: Optional[str] = typer.Option(None, "--measures", help="Measure ids, comma-separated, or 'all'."),
     json_out: Optional[str] = typer.Option(None, "--json", help="Write the JSON result here ('-' for standard output)."),
     html_out: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
-    safe: bool = typer.Option(False, "--safe", help="Make the HTML report safe to share (no small cells, no raw values)."),
+    safe: bool = typer.Option(False, "--safe", help="Make the HTML report and the JSON safe to share (no small cells, no raw values)."),
     min_cell: int = typer.Option(5, "--min-cell", min=1, help="Smallest count shown in safe mode."),
     name: Optional[list[str]] = typer.Option(None, "--name", help="Scenario name, once per protected file."),
     gdu_weights: Optional[str] = typer.Option(None, "--gdu-weights", help="Weights of univariate and bivariate utility, e.g. 0.5,0.5."),
@@ -67,7 +67,7 @@ def compare(
     key: Optional[list[str]] = typer.Option(None, "--key", help="Mark these variables as key variables."),
     weight: Optional[str] = typer.Option(None, "--weight", help="The weight column."),
     id_: Optional[str] = typer.Option(None, "--id", help="The record id column."),
-    pairing: Optional[str] = typer.Option(None, "--pairing", help="row, none, or an id column to pair records by."),
+    pairing: Optional[str] = typer.Option(None, "--pairing", help="row, none, nearest (each protected record with its nearest original record), or an id column to pair records by."),
     all_: bool = typer.Option(False, "--all", help="Analyse every column, not only those listed in the spec."),
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
@@ -96,9 +96,9 @@ def compare(
                 progress.label("writing the HTML report")
                 report.to_html(html_out, safe=safe, min_cell=min_cell, protect=inputs)
         if json_out == "-":
-            sys.stdout.write(report.to_json())
+            sys.stdout.write(report.to_json(safe=safe, min_cell=min_cell))
         elif json_out:
-            report.to_json(json_out, protect=inputs)
+            report.to_json(json_out, protect=inputs, safe=safe, min_cell=min_cell)
     except InputError as exc:
         _fail(str(exc))
     if not json_out and not html_out:
