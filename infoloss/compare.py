@@ -231,6 +231,8 @@ def compare(
             if progress is not None:
                 progress(k * steps + j, total, f"{name}: {mid}")
             _run_measure(scenario, pair, mid, options.get(mid, {}))
+        if pair.nearest is not None and pair.nearest.summary is not None:
+            scenario.pairing = pair.nearest.summary
         if statistics:
             scenario.statistics = _statistics(pair)
         if tables:
@@ -292,7 +294,7 @@ def _run_measure(scenario: ScenarioResult, pair: EncodedPair, mid: str, options:
     info = registry.get(mid)
     start = time.perf_counter()
     try:
-        if info.needs_pairing and not pair.paired:
+        if info.needs_pairing and not pair.paired and pair.nearest is None:
             raise NotComputed("it needs record-paired files, but the files are not paired (pairing: none)")
         scenario.measures[mid] = info.func(pair, **options)
     except NotComputed as exc:

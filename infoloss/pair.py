@@ -76,6 +76,7 @@ class EncodedPair:
     n_orig: int
     n_prot: int
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    nearest: Any = None  # infoloss.nearest.NearestPairing with ``pairing: nearest`` (unpaired, paired view on demand)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -107,6 +108,14 @@ class EncodedPair:
 
     def weights(self, which: str) -> np.ndarray | None:
         return self.weights_orig if which == ORIGINAL else self.weights_prot
+
+    def paired_view(self) -> "EncodedPair":
+        """With ``pairing: nearest``: the pair of each protected record and its nearest original record (cached)."""
+        if self.nearest is None:
+            raise ValueError("paired_view needs 'pairing: nearest'")
+        from .nearest import paired_view
+
+        return paired_view(self)
 
     # -- caching -----------------------------------------------------------
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
@@ -246,6 +255,11 @@ def encode_pair(
     w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
     if w_prot is None and paired:
         w_prot = w_orig
+    nearest = None
+    if spec.pairing_nearest is not False:
+        from .nearest import NearestPairing
+
+        nearest = NearestPairing(spec.pairing_nearest)
     return EncodedPair(
         spec=spec,
         variables=variables,
@@ -256,6 +270,7 @@ def encode_pair(
         paired=paired,
         n_orig=len(original),
         n_prot=len(protected),
+        nearest=nearest,
     )
 
 
@@ -299,8 +314,8 @@ def _check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
 
 
 def _align(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec) -> tuple[pd.DataFrame, bool]:
-    if spec.pairing == "none":
-        return protected, False
+    if spec.pairing == "none" or spec.pairing_nearest is not False:
+        return protected.reset_index(drop=True), False
     if spec.pairing == "row":
         if len(original) != len(protected):
             raise InputError(
