@@ -174,11 +174,11 @@ def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) 
     """
     if _constant(w1) and _constant(w2):
         return ks_2samp_fast(x1, x2)
-    n1, n2 = x1.shape[0], x2.shape[0]
-    values = np.concatenate([x1, x2])
-    order = np.argsort(values, kind="stable")
+    o1, o2 = np.argsort(x1), np.argsort(x2)
+    values = np.concatenate([x1[o1], x2[o2]])
+    order = np.argsort(values, kind="stable")  # two sorted runs: a linear merge
     v = values[order]
-    w = np.concatenate([w1 / w1.sum(), -w2 / w2.sum()])[order]
+    w = np.concatenate([w1[o1] / w1.sum(), -w2[o2] / w2.sum()])[order]
     diff = np.cumsum(w)
     last = np.empty(v.shape[0], dtype=bool)  # last position of each group of equal values
     last[-1] = True
@@ -187,7 +187,6 @@ def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) 
     e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
     e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
     p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
-    del n1, n2
     return d, p, "asymp-effective-n"
 
 
@@ -325,6 +324,7 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None)
 def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> MeasureResult:
     w1_all, w2_all = pair.weights(ORIGINAL), pair.weights(PROTECTED)
     by_variable, pvalues, methods, n_o, n_p, skipped = {}, {}, {}, {}, {}, {}
+    jobs = []
     for name in names:
         col = pair.continuous[name]
         x1, w1 = _valid_weighted(col.orig, w1_all)
@@ -333,8 +333,12 @@ def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> 
             which = "original" if x1.shape[0] == 0 else "protected"
             skipped[name] = f"it has no value of positive weight in the {which} file"
             continue
-        by_variable[name], pvalues[name], methods[name] = ks_weighted(x1, w1, x2, w2)
+        jobs.append((name, x1, w1, x2, w2))
         n_o[name], n_p[name] = int(x1.shape[0]), int(x2.shape[0])
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the sorts release the GIL
+        results = list(pool.map(lambda job: ks_weighted(*job[1:]), jobs))
+    for (name, *_), (d, p, m) in zip(jobs, results):
+        by_variable[name], pvalues[name], methods[name] = d, p, m
     if not by_variable:
         raise NotComputed("every continuous variable lacks values of positive weight in one of the files")
     details: dict = {

@@ -558,6 +558,30 @@ def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
     return d, p
 
 
+def _ks_2samp_weighted(a: _Side, b: _Side, wa: np.ndarray, wb: np.ndarray) -> tuple[float, float]:
+    """Weighted-ECDF KS statistic from the sorted distinct values (no sort), p-value at Kish's effective sizes.
+
+    The same statistic as ``distributions.ks_weighted`` (records of weight 0 count for nothing).
+    """
+    from .distributions import ks_asymp_pvalue
+
+    def cumulative(side: _Side, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ok = (side.codes >= 0) & (w > 0)
+        wk = w[ok]
+        counts = np.bincount(side.codes[ok], weights=wk, minlength=side.n_levels)
+        return np.cumsum(counts) / wk.sum(), wk
+
+    cum1, w1 = cumulative(a, wa)
+    cum2, w2 = cumulative(b, wb)
+    f2_at_1 = np.r_[0.0, cum2][np.searchsorted(b.levels, a.levels, side="right")]
+    f1_at_2 = np.r_[0.0, cum1][np.searchsorted(a.levels, b.levels, side="right")]
+    d = float(np.clip(np.max(np.abs(np.concatenate([cum1 - f2_at_1, f1_at_2 - cum2]))), 0.0, 1.0))
+    e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
+    e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
+    p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
+    return d, p
+
+
 def _normality(side: _Side) -> dict[str, Any]:
     """One-sample KS test of the original values against a fitted normal (mean, sd with n − 1).
 
@@ -698,9 +722,7 @@ def _univariate_one(
         if w is None:
             d, pv = _ks_2samp(o, p)
         else:
-            from .distributions import _valid_weighted, ks_weighted
-
-            d, pv, _ = ks_weighted(*_valid_weighted(o.values, w[0]), *_valid_weighted(p.values, w[1]))
+            d, pv = _ks_2samp_weighted(o, p, w[0], w[1])
             out["weights"] = "weighted ECDFs; p-value at Kish's effective sizes"
         out.update({"test": "ks_2samp", "statistic": d, "p_value": pv})
         if var.recode_kind in ("top", "bottom"):
@@ -1045,7 +1067,13 @@ def _weighted_pair_stats(
     pair: EncodedPair, variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str,
     w: np.ndarray,
 ) -> dict[str, Any]:
-    """The weighted form of the pair's test (see ``_gdu_weighted``); Spearman and Kruskal–Wallis stay unweighted."""
+    """The weighted form of the pair's test (see ``_gdu_weighted``); Spearman and Kruskal–Wallis stay unweighted.
+
+    Without missing values in the pair, the rescaled weights, group weights
+    and weighted centred values are computed once per file and variable
+    (cached on ``m``), so each pair costs one weighted ``bincount`` or dot
+    product.
+    """
     from . import _gdu_weighted as gw
 
     if test in gw.UNWEIGHTED_TESTS:
@@ -1057,10 +1085,25 @@ def _weighted_pair_stats(
     wm = _take(w, mask)
     if not wm.sum() > 0:
         raise _Degenerate("the complete cases have zero total weight")
+    cache: dict = m.__dict__.setdefault("_weighted", {})
+    full = mask is None
+
+    def memo(key: tuple, compute):
+        if not full:
+            return compute()
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
+
+    wr = memo(("rescaled",), lambda: gw.rescaled(wm))
+    n_eff = memo(("n_eff",), lambda: float(wr.sum()))
     note = "weighted, rescaled to Kish's effective sample size"
     if test == "chi2":
-        wr = gw.rescaled(wm)
-        table = gw.crosstab(_take(sa.codes, mask), sa.n_levels, _take(sb.codes, mask), sb.n_levels, wr)
+        if full and (which == ORIGINAL or not (variables[a].classed or variables[b].classed)):
+            scale = n_eff / memo(("total",), lambda: float(wm.sum()))  # the pair's cached weighted table, rescaled
+            table = pair.table((a, b), which, weighted=True)[:-1, :-1] * scale
+        else:
+            table = gw.crosstab(_take(sa.codes, mask), sa.n_levels, _take(sb.codes, mask), sb.n_levels, wr)
         try:
             res = gw.chi2_pair(table)
         except ValueError as exc:
@@ -1073,23 +1116,39 @@ def _weighted_pair_stats(
         res["msd"], res["support"] = _residuals(table)
         res["weights"] = note
         return res
+
+    def centred(name: str) -> tuple[np.ndarray, np.ndarray, float]:
+        """Values centred at their weighted mean, times the weights, and Σ w (x − m)²."""
+        def compute():
+            x = _take(m.sides[name].values, mask)
+            xc = x - float(np.dot(wr, x)) / n_eff
+            wxc = wr * xc
+            return xc, wxc, float(np.dot(wxc, xc))
+        return memo(("centred", name), compute)
+
     if test == "anova":
         g_name, x_name = (a, b) if sa.kind == "nominal" else (b, a)
         sg = m.sides[g_name]
-        x = _take(m.sides[x_name].values, mask)
-        size, sums, sumsq, n_eff = gw.anova_inputs(_take(sg.codes, mask), sg.n_levels, x, wm)
+        g = _take(sg.codes, mask)
+        _, wxc, sumsq = centred(x_name)
+        size = memo(("size", g_name), lambda: np.bincount(g, weights=wr, minlength=sg.n_levels))
+        sums = np.bincount(g, weights=wxc, minlength=sg.n_levels)
         res = _anova_pair(size, sums, sumsq, n_eff)
         dg = _direction_codes(variables[g_name], which)
         if dg is not sg.codes:
-            size, sums, _, _ = gw.anova_inputs(_take(dg, mask), variables[g_name].recoded.n_categories, x, wm)
+            kg = variables[g_name].recoded.n_categories
+            dgm = _take(dg, mask)
+            size = np.bincount(dgm, weights=wr, minlength=kg)
+            sums = np.bincount(dgm, weights=wxc, minlength=kg)
         res["msd"], res["support"] = _group_msd(size, sums, n_eff, 1)
         res["group_variable"] = g_name
         res["weights"] = note
         return res
-    r = gw.correlation(_take(sa.values, mask), _take(sb.values, mask), wm)
-    if r is None:
+    xa, wxa, saa = centred(a)
+    xb, _, sbb = centred(b)
+    if not (saa > 0 and sbb > 0):
         raise _Degenerate("one of the two variables is constant among the complete cases")
-    n_eff = gw.kish(wm)
+    r = float(np.clip(np.dot(wxa, xb) / math.sqrt(saa * sbb), -1.0, 1.0))
     return {"statistic": r, "p": _pearson_p(r, n_eff), "coef": r * r, "n": n_eff, "sign": _sign(r), "weights": note}
 
 
