@@ -50,7 +50,15 @@ def rescaled(w: np.ndarray) -> np.ndarray:
 def weighted_counts(codes: np.ndarray, n_levels: int, w: np.ndarray) -> np.ndarray:
     """Weighted counts per level of the non-missing codes, rescaled to the records' effective size."""
     ok = codes >= 0
-    return np.bincount(codes[ok], weights=rescaled(w[ok]), minlength=n_levels)
+    if ok.all():
+        counts = np.bincount(codes, weights=w, minlength=n_levels)
+    else:
+        w = w[ok]
+        counts = np.bincount(codes[ok], weights=w, minlength=n_levels)
+    total = float(counts.sum())
+    if not total > 0:
+        raise NotComputed("the weights of the records compared sum to zero")
+    return counts * (kish(w) / total)
 
 
 def chi2_two_files(o_codes, p_codes, n_levels: int, w_o: np.ndarray, w_p: np.ndarray) -> dict[str, Any]:

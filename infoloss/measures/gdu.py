@@ -566,9 +566,13 @@ def _ks_2samp_weighted(a: _Side, b: _Side, wa: np.ndarray, wb: np.ndarray) -> tu
     from .distributions import ks_asymp_pvalue
 
     def cumulative(side: _Side, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ok = (side.codes >= 0) & (w > 0)
-        wk = w[ok]
-        counts = np.bincount(side.codes[ok], weights=wk, minlength=side.n_levels)
+        if side.complete:  # no mask: records of weight 0 add nothing to the counts
+            counts = np.bincount(side.codes, weights=w, minlength=side.n_levels)
+            wk = w
+        else:
+            ok = side.codes >= 0
+            wk = w[ok]
+            counts = np.bincount(side.codes[ok], weights=wk, minlength=side.n_levels)
         return np.cumsum(counts) / wk.sum(), wk
 
     cum1, w1 = cumulative(a, wa)
