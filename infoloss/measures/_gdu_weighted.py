@@ -12,16 +12,17 @@ weights give ``n_eff = n`` and the unweighted tests.
   Cramér's V² = χ² / (n_eff (min(R, C) − 1)) does not depend on the scale.
 * Kolmogorov–Smirnov: weighted ECDFs, p-value from the effective sizes
   (:func:`infoloss.measures.distributions.ks_weighted`).
-* Pearson: the weighted correlation, p-value at ``n_eff``.
+* Pearson: the weighted correlation, p-value at ``n_eff`` (computed in
+  ``gdu._weighted_pair_stats`` from per-variable cached centred values).
 * ANOVA: weighted group means and sums of squares, F with ``n_eff − G``
-  within-group degrees of freedom; η² = SSB / TSS (weighted).
+  within-group degrees of freedom; η² = SSB / TSS (weighted; also in
+  ``gdu._weighted_pair_stats``).
 * Spearman and Kruskal–Wallis have no standard weighted form: they stay
   unweighted, and the pair's details say so.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -87,22 +88,3 @@ def chi2_pair(table: np.ndarray) -> dict[str, Any]:
     chi2 = float(res.statistic)
     return {"statistic": chi2, "p": float(res.pvalue), "coef": chi2 / (n * (min(t.shape) - 1)), "n": n,
             "dof": int(res.dof)}
-
-
-def correlation(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float | None:
-    """Weighted Pearson correlation; None when a variable is constant."""
-    mx, my = np.average(x, weights=w), np.average(y, weights=w)
-    dx, dy = x - mx, y - my
-    sxx, syy, sxy = float(np.dot(w, dx * dx)), float(np.dot(w, dy * dy)), float(np.dot(w, dx * dy))
-    if not (sxx > 0 and syy > 0):
-        return None
-    return float(np.clip(sxy / math.sqrt(sxx * syy), -1.0, 1.0))
-
-
-def anova_inputs(g: np.ndarray, n_levels: int, x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Weighted group sizes, group sums of the centred values, total sum of squares and n_eff (for ``_anova_pair``)."""
-    w = rescaled(w)
-    xc = x - np.average(x, weights=w)
-    size = np.bincount(g, weights=w, minlength=n_levels)
-    sums = np.bincount(g, weights=w * xc, minlength=n_levels)
-    return size, sums, float(np.dot(w, xc * xc)), float(w.sum())
