@@ -56,7 +56,7 @@ def compare(
     measures: Optional[str] = typer.Option(None, "--measures", help="Measure ids, comma-separated, or 'all'."),
     json_out: Optional[str] = typer.Option(None, "--json", help="Write the JSON result here ('-' for standard output)."),
     html_out: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
-    safe: bool = typer.Option(False, "--safe", help="Make the HTML report safe to share (no small cells, no raw values)."),
+    safe: bool = typer.Option(False, "--safe", help="Make the HTML report and the JSON safe to share (no small cells, no raw values)."),
     min_cell: int = typer.Option(5, "--min-cell", min=1, help="Smallest count shown in safe mode."),
     family_weights: Optional[str] = typer.Option(None, "--family-weights", help="Weights of the measure families in the report's overall score, e.g. tables=2,record=1 (default: by the variables each covers)."),
     name: Optional[list[str]] = typer.Option(None, "--name", help="Scenario name, once per protected file."),
@@ -69,7 +69,7 @@ def compare(
     target: Optional[list[str]] = typer.Option(None, "--target", help="Variables to predict for the mining measures (categorical: classification, continuous: regression)."),
     weight: Optional[str] = typer.Option(None, "--weight", help="The weight column."),
     id_: Optional[str] = typer.Option(None, "--id", help="The record id column."),
-    pairing: Optional[str] = typer.Option(None, "--pairing", help="row, none, or an id column to pair records by."),
+    pairing: Optional[str] = typer.Option(None, "--pairing", help="row, none, nearest (each protected record with its nearest original record), or an id column to pair records by."),
     all_: bool = typer.Option(False, "--all", help="Analyse every column, not only those listed in the spec."),
     sensitive: Optional[list[str]] = typer.Option(None, "--sensitive", help="Mark these variables as sensitive (l-diversity, t-closeness)."),
     household: Optional[str] = typer.Option(None, "--household", help="The household id column (household risk)."),
@@ -111,7 +111,7 @@ def compare(
                 progress.label("writing the HTML report")
             # both texts first: a failure while making one leaves neither file written
             html_text = report.to_html(safe=safe, min_cell=min_cell, weights=weights) if html_out else None
-            json_text = report.to_json() if json_out else None
+            json_text = report.to_json(safe=safe, min_cell=min_cell) if json_out else None
         _write_outputs(report, [(html_out, html_text), (json_out, json_text)], inputs)
     except InputError as exc:
         _fail(str(exc))

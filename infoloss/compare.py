@@ -41,8 +41,11 @@ class ScenarioResult:
     aggregates: dict[str, Any] | None = None
     seconds: dict[str, float] = field(default_factory=dict)
     analyses: dict[str, Any] | None = None  # the user's own analyses, original vs this file (docs/analyses.md)
+    tables: dict[str, Any] | None = None  # before/after tables, full detail (infoloss.before_after)
+    pairing: dict[str, Any] | None = None  # how the records were paired (nearest-record pairing)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, safe: bool = False, min_cell: int = 5) -> dict[str, Any]:
+        """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/interface.md, ``tables``)."""
         out: dict[str, Any] = {
             "name": self.name,
             "path": self.path,
@@ -55,6 +58,12 @@ class ScenarioResult:
             out["statistics"] = self.statistics
         if self.analyses is not None:
             out["analyses"] = self.analyses
+        if self.pairing is not None:
+            out["pairing"] = self.pairing
+        if self.tables is not None:
+            out["tables"] = self.tables
+        if safe:
+            _make_safe(out, min_cell)
         return out
 
 
@@ -75,17 +84,25 @@ class Report:
     # the risk-utility map's choices: risk and utility measure ids, max_risk, max_loss (docs/measures.md)
     risk_utility_options: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON result as a dictionary (shape: docs/interface.md §3; ``risk_utility``: docs/measures.md)."""
-        return _plain(
-            {
-                "infoloss": __version__,
-                "original": self.original,
-                "scenarios": [s.to_dict() for s in self.scenarios],
-                "measures": {m: registry.get(m).to_dict() for m in self.measure_ids},
-                "risk_utility": self.risk_utility(),
-            }
-        )
+    def to_dict(self, *, safe: bool = False, min_cell: int = 5) -> dict[str, Any]:
+        """The JSON result as a dictionary (shape: docs/interface.md §3; ``risk_utility``: docs/measures.md).
+
+        ``safe=True`` makes it safe to share like the HTML report: the
+        before/after ``tables`` have no count below ``min_cell`` (small
+        categories merged, small two-way cells suppressed), descriptive
+        statistics are rounded to 3 significant digits and not-computed
+        reasons carry no record values; ``"safe"`` says so.
+        """
+        out = {
+            "infoloss": __version__,
+            "original": self.original,
+            "scenarios": [s.to_dict(safe=safe, min_cell=min_cell) for s in self.scenarios],
+            "measures": {m: registry.get(m).to_dict() for m in self.measure_ids},
+            "risk_utility": self.risk_utility(),
+        }
+        if safe:
+            out["safe"] = {"min_cell": int(min_cell)}
+        return _plain(out)
 
     def risk_utility(self, **choice: Any) -> dict[str, Any]:
         """The risk-utility map and decision rules (the JSON's ``risk_utility`` block).
@@ -97,14 +114,23 @@ class Report:
 
         return risk_utility(self, {**self.risk_utility_options, **choice})
 
-    def to_json(self, path: str | Path | None = None, *, indent: int = 2, protect: Sequence[str | Path] = ()) -> str:
-        """The JSON result as text; written atomically to ``path`` when given.
+    def to_json(
+        self,
+        path: str | Path | None = None,
+        *,
+        indent: int = 2,
+        protect: Sequence[str | Path] = (),
+        safe: bool = False,
+        min_cell: int = 5,
+    ) -> str:
+        """The JSON result as text; written atomically to ``path`` when given (``safe``: see :meth:`to_dict`).
 
         ``path`` must not be one of the files the comparison read
         (``self.inputs``) nor one listed in ``protect``: that is an
         InputError, and nothing is written.
         """
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+        text = json.dumps(self.to_dict(safe=safe, min_cell=min_cell), indent=indent, ensure_ascii=False,
+                          allow_nan=False) + "\n"
         if path is not None:
             write_atomic(path, text, protect=(*self.inputs, *protect))
         return text
@@ -204,6 +230,7 @@ def compare(
     risk_utility: dict[str, Any] | None = None,
     records_dir: str | Path | None = None,
     records_format: str = "csv",
+    tables: bool = True,
 ) -> Report:
     """Compare an original file with one or more protected versions.
 
@@ -225,6 +252,9 @@ def compare(
         Add descriptive statistics of the continuous variables to each scenario.
     aggregates : bool
         Keep the aggregated data (bins, quantiles, tables) that the HTML report draws.
+    tables : bool
+        Add the before/after frequency tables to each scenario's JSON
+        (:mod:`infoloss.before_after`).
     progress : callable(done, total, label), optional
         Called before each measure.
     risk_utility : dict, optional
@@ -289,10 +319,16 @@ def compare(
             _run_measure(scenario, pair, mid, options.get(mid, {}))
         if records_dir is not None:
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
+        if pair.nearest is not None and pair.nearest.summary is not None:
+            scenario.pairing = pair.nearest.summary
         if statistics:
             scenario.statistics = _statistics(pair)
         if any(registry.get(mid).family == "analyses" for mid in ids):
             scenario.analyses = _analyses(pair)
+        if tables:
+            from .before_after import before_after_tables
+
+            scenario.tables = before_after_tables(pair)
         if aggregates:
             if progress is not None:
                 progress(k * steps + len(ids), total, f"{name}: plot data for the report")
@@ -383,7 +419,7 @@ def _run_measure(scenario: ScenarioResult, pair: EncodedPair, mid: str, options:
     info = registry.get(mid)
     start = time.perf_counter()
     try:
-        if info.needs_pairing and not pair.paired:
+        if info.needs_pairing and not pair.paired and pair.nearest is None:
             raise NotComputed("it needs record-paired files, but the files are not paired (pairing: none)")
         scenario.measures[mid] = info.func(pair, **options)
     except NotComputed as exc:
@@ -430,6 +466,32 @@ def _describe_original(original: Frame, pair: EncodedPair) -> dict[str, Any]:
         "n_records": pair.n_orig,
         "variables": {v.name: v.scale for v in pair.variables},
     }
+
+
+def _make_safe(scenario: dict[str, Any], min_cell: int) -> None:
+    """Apply the safe-to-share rules to one scenario's JSON in place."""
+    from .before_after import safe_tables
+    from .report.safe import round_sig, sanitise_reason
+
+    if scenario.get("tables") is not None:
+        scenario["tables"] = safe_tables(scenario["tables"], min_cell)
+    if scenario.get("statistics") is not None:
+        scenario["statistics"] = _round_numbers(scenario["statistics"], round_sig)
+    known = set(scenario.get("measures", {})) | set(scenario.get("not_computed", {}))
+    if scenario.get("tables"):
+        known |= set(scenario["tables"].get("one_way", {}))
+    scenario["not_computed"] = {k: sanitise_reason(v, known) for k, v in scenario["not_computed"].items()}
+
+
+def _round_numbers(obj: Any, rounder: Callable[[float], float]) -> Any:
+    if isinstance(obj, dict):
+        return {k: (v if k in ("n", "variables", "weighted", "confidence") else _round_numbers(v, rounder))
+                for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_round_numbers(v, rounder) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return rounder(float(obj))
+    return obj
 
 
 def _plain(obj: Any) -> Any:

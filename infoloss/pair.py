@@ -86,6 +86,7 @@ class EncodedPair:
     # the ``original_cache`` given to encode_pair: results that depend on the original only are kept
     # there, so that they are computed once for all scenarios (see ``cached_original``)
     original_cache: dict | None = field(default=None, repr=False)
+    nearest: Any = None  # infoloss.nearest.NearestPairing with ``pairing: nearest`` (unpaired, paired view on demand)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -117,6 +118,14 @@ class EncodedPair:
 
     def weights(self, which: str) -> np.ndarray | None:
         return self.weights_orig if which == ORIGINAL else self.weights_prot
+
+    def paired_view(self) -> "EncodedPair":
+        """With ``pairing: nearest``: the pair of each protected record and its nearest original record (cached)."""
+        if self.nearest is None:
+            raise ValueError("paired_view needs 'pairing: nearest'")
+        from .nearest import paired_view
+
+        return paired_view(self)
 
     # -- caching -----------------------------------------------------------
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
@@ -290,6 +299,11 @@ def encode_pair(
         w_prot = w_orig
     h_orig, h_prot = _households(spec, original, protected, paired, original_cache)
     design = _design_codes(spec, original, protected, paired, original_cache)
+    nearest = None
+    if spec.pairing_nearest is not False:
+        from .nearest import NearestPairing
+
+        nearest = NearestPairing(spec.pairing_nearest)
     return EncodedPair(
         spec=spec,
         variables=variables,
@@ -305,6 +319,7 @@ def encode_pair(
         households_prot=h_prot,
         design=design,
         original_cache=original_cache,
+        nearest=nearest,
     )
 
 
@@ -362,8 +377,8 @@ def _check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
 
 
 def _align(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec) -> tuple[pd.DataFrame, bool]:
-    if spec.pairing == "none":
-        return protected, False
+    if spec.pairing == "none" or spec.pairing_nearest is not False:
+        return protected.reset_index(drop=True), False
     if spec.pairing == "row":
         if len(original) != len(protected):
             raise InputError(

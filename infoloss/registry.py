@@ -342,6 +342,8 @@ def measure(
             checked = REGISTRY[id].check_options(opts)
             pair = _as_pair(pair_or_original, protected, spec)
             if needs_pairing and not pair.paired:
+                if getattr(pair, "nearest", None) is not None:
+                    return _on_nearest_view(func, pair, checked)
                 from .errors import NotComputed
 
                 raise NotComputed("it needs record-paired files, but the files are not paired (pairing: none)")
@@ -370,6 +372,14 @@ def measure(
         return public
 
     return decorate
+
+
+def _on_nearest_view(func: Callable[..., "MeasureResult"], pair: Any, options: dict[str, Any]) -> "MeasureResult":
+    """A record-level measure under ``pairing: nearest``: run on the paired view, the pairing in details."""
+    view = pair.paired_view()
+    result = func(view, **options)
+    result.details = {**result.details, "pairing": pair.nearest.summary}
+    return result
 
 
 def _check_declared(id: str, func: Callable[..., Any], options: tuple[Option, ...]) -> None:

@@ -123,7 +123,16 @@ class Spec:
 
     @property
     def pairing_id(self) -> str | None:
-        return self.pairing["by"] if isinstance(self.pairing, dict) else None
+        return self.pairing.get("by") if isinstance(self.pairing, dict) else None
+
+    @property
+    def pairing_nearest(self) -> list[str] | None | bool:
+        """False unless ``pairing: nearest``; then the listed matching variables, or None for the default ones."""
+        if self.pairing == "nearest":
+            return None
+        if isinstance(self.pairing, dict) and "nearest" in self.pairing:
+            return list(self.pairing["nearest"])
+        return False
 
     def names(self, scale: str | Iterable[str] | None = None) -> list[str]:
         """Names of analysed variables, optionally only those of the given scale(s)."""
@@ -314,11 +323,16 @@ def _parse_recode(name: str, recode: Any) -> dict:
 
 
 def _parse_pairing(value: Any) -> str | dict:
-    if value in ("row", "none"):
+    if value in ("row", "none", "nearest"):
         return value
     if isinstance(value, dict) and set(value) == {"by"} and isinstance(value["by"], str):
         return {"by": value["by"]}
-    raise SpecError(f"'pairing' must be row, none or {{by: ID_COLUMN}}, got {value!r}.")
+    if isinstance(value, dict) and set(value) == {"nearest"}:
+        names = value["nearest"]
+        if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
+            return {"nearest": list(names)}
+        raise SpecError("'pairing: {nearest: [...]}' must list the matching variables by name, e.g. [AGE, REGION].")
+    raise SpecError(f"'pairing' must be row, none, nearest, {{by: ID_COLUMN}} or {{nearest: [VARIABLES]}}, got {value!r}.")
 
 
 def _check_roles(spec: Spec) -> None:
@@ -491,7 +505,7 @@ def apply_overrides(
     """Return a copy of ``spec`` with command-line overrides applied.
 
     A variable not yet in the spec is added; ``--pairing`` takes ``row``,
-    ``none`` or the name of an id column; ``--target`` gives variables the
+    ``none``, ``nearest`` or the name of an id column; ``--target`` gives variables the
     role ``target`` (the variables the mining measures predict).  A variable
     has one role, so naming it both in ``key`` and ``sensitive`` is an error.
     """
@@ -551,7 +565,7 @@ def apply_overrides(
     if id:
         var(id, "id").role = "id"
     if pairing:
-        if pairing in ("row", "none"):
+        if pairing in ("row", "none", "nearest"):
             spec.pairing = pairing
         else:
             var(pairing, "pairing").role = "id"

@@ -259,7 +259,7 @@ CASES = [
     _c("variable not in the file", f"{{d}}/orig.csv {{d}}/prot.csv --spec {{d}}/misnamed.yaml", 2,
        "variable 'REGION' of the spec is not a column of the original file (did you mean 'region'?)"),
     _c("variables as a list", f"{{d}}/orig.csv {{d}}/prot.csv --spec {{d}}/vars_list.yaml", 2, "'variables' in the spec must map"),
-    _c("bad pairing", f"{{d}}/orig.csv {{d}}/prot.csv --spec {{d}}/bad_pairing.yaml", 2, "'pairing' must be row, none or {by: ID_COLUMN}"),
+    _c("bad pairing", f"{{d}}/orig.csv {{d}}/prot.csv --spec {{d}}/bad_pairing.yaml", 2, "'pairing' must be row, none, nearest, {by: ID_COLUMN}"),
     _c("bad separator", f"{{d}}/orig.csv {{d}}/prot.csv --spec {{d}}/bad_separator.yaml", 2, "'separator' must be a single character"),
     _c("order lists a category twice", f"{{d}}/orig.csv {{d}}/prot.csv --spec {{d}}/order_list_twice.yaml", 2, "lists a category twice"),
     _c("pram file missing", f"{{d}}/orig.csv {{d}}/prot.csv --spec {{d}}/pram_missing.yaml", 2,

@@ -24,7 +24,13 @@ Conventions (where the literature leaves a choice):
   which depends only on the file's size and the seed: files of equal size
   (record-paired, identical, or unpaired of equal size) are sampled at the
   same record numbers, so a file compared with itself gives exactly 0.
-* Survey weights are not used: the measures compare the files as samples.
+* **Weights.** Each measure takes ``weighted`` (``None``: use the survey
+  weights when both files have them, as the table measures do).  Weighted
+  ECDFs are ``F_w(x) = Σ_{x_i ≤ x} w_i / Σ w_i``.  The weighted KS p-value
+  uses the limit law with Kish's effective sizes ``(Σw)²/Σw²`` (there is no
+  exact weighted form); when the weights are equal within each file the
+  unweighted computation is used, so equal weights give exactly the
+  unweighted results.  ``details["weighted"]`` says which was used.
 
 References
 ----------
@@ -47,6 +53,7 @@ from scipy import stats
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
+from .tables import WEIGHTED, _weighting
 
 PVALUE = Option(
     "pvalue", "choice", "auto", "auto: scipy's exact p-value where it is feasible, the limit law for very large samples; "
@@ -57,9 +64,10 @@ ECDF_OPTIONS = (
            choices=("largest", "complete")),
     Option("max_records", "int", 2000, "largest merged file on which the ECDFs are compared (a seeded sample beyond)", low=2),
     Option("seed", "int", 0, "seed of the sample", low=0),
+    WEIGHTED,
 )
 
-__all__ = ["ks", "ecdf_max", "ecdf_mean", "ks_2samp_fast", "ks_asymp_pvalue"]
+__all__ = ["ks", "ecdf_max", "ecdf_mean", "ks_2samp_fast", "ks_asymp_pvalue", "ks_weighted"]
 
 _KS_EXACT_MAX_N = 10_000  # scipy's ks_2samp (method "auto") is exact up to this sample size
 _KS_SMIRNOV_MAX_N = 20_000  # above this, scipy's O(n) Smirnov series is replaced by the limit law
@@ -150,6 +158,51 @@ def ks_asymp_pvalue(d: float, n1: int, n2: int, pvalue: str = "auto") -> tuple[f
     return float(np.clip(stats.kstwo.sf(d, en), 0, 1)), "asymp"
 
 
+def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) -> tuple[float, float, str]:
+    r"""Two-sample KS statistic of weighted ECDFs and its p-value from Kish's effective sizes.
+
+    .. math::
+
+        D_w = \sup_x |F_{w,1}(x) - F_{w,2}(x)|,\qquad
+        F_w(x) = \frac{\sum_{x_i \le x} w_i}{\sum_i w_i},\qquad
+        n_{eff} = \frac{(\sum_i w_i)^2}{\sum_i w_i^2}
+
+    The p-value is scipy's asymptotic one (``kstwo``) at the effective sizes
+    (:func:`ks_asymp_pvalue`); no exact weighted distribution exists.  Equal
+    weights within each file give ``scipy.stats.ks_2samp`` exactly (the
+    unweighted computation is used).
+
+    >>> d, p, m = ks_weighted(np.array([1.0, 2, 3]), np.array([1.0, 1, 2]), np.array([2.5, 3.5]), np.ones(2))
+    >>> round(d, 4), m
+    (0.5, 'asymp-effective-n')
+    """
+    if _constant(w1) and _constant(w2):
+        return ks_2samp_fast(x1, x2)
+    o1, o2 = np.argsort(x1), np.argsort(x2)
+    values = np.concatenate([x1[o1], x2[o2]])
+    order = np.argsort(values, kind="stable")  # two sorted runs: a linear merge
+    v = values[order]
+    w = np.concatenate([w1[o1] / w1.sum(), -w2[o2] / w2.sum()])[order]
+    diff = np.cumsum(w)
+    last = np.empty(v.shape[0], dtype=bool)  # last position of each group of equal values
+    last[-1] = True
+    np.not_equal(v[1:], v[:-1], out=last[:-1])
+    d = float(np.clip(np.max(np.abs(diff[last])), 0.0, 1.0))
+    e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
+    e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
+    p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
+    return d, p, "asymp-effective-n"
+
+
+def _constant(w: np.ndarray) -> bool:
+    return w.shape[0] == 0 or bool(w.min() == w.max())
+
+
+def _valid_weighted(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    ok = ~np.isnan(x) & (w > 0)
+    return (x, w) if ok.all() else (x[ok], w[ok])
+
+
 def _valid(x: np.ndarray) -> np.ndarray:
     ok = ~np.isnan(x)
     return x if ok.all() else x[ok]
@@ -163,9 +216,9 @@ def _valid(x: np.ndarray) -> np.ndarray:
     better="lower",
     needs_pairing=False,
     headline=True,
-    options=(PVALUE,),
+    options=(PVALUE, WEIGHTED),
 )
-def ks(pair: EncodedPair, *, pvalue: str = "auto") -> MeasureResult:
+def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None) -> MeasureResult:
     r"""Two-sample Kolmogorov–Smirnov statistic of each continuous variable.
 
     .. math::
@@ -197,6 +250,9 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto") -> MeasureResult:
         distribution; ``"scipy"`` keeps
         scipy's value.  See :func:`ks_2samp_fast`.  The statistic is always
         scipy's.
+    weighted : bool, optional
+        Compare the weighted ECDFs (:func:`ks_weighted`; records of weight 0
+        are left out).  Default: when both files have weights.
 
     Returns
     -------
@@ -226,6 +282,9 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto") -> MeasureResult:
     names = pair.continuous_names
     if not names:
         raise NotComputed("there are no continuous variables")
+    use_w, wdetails = _weighting(pair, weighted, "ks")
+    if use_w:
+        return _ks_weighted_result(pair, names, wdetails)
     jobs: list[tuple[str, np.ndarray, np.ndarray]] = []
     skipped: dict[str, str] = {}
     for name in names:
@@ -259,6 +318,45 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto") -> MeasureResult:
         "max": max(by_variable.values()),
         "aggregate": "mean of the per-variable statistics",
         "missing": "dropped per variable and file",
+    }
+    if skipped:
+        details["not_computed"] = skipped
+    details.update(wdetails)
+    return MeasureResult(value=float(np.mean(list(by_variable.values()))), by_variable=by_variable, details=details)
+
+
+def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> MeasureResult:
+    w1_all, w2_all = pair.weights(ORIGINAL), pair.weights(PROTECTED)
+    by_variable, pvalues, methods, n_o, n_p, skipped = {}, {}, {}, {}, {}, {}
+    jobs = []
+    for name in names:
+        col = pair.continuous[name]
+        x1, w1 = _valid_weighted(col.orig, w1_all)
+        x2, w2 = _valid_weighted(col.prot, w2_all)
+        if x1.shape[0] == 0 or x2.shape[0] == 0:
+            which = "original" if x1.shape[0] == 0 else "protected"
+            skipped[name] = f"it has no value of positive weight in the {which} file"
+            continue
+        jobs.append((name, x1, w1, x2, w2))
+        n_o[name], n_p[name] = int(x1.shape[0]), int(x2.shape[0])
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the sorts release the GIL
+        results = list(pool.map(lambda job: ks_weighted(*job[1:]), jobs))
+    for (name, *_), (d, p, m) in zip(jobs, results):
+        by_variable[name], pvalues[name], methods[name] = d, p, m
+    if not by_variable:
+        raise NotComputed("every continuous variable lacks values of positive weight in one of the files")
+    details: dict = {
+        "pvalue": pvalues,
+        "method": methods,
+        "n_orig": n_o,
+        "n_prot": n_p,
+        "max": max(by_variable.values()),
+        "aggregate": "mean of the per-variable statistics",
+        "missing": "dropped per variable and file (and records of weight 0)",
+        "ecdf": "weighted: F(x) = sum of the weights of the values <= x over the total weight",
+        "pvalue_note": "asymptotic Kolmogorov law at Kish's effective sizes (sum w)^2 / sum w^2; "
+        "equal weights within each file: the unweighted scipy p-value",
+        **wdetails,
     }
     if skipped:
         details["not_computed"] = skipped
@@ -300,7 +398,7 @@ def _sample(n: int, size: int, seed: int, eligible: np.ndarray | None = None) ->
 
 
 def _ecdf_diffs(
-    pair: EncodedPair, missing: str, max_records: int, seed: int
+    pair: EncodedPair, missing: str, max_records: int, seed: int, use_w: bool = False
 ) -> tuple[np.ndarray, dict]:
     """F_O(z) - F_M(z) at every point z of the (subsampled) merged file, and details."""
     if missing not in ("largest", "complete"):
@@ -363,6 +461,13 @@ def _ecdf_diffs(
     sample_t = np.ascontiguousarray(ranks.T)  # (p, N): rows broadcast fast
     n = z.shape[0]
     diffs = np.empty(n)
+    wo = wm = None
+    if use_w:  # each file's weights over its sampled records, normalised to sum to 1
+        wo, wm = (_take(pair.weights(w), take[w]).astype(float) for w in (ORIGINAL, PROTECTED))
+        if not (wo.sum() > 0 and wm.sum() > 0):
+            raise NotComputed("the weights of the records compared sum to zero in one of the files")
+        wo, wm = wo / wo.sum(), wm / wm.sum()
+        details["point_weights"] = np.concatenate([wo * n_o, wm * n_m])  # mean 1 within each file
 
     def block(start: int) -> None:
         stop = min(start + _ECDF_CHUNK, n)
@@ -372,8 +477,12 @@ def _ecdf_diffs(
         for j in range(1, sample_t.shape[0]):
             np.less_equal(sample_t[j][None, :], points[:, j][:, None], out=tmp)
             below &= tmp
-        f_o = np.count_nonzero(below[:, :n_o], axis=1) / n_o
-        f_m = np.count_nonzero(below[:, n_o:], axis=1) / n_m
+        if wo is None:
+            f_o = np.count_nonzero(below[:, :n_o], axis=1) / n_o
+            f_m = np.count_nonzero(below[:, n_o:], axis=1) / n_m
+        else:
+            f_o = below[:, :n_o] @ wo
+            f_m = below[:, n_o:] @ wm
         diffs[start:stop] = f_o - f_m
 
     for start in range(0, n, _ECDF_CHUNK):
@@ -385,9 +494,27 @@ def _take(x: np.ndarray, idx: np.ndarray | None) -> np.ndarray:
     return x if idx is None else x[idx]
 
 
-def _ecdf(pair: EncodedPair, missing: str, max_records: int, seed: int) -> tuple[np.ndarray, dict]:
-    key = ("distributions", "ecdf", missing, int(max_records), int(seed))
-    return pair.cached(key, lambda: _ecdf_diffs(pair, missing, max_records, seed))
+def _ecdf(pair: EncodedPair, missing: str, max_records: int, seed: int, use_w: bool = False) -> tuple[np.ndarray, dict]:
+    key = ("distributions", "ecdf", missing, int(max_records), int(seed), bool(use_w))
+    return pair.cached(key, lambda: _ecdf_diffs(pair, missing, max_records, seed, use_w))
+
+
+def _ecdf_weighted(
+    pair: EncodedPair, missing: str, max_records: int, seed: int, weighted: bool | None, mid: str
+) -> tuple[float, float, dict]:
+    """U_m, U_s and details; weighted: F_O, F_M weighted and U_s a weighted mean over the merged points."""
+    use_w, wdetails = _weighting(pair, weighted, mid)
+    diffs, details = _ecdf(pair, missing, max_records, seed, use_w)
+    details = dict(details)
+    point_w = details.pop("point_weights", None)
+    u_m = float(np.max(np.abs(diffs)))
+    u_s = float(np.mean(diffs**2)) if point_w is None else float(np.sum(point_w * diffs**2) / diffs.shape[0])
+    if use_w:
+        details["weights_note"] = (
+            "F_O, F_M are weighted ECDFs; U_s weights each merged point by its weight, normalised to mean 1 "
+            "within its file"
+        )
+    return u_m, u_s, {**details, **wdetails}
 
 
 
@@ -403,7 +530,8 @@ def _ecdf(pair: EncodedPair, missing: str, max_records: int, seed: int) -> tuple
     options=ECDF_OPTIONS,
 )
 def ecdf_max(
-    pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0
+    pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0,
+    weighted: bool | None = None,
 ) -> MeasureResult:
     r"""Woo et al.'s :math:`U_m`: the largest difference between the multivariate ECDFs.
 
@@ -435,6 +563,9 @@ def ecdf_max(
         the module documentation).
     seed : int
         Seed of the subsampling.
+    weighted : bool, optional
+        Weighted ECDFs (a record counts with its survey weight); default:
+        when both files have weights.
 
     Returns
     -------
@@ -463,9 +594,8 @@ def ecdf_max(
     >>> ecdf_max(orig, prot, spec).value
     0.5
     """
-    diffs, details = _ecdf(pair, missing, max_records, seed)
-    u_s = float(np.mean(diffs**2))
-    return MeasureResult(value=float(np.max(np.abs(diffs))), details={**details, "mean_squared": u_s})
+    u_m, u_s, details = _ecdf_weighted(pair, missing, max_records, seed, weighted, "ecdf_max")
+    return MeasureResult(value=u_m, details={**details, "mean_squared": u_s})
 
 
 @measure(
@@ -478,7 +608,8 @@ def ecdf_max(
     options=ECDF_OPTIONS,
 )
 def ecdf_mean(
-    pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0
+    pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0,
+    weighted: bool | None = None,
 ) -> MeasureResult:
     r"""Woo et al.'s :math:`U_s`: the mean squared difference between the multivariate ECDFs.
 
@@ -499,6 +630,9 @@ def ecdf_mean(
         Per-file subsample size for large files; see :func:`ecdf_max`.
     seed : int
         Seed of the subsampling.
+    weighted : bool, optional
+        Weighted ECDFs (a record counts with its survey weight); default:
+        when both files have weights.
 
     Returns
     -------
@@ -528,6 +662,5 @@ def ecdf_mean(
     >>> round(ecdf_mean(orig, prot, spec).value, 6)
     0.083333
     """
-    diffs, details = _ecdf(pair, missing, max_records, seed)
-    u_m = float(np.max(np.abs(diffs)))
-    return MeasureResult(value=float(np.mean(diffs**2)), details={**details, "max": u_m})
+    u_m, u_s, details = _ecdf_weighted(pair, missing, max_records, seed, weighted, "ecdf_mean")
+    return MeasureResult(value=u_s, details={**details, "max": u_m})

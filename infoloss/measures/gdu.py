@@ -27,7 +27,13 @@ Decisions where the paper is silent (each is also stated in ``details``):
   of each file; bivariate tests use the complete cases of the pair in each
   file separately.  A variable whose protected values are all missing scores
   0, like a removed one.
-* The tests are unweighted, as in the paper; sampling weights are ignored.
+* Survey weights (option ``weighted``, default: when both files have them,
+  as in the table measures): the χ², Kolmogorov–Smirnov, Pearson and ANOVA
+  tests use their weighted forms on weights rescaled to Kish's effective
+  sample size (:mod:`infoloss.measures._gdu_weighted`); Spearman and
+  Kruskal–Wallis have no standard weighted form and stay unweighted (the
+  pair's details say so); the normality decision is unweighted.  The paper's
+  tests are unweighted (``weighted=False``).
 * ``P = 1`` (the two distributions are identical) gives utility 1 exactly
   instead of ``1 − e^{−14} = 0.99999917``, so identical files give GDU = 1.
 * The chi-squared tests use no continuity correction (``correction=False``);
@@ -129,7 +135,7 @@ _TEST_NAME = {
 _CONVENTIONS = {
     "missing": "missing values are left out: univariate tests compare the non-missing values of each file, "
     "bivariate tests use each file's complete cases of the pair",
-    "weighted": "the tests are unweighted, as in Kocar (2018); sampling weights are ignored",
+    "weighted": "unweighted tests, as in Kocar (2018)",
     "p_equal_1": "P = 1 (identical distributions) gives utility 1 exactly",
     "chi2": "chi-squared tests without continuity correction; categories empty in both files dropped",
     "recoding": "n = distinct original values, m = classes the original records fall into; default variant "
@@ -567,6 +573,34 @@ def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
     return d, p
 
 
+def _ks_2samp_weighted(a: _Side, b: _Side, wa: np.ndarray, wb: np.ndarray) -> tuple[float, float]:
+    """Weighted-ECDF KS statistic from the sorted distinct values (no sort), p-value at Kish's effective sizes.
+
+    The same statistic as ``distributions.ks_weighted`` (records of weight 0 count for nothing).
+    """
+    from .distributions import ks_asymp_pvalue
+
+    def cumulative(side: _Side, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if side.complete:  # no mask: records of weight 0 add nothing to the counts
+            counts = np.bincount(side.codes, weights=w, minlength=side.n_levels)
+            wk = w
+        else:
+            ok = side.codes >= 0
+            wk = w[ok]
+            counts = np.bincount(side.codes[ok], weights=wk, minlength=side.n_levels)
+        return np.cumsum(counts) / wk.sum(), wk
+
+    cum1, w1 = cumulative(a, wa)
+    cum2, w2 = cumulative(b, wb)
+    f2_at_1 = np.r_[0.0, cum2][np.searchsorted(b.levels, a.levels, side="right")]
+    f1_at_2 = np.r_[0.0, cum1][np.searchsorted(a.levels, b.levels, side="right")]
+    d = float(np.clip(np.max(np.abs(np.concatenate([cum1 - f2_at_1, f1_at_2 - cum2]))), 0.0, 1.0))
+    e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
+    e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
+    p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
+    return d, p
+
+
 def _normality(side: _Side) -> dict[str, Any]:
     """One-sample KS test of the original values against a fitted normal (mean, sd with n − 1).
 
@@ -661,12 +695,15 @@ def _check_variants(option: Any) -> Any:
     raise InputError("recode_variant must be one of 'pairwise', 'biased', 'heterogeneity' or a mapping variable → variant.")
 
 
-def _univariate(pair: EncodedPair, variants: Any) -> dict[str, Any]:
-    key = ("gdu", "univariate", variants)
-    return pair.cached(key, lambda: _compute_univariate(pair, dict(variants) if isinstance(variants, tuple) else variants))
+def _univariate(pair: EncodedPair, variants: Any, use_w: bool = False) -> dict[str, Any]:
+    key = ("gdu", "univariate", variants, bool(use_w))
+    return pair.cached(
+        key, lambda: _compute_univariate(pair, dict(variants) if isinstance(variants, tuple) else variants, use_w)
+    )
 
 
-def _compute_univariate(pair: EncodedPair, variants: Any) -> dict[str, Any]:
+def _compute_univariate(pair: EncodedPair, variants: Any, use_w: bool = False) -> dict[str, Any]:
+    w = (pair.weights(ORIGINAL), pair.weights(PROTECTED)) if use_w else None
     if isinstance(variants, dict):
         unknown = [n for n in variants if n not in pair.names(include_removed=True)]
         if unknown:
@@ -683,13 +720,15 @@ def _compute_univariate(pair: EncodedPair, variants: Any) -> dict[str, Any]:
             not_computed[name] = var.broken
             continue
         try:
-            values[name], details[name] = _univariate_one(pair, var, variants)
+            values[name], details[name] = _univariate_one(pair, var, variants, w)
         except NotComputed as exc:
             not_computed[name] = str(exc)
     return {"values": values, "details": details, "not_computed": not_computed}
 
 
-def _univariate_one(pair: EncodedPair, var: _Var, variants: Any) -> tuple[float, dict[str, Any]]:
+def _univariate_one(
+    pair: EncodedPair, var: _Var, variants: Any, w: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[float, dict[str, Any]]:
     o = var.orig
     p = var.prot
     if var.classed:
@@ -701,12 +740,22 @@ def _univariate_one(pair: EncodedPair, var: _Var, variants: Any) -> tuple[float,
                     "note": "every protected value is missing: treated like a removed variable"})
         return 0.0, out
     if o.kind == "continuous" and not var.classed:
-        d, pv = _ks_2samp(o, p)
+        if w is None:
+            d, pv = _ks_2samp(o, p)
+        else:
+            d, pv = _ks_2samp_weighted(o, p, w[0], w[1])
+            out["weights"] = "weighted ECDFs; p-value at Kish's effective sizes"
         out.update({"test": "ks_2samp", "statistic": d, "p_value": pv})
         if var.recode_kind in ("top", "bottom"):
             out["note"] = f"{var.recode_kind}-coded: compared with the original values as a perturbation"
     else:
-        res = _chi2_two_files(o, p)
+        if w is None:
+            res = _chi2_two_files(o, p)
+        else:
+            from . import _gdu_weighted as gw
+
+            res = gw.chi2_two_files(o.codes, p.codes, o.n_levels, w[0], w[1])
+            out["weights"] = "weighted counts rescaled to each file's Kish effective size"
         out.update({"test": "chi2_contingency", **res})
         if var.classed:
             out["note"] = "chi-squared test of the recoded original against the protected classes"
@@ -947,9 +996,10 @@ def _pearson_p(r: float, n: int) -> float:
 
 
 def _run_file(
-    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str
+    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str, use_w: bool = False
 ) -> dict[str, Any]:
-    """Test statistics of every planned pair in one file."""
+    """Test statistics of every planned pair in one file (weighted forms where they exist, with ``use_w``)."""
+    w = pair.weights(which) if use_w else None
     sides = {n: (v.orig if which == ORIGINAL else v.prot) for n, v in variables.items() if not v.removed}
     ranked: set[str] = set()
     valued: set[str] = set()
@@ -972,6 +1022,8 @@ def _run_file(
     def one(item: dict[str, Any]) -> dict[str, Any]:
         test = item["test_orig" if which == ORIGINAL else "test_prot"]
         try:
+            if w is not None:
+                return _weighted_pair_stats(pair, variables, machine, item["a"], item["b"], test, which, w)
             return _pair_stats(pair, variables, machine, item["a"], item["b"], test, which)
         except _Degenerate as exc:
             return {"degenerate": str(exc)}
@@ -1032,6 +1084,95 @@ def _pair_stats(
     return {"statistic": r, "p": p, "coef": r * r, "n": n, "sign": _sign(r)}
 
 
+def _weighted_pair_stats(
+    pair: EncodedPair, variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str,
+    w: np.ndarray,
+) -> dict[str, Any]:
+    """The weighted form of the pair's test (see ``_gdu_weighted``); Spearman and Kruskal–Wallis stay unweighted.
+
+    Without missing values in the pair, the rescaled weights, group weights
+    and weighted centred values are computed once per file and variable
+    (cached on ``m``), so each pair costs one weighted ``bincount`` or dot
+    product.
+    """
+    from . import _gdu_weighted as gw
+
+    if test in gw.UNWEIGHTED_TESTS:
+        return {**_pair_stats(pair, variables, m, a, b, test, which), "weights": gw.UNWEIGHTED_NOTE}
+    sa, sb = m.sides[a], m.sides[b]
+    mask, n = _mask(sa, sb)
+    if n < 3:
+        raise _Degenerate(f"only {n} complete cases")
+    wm = _take(w, mask)
+    if not wm.sum() > 0:
+        raise _Degenerate("the complete cases have zero total weight")
+    cache: dict = m.__dict__.setdefault("_weighted", {})
+    full = mask is None
+
+    def memo(key: tuple, compute):
+        if not full:
+            return compute()
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
+
+    wr = memo(("rescaled",), lambda: gw.rescaled(wm))
+    n_eff = memo(("n_eff",), lambda: float(wr.sum()))
+    note = "weighted, rescaled to Kish's effective sample size"
+    if test == "chi2":
+        if full and (which == ORIGINAL or not (variables[a].classed or variables[b].classed)):
+            scale = n_eff / memo(("total",), lambda: float(wm.sum()))  # the pair's cached weighted table, rescaled
+            table = pair.table((a, b), which, weighted=True)[:-1, :-1] * scale
+        else:
+            table = gw.crosstab(_take(sa.codes, mask), sa.n_levels, _take(sb.codes, mask), sb.n_levels, wr)
+        try:
+            res = gw.chi2_pair(table)
+        except ValueError as exc:
+            raise _Degenerate(str(exc)) from None
+        ca, cb = _direction_codes(variables[a], which), _direction_codes(variables[b], which)
+        if ca is not sa.codes or cb is not sb.codes:  # recoded nominal: original records in the protected classes
+            ka = sa.n_levels if ca is sa.codes else variables[a].recoded.n_categories
+            kb = sb.n_levels if cb is sb.codes else variables[b].recoded.n_categories
+            table = gw.crosstab(_take(ca, mask), ka, _take(cb, mask), kb, wr)
+        res["msd"], res["support"] = _residuals(table)
+        res["weights"] = note
+        return res
+
+    def centred(name: str) -> tuple[np.ndarray, np.ndarray, float]:
+        """Values centred at their weighted mean, times the weights, and Σ w (x − m)²."""
+        def compute():
+            x = _take(m.sides[name].values, mask)
+            xc = x - float(np.dot(wr, x)) / n_eff
+            wxc = wr * xc
+            return xc, wxc, float(np.dot(wxc, xc))
+        return memo(("centred", name), compute)
+
+    if test == "anova":
+        g_name, x_name = (a, b) if sa.kind == "nominal" else (b, a)
+        sg = m.sides[g_name]
+        g = _take(sg.codes, mask)
+        _, wxc, sumsq = centred(x_name)
+        size = memo(("size", g_name), lambda: np.bincount(g, weights=wr, minlength=sg.n_levels))
+        sums = np.bincount(g, weights=wxc, minlength=sg.n_levels)
+        res = _anova_pair(size, sums, sumsq, n_eff)
+        dg = _direction_codes(variables[g_name], which)
+        if dg is not sg.codes:
+            kg = variables[g_name].recoded.n_categories
+            dgm = _take(dg, mask)
+            size = np.bincount(dgm, weights=wr, minlength=kg)
+            sums = np.bincount(dgm, weights=wxc, minlength=kg)
+        res["msd"], res["support"] = _group_msd(size, sums, n_eff, 1)
+        res["group_variable"] = g_name
+        res["weights"] = note
+        return res
+    xa, wxa, saa = centred(a)
+    xb, _, sbb = centred(b)
+    if not (saa > 0 and sbb > 0):
+        raise _Degenerate("one of the two variables is constant among the complete cases")
+    r = float(np.clip(np.dot(wxa, xb) / math.sqrt(saa * sbb), -1.0, 1.0))
+    return {"statistic": r, "p": _pearson_p(r, n_eff), "coef": r * r, "n": n_eff, "sign": _sign(r), "weights": note}
+
+
 def _sign(r: float) -> int:
     return 1 if r > 0 else (-1 if r < 0 else 0)
 
@@ -1043,11 +1184,11 @@ def _direction_codes(var: _Var, which: str) -> np.ndarray:
     return (var.orig if which == ORIGINAL else var.prot).codes
 
 
-def _bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
-    return pair.cached(("gdu", "bivariate", threshold), lambda: _compute_bivariate(pair, threshold))
+def _bivariate(pair: EncodedPair, threshold: float, use_w: bool = False) -> dict[str, Any]:
+    return pair.cached(("gdu", "bivariate", threshold, bool(use_w)), lambda: _compute_bivariate(pair, threshold, use_w))
 
 
-def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
+def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False) -> dict[str, Any]:
     variables = _variables(pair)
     names = list(variables)
     normality: dict[str, Any] = {}
@@ -1102,7 +1243,7 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
     small = {key: item for key, item in plan.items() if key not in big}
     # the two files are independent and numpy releases the GIL in the heavy steps: one thread each
     with ThreadPoolExecutor(max_workers=2) as pool:
-        stats_o, stats_p = pool.map(lambda which: _run_file(pair, variables, small, which), (ORIGINAL, PROTECTED))
+        stats_o, stats_p = pool.map(lambda which: _run_file(pair, variables, small, which, use_w), (ORIGINAL, PROTECTED))
 
     by_pair: dict[str, float] = {}
     pairs: dict[str, Any] = {}
@@ -1116,7 +1257,7 @@ def _compute_bivariate(pair: EncodedPair, threshold: float) -> dict[str, Any]:
             excluded[key] = item["excluded"]
             continue
         if key in big:
-            o, p = (_run_file(pair, variables, {key: item}, which)[key] for which in (ORIGINAL, PROTECTED))
+            o, p = (_run_file(pair, variables, {key: item}, which, use_w)[key] for which in (ORIGINAL, PROTECTED))
         else:
             o, p = stats_o[key], stats_p[key]
         if "degenerate" in o:
@@ -1149,7 +1290,7 @@ def _combine(item: dict[str, Any], o: dict[str, Any], p: dict[str, Any], thresho
     else:
         info.update({"statistic_prot": _finite(p["statistic"]), "p_prot": p["p"], "coef_prot": p["coef"],
                      "n_prot": p["n"]})
-    for k in ("dof", "group_variable"):
+    for k in ("dof", "group_variable", "weights"):
         if k in o:
             info[k] = o[k]
     # the direction statistic, reported whatever step decides
@@ -1196,16 +1337,16 @@ def _check_threshold(threshold: Any) -> float:
     return t
 
 
-def _uni_result(pair: EncodedPair, recode_variant: Any) -> dict[str, Any]:
-    uni = _univariate(pair, _check_variants(recode_variant))
+def _uni_result(pair: EncodedPair, recode_variant: Any, use_w: bool = False) -> dict[str, Any]:
+    uni = _univariate(pair, _check_variants(recode_variant), use_w)
     if not uni["values"]:
         reasons = "; ".join(f"{k}: {v}" for k, v in uni["not_computed"].items())
         raise NotComputed(f"no variable has a univariate utility ({reasons})")
     return uni
 
 
-def _biv_result(pair: EncodedPair, threshold: Any) -> dict[str, Any]:
-    biv = _bivariate(pair, _check_threshold(threshold))
+def _biv_result(pair: EncodedPair, threshold: Any, use_w: bool = False) -> dict[str, Any]:
+    biv = _bivariate(pair, _check_threshold(threshold), use_w)
     if not biv["by_pair"]:
         if len(biv["names"]) < 2:
             raise NotComputed("bivariate utility needs at least two analysed variables")
@@ -1225,8 +1366,29 @@ def _per_variable_biv(biv: dict[str, Any]) -> tuple[dict[str, float], dict[str, 
     return by_var, missing
 
 
-def _common_details() -> dict[str, Any]:
-    return {"weighted": False, "conventions": dict(_CONVENTIONS)}
+def _common_details(wdetails: dict[str, Any] | None = None) -> dict[str, Any]:
+    conventions = dict(_CONVENTIONS)
+    if wdetails and wdetails.get("weighted"):
+        conventions["weighted"] = (
+            "survey weights rescaled to Kish's effective sample size: weighted chi-squared, KS, Pearson and ANOVA; "
+            "Spearman and Kruskal-Wallis have no weighted form and stay unweighted; normality decided unweighted"
+        )
+    return {"weighted": False, **(wdetails or {}), "conventions": conventions}
+
+
+def _gdu_weighting(pair: EncodedPair, weighted: bool | None, mid: str) -> tuple[bool, dict[str, Any]]:
+    """Whether to use the weighted tests; equal weights within each file are computed unweighted (the same tests)."""
+    from .tables import _weighting
+
+    use_w, wdetails = _weighting(pair, weighted, mid)
+    if use_w and all(_equal(pair.weights(w)) for w in (ORIGINAL, PROTECTED)):
+        wdetails["weights_note"] = "equal weights within each file: the weighted tests are the unweighted ones"
+        return False, wdetails
+    return use_w, wdetails
+
+
+def _equal(w: np.ndarray) -> bool:
+    return w.shape[0] == 0 or bool(w.min() == w.max())
 
 
 
@@ -1250,6 +1412,11 @@ GDU_WEIGHTS = Option(
     "weights", "any", (0.5, 0.5), "weights of the univariate and bivariate averages", check=_valid_weights,
     allowed_text="two non-negative numbers that sum to 1 (univariate, bivariate)",
 )
+GDU_WEIGHTED = Option(
+    "weighted", "bool", None,
+    "weighted chi-squared, KS, Pearson and ANOVA tests with the spec's weights (auto: when both files have weights)",
+    nullable=True,
+)
 USE_GRC = Option("use_grc", "bool", True, "multiply by the global reduction coefficient when variables were removed")
 
 @measure(
@@ -1259,9 +1426,11 @@ USE_GRC = Option("use_grc", "bool", True, "multiply by the global reduction coef
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(RECODE_VARIANT, THRESHOLD),
+    options=(RECODE_VARIANT, THRESHOLD, GDU_WEIGHTED),
 )
-def ldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05) -> MeasureResult:
+def ldu_uni(
+    pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05, weighted: bool | None = None
+) -> MeasureResult:
     """Local univariate data utility of every variable (Kocar 2018, §3.2–3.3).
 
     .. math:: LDU_{uni} = LDU^{gr}_{uni} \\times (1 - e^{-14P})
@@ -1291,6 +1460,10 @@ def ldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float =
     threshold : float, default 0.05
         Not used by the univariate part (accepted so that all GDU measures
         take the same options).
+    weighted : bool, optional
+        Weighted tests (χ², KS, Pearson, ANOVA) with the spec's weights
+        rescaled to Kish's effective sample size; Spearman and Kruskal–Wallis
+        stay unweighted.  Default: when both files have weights.
 
     Returns
     -------
@@ -1316,10 +1489,11 @@ def ldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float =
     0.1667
     """
     _check_threshold(threshold)
-    uni = _uni_result(pair, recode_variant)
+    use_w, wdetails = _gdu_weighting(pair, weighted, "ldu_uni")
+    uni = _uni_result(pair, recode_variant, use_w)
     names = [n for n in pair.names(include_removed=True) if n in uni["values"]]
     by_variable = {n: float(uni["values"][n]) for n in names}
-    details = {"variables": uni["details"], "not_computed": uni["not_computed"], **_common_details()}
+    details = {"variables": uni["details"], "not_computed": uni["not_computed"], **_common_details(wdetails)}
     return MeasureResult(value=float(np.mean(list(by_variable.values()))), by_variable=by_variable, details=details)
 
 
@@ -1330,9 +1504,11 @@ def ldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float =
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(RECODE_VARIANT, THRESHOLD),
+    options=(RECODE_VARIANT, THRESHOLD, GDU_WEIGHTED),
 )
-def aldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05) -> MeasureResult:
+def aldu_uni(
+    pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05, weighted: bool | None = None
+) -> MeasureResult:
     """Average local univariate data utility (Kocar 2018, §3.1).
 
     .. math:: ALDU_{uni} = \\frac{1}{k}\\sum_{j=1}^{k} LDU_{uni,j}
@@ -1355,9 +1531,10 @@ def aldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float 
     1.0
     """
     _check_threshold(threshold)
-    uni = _uni_result(pair, recode_variant)
+    use_w, wdetails = _gdu_weighting(pair, weighted, "aldu_uni")
+    uni = _uni_result(pair, recode_variant, use_w)
     values = list(uni["values"].values())
-    details = {"n_variables": len(values), "not_computed": uni["not_computed"], **_common_details()}
+    details = {"n_variables": len(values), "not_computed": uni["not_computed"], **_common_details(wdetails)}
     return MeasureResult(value=float(np.mean(values)), details=details)
 
 
@@ -1368,9 +1545,11 @@ def aldu_uni(pair: EncodedPair, *, recode_variant: Any = None, threshold: float 
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT),
+    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
 )
-def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None) -> MeasureResult:
+def ldu_biv(
+    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
+) -> MeasureResult:
     """Local bivariate data utility of every pair of variables (Kocar 2018, §3.4).
 
     The test follows the paper's Table 1: nominal × nominal → chi-squared
@@ -1402,6 +1581,10 @@ def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any =
     recode_variant : optional
         Not used by the bivariate part (accepted so that all GDU measures
         take the same options).
+    weighted : bool, optional
+        Weighted tests (χ², KS, Pearson, ANOVA) with the spec's weights
+        rescaled to Kish's effective sample size; Spearman and Kruskal–Wallis
+        stay unweighted.  Default: when both files have weights.
 
     Returns
     -------
@@ -1428,7 +1611,8 @@ def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any =
     >>> res.by_pair, res.details["pairs"]["x|y"]["step"]
     ({'x|y': 0.0}, 'direction')
     """
-    biv = _biv_result(pair, threshold)
+    use_w, wdetails = _gdu_weighting(pair, weighted, "ldu_biv")
+    biv = _biv_result(pair, threshold, use_w)
     details = {
         "pairs": biv["pairs"],
         "not_computed": biv["excluded"],
@@ -1437,7 +1621,7 @@ def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any =
         "normality": biv["normality"],
         "threshold": _check_threshold(threshold),
         "tests": _TEST_NAME,
-        **_common_details(),
+        **_common_details(wdetails),
     }
     return MeasureResult(value=float(np.mean(list(biv["by_pair"].values()))), by_pair=dict(biv["by_pair"]),
                          details=details)
@@ -1450,9 +1634,11 @@ def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any =
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT),
+    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
 )
-def aldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None) -> MeasureResult:
+def aldu_biv(
+    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
+) -> MeasureResult:
     """Average local bivariate data utility (Kocar 2018, §3.1).
 
     .. math:: ALDU_{biv} = \\frac{1}{k}\\sum_{j=1}^{k}\\frac{1}{l_j}\\sum_{h\\ne j} LDU_{biv,jh}
@@ -1475,12 +1661,13 @@ def aldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any 
     >>> aldu_biv(df, df.copy(), spec).value
     1.0
     """
-    biv = _biv_result(pair, threshold)
+    use_w, wdetails = _gdu_weighting(pair, weighted, "aldu_biv")
+    biv = _biv_result(pair, threshold, use_w)
     by_var, missing = _per_variable_biv(biv)
     if not by_var:
         raise NotComputed("no variable has a compared pair")
     details = {"not_computed": missing, "n_pairs": len(biv["by_pair"]), "n_excluded": len(biv["excluded"]),
-               "threshold": _check_threshold(threshold), **_common_details()}
+               "threshold": _check_threshold(threshold), **_common_details(wdetails)}
     return MeasureResult(value=float(np.mean(list(by_var.values()))), by_variable=by_var, details=details)
 
 
@@ -1491,9 +1678,11 @@ def aldu_biv(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any 
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT),
+    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
 )
-def grc(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None) -> MeasureResult:
+def grc(
+    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
+) -> MeasureResult:
     """Global reduction coefficient (Kocar 2018, §3.5).
 
     .. math:: GRC = \\frac{n(D_{prot})(n(D_{prot})-1)}{n(D_{orig})(n(D_{orig})-1)}
@@ -1517,6 +1706,7 @@ def grc(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = Non
     >>> round(grc(orig, prot, spec).value, 4)   # 2·1/(3·2)
     0.3333
     """
+    del weighted  # accepted so that all GDU measures take the same options: GRC counts variables
     n_orig = len(pair.names(include_removed=True))
     n_prot = n_orig - len(pair.removed)
     return MeasureResult(
@@ -1533,7 +1723,7 @@ def grc(pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = Non
     better="higher",
     needs_pairing=False,
     headline=True,
-    options=(GDU_WEIGHTS, THRESHOLD, RECODE_VARIANT, USE_GRC),
+    options=(GDU_WEIGHTS, THRESHOLD, RECODE_VARIANT, USE_GRC, GDU_WEIGHTED),
 )
 def gdu(
     pair: EncodedPair,
@@ -1542,6 +1732,7 @@ def gdu(
     threshold: float = 0.05,
     recode_variant: Any = None,
     use_grc: bool = True,
+    weighted: bool | None = None,
 ) -> MeasureResult:
     """Global data utility (Kocar 2018, §3.1 and §3.5).
 
@@ -1564,6 +1755,10 @@ def gdu(
         Recoding utility variant, see :func:`ldu_uni`.
     use_grc : bool, default True
         Multiply by the global reduction coefficient.
+    weighted : bool, optional
+        Weighted tests (χ², KS, Pearson, ANOVA) with the spec's weights
+        rescaled to Kish's effective sample size; Spearman and Kruskal–Wallis
+        stay unweighted.  Default: when both files have weights.
 
     References
     ----------
@@ -1580,13 +1775,14 @@ def gdu(
     1.0
     """
     w_u, w_b = _gdu_weights(weights)
-    uni = _uni_result(pair, recode_variant) if w_u > 0 or w_b == 0 else None
+    use_w, wdetails = _gdu_weighting(pair, weighted, "gdu")
+    uni = _uni_result(pair, recode_variant, use_w) if w_u > 0 or w_b == 0 else None
     a_uni = float(np.mean(list(uni["values"].values()))) if uni is not None else None
     a_biv = None
     biv_missing: dict[str, str] = {}
     n_pairs = n_excluded = 0
     if w_b > 0:
-        biv = _biv_result(pair, threshold)
+        biv = _biv_result(pair, threshold, use_w)
         by_var, biv_missing = _per_variable_biv(biv)
         a_biv = float(np.mean(list(by_var.values())))
         n_pairs, n_excluded = len(biv["by_pair"]), len(biv["excluded"])
@@ -1605,6 +1801,6 @@ def gdu(
         "n_pairs_excluded": n_excluded,
         "not_computed": {"univariate": uni["not_computed"] if uni else {}, "bivariate": biv_missing},
         "threshold": _check_threshold(threshold),
-        **_common_details(),
+        **_common_details(wdetails),
     }
     return MeasureResult(value=value, details=details)

@@ -29,6 +29,13 @@ Conventions (the literature is silent on most of them):
   number left out is reported in ``details.n_excluded_zero``
   (``details.mv_zero_rule`` says what counts as zero); when every element is
   zero the measure is not computed.
+* **Trottini's bound.** Mean-variation measures are unbounded (an original
+  correlation near 0 can make ``r_mv`` reach 8.5 on testdata).  Trottini
+  (2003) proposed limiting them to a predefined maximum (Handbook,
+  "Information loss measures for continuous data"); the option ``bound`` of
+  every ``*_mv`` measure caps each element's relative variation at ``bound``
+  before averaging (so the value is at most ``bound``), and ``details`` names
+  the elements that hit it.  Without ``bound`` the published form is used.
 * **Principal components** (RF, C, F) are those of each file's correlation
   matrix (standardised variables, so units do not matter), in decreasing
   order of eigenvalue.  The sign of a component is arbitrary, so each
@@ -642,6 +649,56 @@ def _inverse_diagonal(pair: EncodedPair, which: str, names: list[str]) -> np.nda
     return np.diag(np.linalg.inv(corr)).copy()
 
 
+GAMMA_CORRELATION = Option(
+    "correlation", "choice", "pearson",
+    "pearson: continuous variables (sdcMicro IL_correl); kendall: Kendall's tau-b of the continuous and ordinal "
+    "variables (Handbook)",
+    choices=("pearson", "kendall"),
+)
+
+
+def _gamma_parts(d1: np.ndarray, d2: np.ndarray) -> tuple[float, np.ndarray]:
+    """γ and the per-variable differences of the normalised inverse diagonals."""
+    diff = d1 / np.sqrt(np.sum(d1**2)) - d2 / np.sqrt(np.sum(d2**2))
+    return min(math.sqrt(float(np.sum(diff**2))) / math.sqrt(2.0), 1.0), diff
+
+
+def _gamma_kendall(pair: EncodedPair) -> MeasureResult:
+    from ._kendall import kendall_columns, kendall_matrix
+
+    names = pair.names(("continuous", "ordinal"))
+    if len(names) < 2:
+        raise NotComputed(
+            "γ with Kendall's τ needs at least 2 continuous or ordinal variables"
+            + (f", and there is only {names[0]}" if names else "")
+        )
+    diag, n = {}, {}
+    for which in (ORIGINAL, PROTECTED):
+        label = _FILE[which]
+
+        def compute(which: str = which, label: str = label) -> tuple[np.ndarray, int]:
+            return kendall_matrix(kendall_columns(pair, names, which), names, label)
+
+        tau, n[label] = pair.cached(("moments", "kendall", which, tuple(names)), compute)
+        reason = _singular_reason(f"{label} Kendall correlation matrix", _eigh(tau), names)
+        if reason:
+            raise NotComputed(reason)
+        diag[which] = np.diag(np.linalg.inv(tau)).copy()
+    value, diff = _gamma_parts(diag[ORIGINAL], diag[PROTECTED])
+    return MeasureResult(
+        value=value,
+        by_variable={name: float(abs(v)) for name, v in zip(names, diff)},
+        details={
+            "correlation": "kendall (tau-b, scipy.stats.kendalltau), continuous and ordinal variables "
+            "(ordinal ones by category order)",
+            "inverse_diagonal_original": dict(zip(names, diag[ORIGINAL].tolist())),
+            "inverse_diagonal_protected": dict(zip(names, diag[PROTECTED].tolist())),
+            "n_complete": n,
+            "missing": "complete cases of each file",
+        },
+    )
+
+
 @measure(
     "gamma",
     family="moments",
@@ -650,8 +707,9 @@ def _inverse_diagonal(pair: EncodedPair, which: str, names: list[str]) -> np.nda
     better="lower",
     needs_pairing=False,
     headline=True,
+    options=(GAMMA_CORRELATION,),
 )
-def gamma(pair: EncodedPair) -> MeasureResult:
+def gamma(pair: EncodedPair, *, correlation: str = "pearson") -> MeasureResult:
     r"""Młodak's γ from the diagonals of the inverse correlation matrices (sdcMicro ``IL_correl``).
 
     .. math::
@@ -672,6 +730,21 @@ def gamma(pair: EncodedPair) -> MeasureResult:
     Not computed with fewer than 2 continuous variables, when a variable is
     constant, or when a correlation matrix is singular (smallest eigenvalue
     ``≤ 1e-12`` times the largest); the reason names the variables involved.
+
+    ``correlation="kendall"`` uses Kendall's τ-b matrix in place of Pearson's,
+    which the Handbook notes makes γ applicable to ordinal variables: the
+    continuous *and ordinal* variables enter (ordinal ones by their category
+    order), each file's complete cases, ``scipy.stats.kendalltau`` per pair
+    (O(n log n) each, ``p(p − 1)/2`` pairs).  ``details["correlation"]``
+    says which coefficient was used.
+
+    Parameters
+    ----------
+    pair : EncodedPair
+        The encoded files (or ``original_df, protected_df, spec``).
+    correlation : {"pearson", "kendall"}
+        The correlation coefficient of both matrices (default Pearson, as
+        sdcMicro).
 
     Returns
     -------
@@ -705,15 +778,17 @@ def gamma(pair: EncodedPair) -> MeasureResult:
     >>> round(gamma(orig, prot, spec).value, 6)
     0.134506
     """
+    if correlation == "kendall":
+        return _gamma_kendall(pair)
     names = _need_two(pair, "γ")
     d1 = _inverse_diagonal(pair, ORIGINAL, names)
     d2 = _inverse_diagonal(pair, PROTECTED, names)
-    diff = d1 / np.sqrt(np.sum(d1**2)) - d2 / np.sqrt(np.sum(d2**2))
-    value = math.sqrt(float(np.sum(diff**2))) / math.sqrt(2.0)
+    value, diff = _gamma_parts(d1, d2)
     return MeasureResult(
-        value=min(value, 1.0),
+        value=value,
         by_variable={name: float(abs(v)) for name, v in zip(names, diff)},
         details={
+            "correlation": "pearson, continuous variables",
             "inverse_diagonal_original": dict(zip(names, d1.tolist())),
             "inverse_diagonal_protected": dict(zip(names, d2.tolist())),
             "n_complete": {_FILE[w]: _complete(pair, w).n for w in (ORIGINAL, PROTECTED)},
@@ -740,6 +815,9 @@ class _Sums:
     n_mv: int = 0  # elements with a non-zero original value
     rel: float = 0.0  # Σ w |a − a'| / |a| over those
     exp: int = 0
+    # per element with a non-zero original (relative variation, weight, label), for Trottini's bound;
+    # None for the data matrix X, whose n·p cells are bounded in a pass of their own
+    elements: tuple[np.ndarray, np.ndarray, list[str]] | None = None
 
     def value(self, stat: str) -> float | None:
         if stat == "mse":
@@ -748,10 +826,24 @@ class _Sums:
             return numeric.unscale(self.ab / self.n, self.exp) if self.n else None
         return self.rel / self.n_mv if self.n_mv else None
 
+    def bounded(self, bound: float) -> tuple[float | None, list[str]]:
+        """Mean variation with each element's relative variation capped at ``bound``; the capped labels."""
+        rel, w, labels = self.elements
+        value = float(np.sum(w * np.minimum(rel, bound))) / self.n_mv if self.n_mv else None
+        return value, [labels[i] for i in np.flatnonzero(rel > bound)]
+
     def __add__(self, other: "_Sums") -> "_Sums":
         e = max(self.exp, other.exp)
         a, b = self.at(e), other.at(e)
-        return _Sums(a.n + b.n, a.sq + b.sq, a.ab + b.ab, a.n_mv + b.n_mv, a.rel + b.rel, e)
+        elements = None
+        if a.elements is not None and b.elements is not None:
+            elements = tuple(np.concatenate([x, y]) for x, y in zip(a.elements[:2], b.elements[:2]))
+            elements += (a.elements[2] + b.elements[2],)
+        elif a.n == 0:
+            elements = b.elements
+        elif b.n == 0:
+            elements = a.elements
+        return _Sums(a.n + b.n, a.sq + b.sq, a.ab + b.ab, a.n_mv + b.n_mv, a.rel + b.rel, e, elements)
 
     def at(self, e: int) -> "_Sums":
         """The same sums in units of ``2**e`` (``e >= exp``; exact unless they underflow)."""
@@ -759,13 +851,17 @@ class _Sums:
             return self
         shift = self.exp - e
         return _Sums(self.n, numeric.unscale(self.sq, 2 * shift), numeric.unscale(self.ab, shift), self.n_mv,
-                     self.rel, e)
+                     self.rel, e, self.elements)
 
 
-def _sums(a: np.ndarray, b: np.ndarray, zero: np.ndarray | float = 0.0, w: np.ndarray | None = None) -> _Sums:
+def _sums(
+    a: np.ndarray, b: np.ndarray, zero: np.ndarray | float = 0.0, w: np.ndarray | None = None,
+    labels: list[str] | None = None,
+) -> _Sums:
     """Discrepancy sums of the elements ``a`` (original) and ``b`` (protected).
 
     ``|a| <= zero`` marks an element as zero for the mean variation.
+    ``labels`` (one per element) keeps the elements for Trottini's bound.
     """
     a, b = np.asarray(a, float).ravel(), np.asarray(b, float).ravel()
     w = np.ones_like(a) if w is None else np.asarray(w, float).ravel()
@@ -773,8 +869,12 @@ def _sums(a: np.ndarray, b: np.ndarray, zero: np.ndarray | float = 0.0, w: np.nd
         d = np.abs(a - b)
         nz = np.abs(a) > np.broadcast_to(zero, a.shape)
         rel = np.divide(d, np.abs(a), out=np.zeros_like(d), where=nz)
+        elements = None
+        if labels is not None:
+            keep = np.flatnonzero(nz)
+            elements = (rel[keep], w[keep], [labels[i] for i in keep])
         return _Sums(a.size, float(np.sum(w * d * d)), float(np.sum(w * d)), int(np.count_nonzero(nz)),
-                     float(np.sum(w * rel)))
+                     float(np.sum(w * rel)), 0, elements)
 
 
 @dataclass
@@ -824,6 +924,27 @@ def _x_table(pair: EncodedPair) -> _Table:
     )
 
 
+def _x_bounded(pair: EncodedPair, bound: float) -> dict[str, tuple[float, int, int]]:
+    """Per variable: Σ min(|x − x'|/|x|, bound) over the compared cells with x ≠ 0, their number, and how many hit the bound."""
+
+    def compute() -> dict[str, tuple[float, int, int]]:
+        out = {}
+        for name in pair.continuous_names:
+            o, p = _column(pair, name, ORIGINAL), _column(pair, name, PROTECTED)
+            total, count, hit = 0.0, 0, 0
+            for start in _slices(o.shape[0]):
+                os_, d = o[start : start + _CHUNK], np.abs(o[start : start + _CHUNK] - p[start : start + _CHUNK])
+                ok = ~np.isnan(d) & (os_ != 0)
+                rel = d[ok] / np.abs(os_[ok])
+                total += float(np.minimum(rel, bound).sum())
+                count += rel.shape[0]
+                hit += int(np.count_nonzero(rel > bound))
+            out[name] = (total, count, hit)
+        return out
+
+    return pair.cached(("moments", "x_bounded", float(bound)), compute)
+
+
 def _xbar_table(pair: EncodedPair) -> _Table:
     def zero_below(u: _Univariate, j: int) -> float:
         return ZERO_TOLERANCE * numeric.unscale(math.sqrt(u.var_s[j]), u.exp[j]) if u.n[j] >= 2 else 0.0
@@ -863,7 +984,7 @@ def _univariate_table(
         if not (math.isfinite(s1[j]) and math.isfinite(s2[j])):
             not_computed[name] = numeric.too_large(f"its {'variance' if stat == 'var' else stat}")
             continue
-        groups[name] = _sums(s1[j], s2[j], zero_below(u1, j))
+        groups[name] = _sums(s1[j], s2[j], zero_below(u1, j), labels=[name])
         zeros[name] = groups[name].n - groups[name].n_mv
     return _Table(
         groups,
@@ -900,7 +1021,8 @@ def _v_table(pair: EncodedPair) -> _Table:
             " of (", " ("))
     sd = np.sqrt(np.abs(np.diag(v1)))
     zero = ZERO_TOLERANCE * np.outer(sd, sd)[iu]
-    sums = _sums(v1[iu], v2[iu], zero)
+    names = pair.continuous_names
+    sums = _sums(v1[iu], v2[iu], zero, labels=[f"{names[i]}|{names[j]}" for i, j in zip(*iu)])
     return _Table(
         {"all": sums},
         None,
@@ -918,7 +1040,8 @@ def _r_table(pair: EncodedPair) -> _Table:
     r1, r2 = _correlation(pair, ORIGINAL), _correlation(pair, PROTECTED)
     groups = {}
     for i, j in zip(*np.triu_indices(len(names), 1)):
-        groups[f"{names[i]}|{names[j]}"] = _sums(r1[i, j], r2[i, j], ZERO_TOLERANCE)
+        key = f"{names[i]}|{names[j]}"
+        groups[key] = _sums(r1[i, j], r2[i, j], ZERO_TOLERANCE, labels=[key])
     return _Table(
         groups,
         "pair",
@@ -972,7 +1095,9 @@ def _weighted_matrix_table(key: str) -> Callable[[EncodedPair], _Table]:
         comp = _components(pair)
         a, b = comp[key]
         w = np.broadcast_to(comp["weights"], a.shape)  # column j (component j) has weight w_j
-        sums = _sums(a, b, ZERO_TOLERANCE, w)
+        names = pair.continuous_names
+        labels = [f"{names[i]}|PC{j + 1}" for i in range(a.shape[0]) for j in range(a.shape[1])]
+        sums = _sums(a, b, ZERO_TOLERANCE, w, labels=labels)
         details = _pc_details(comp, sums, a.size)
         details["component_weights"] = comp["weights"].tolist()
         return _Table({"all": sums}, None, details)
@@ -985,7 +1110,7 @@ def _c_table(pair: EncodedPair) -> _Table:
     comp = _components(pair)
     rf1, rf2 = comp["rf"]
     c1, c2 = rf1[:, 0] ** 2, rf2[:, 0] ** 2
-    groups = {name: _sums(c1[i], c2[i], ZERO_TOLERANCE) for i, name in enumerate(names)}
+    groups = {name: _sums(c1[i], c2[i], ZERO_TOLERANCE, labels=[name]) for i, name in enumerate(names)}
     details = _pc_details(comp, None, len(names))
     details["n_excluded_zero"] = sum(g.n - g.n_mv for g in groups.values())
     details["original"] = dict(zip(names, c1.tolist()))
@@ -1089,7 +1214,24 @@ _REFERENCES = """    Domingo-Ferrer, J., Mateo-Sanz, J. M. & Torra, V. (2001). C
     information loss for microdata. In *Confidentiality, Disclosure and Data
     Access*, 91–110. North-Holland.
     Hundepool, A. et al. *Handbook on Statistical Disclosure Control*,
-    "Information loss measures for continuous data"."""
+    "Information loss measures for continuous data".
+    Trottini, M. (2003). *Decision models for data disclosure limitation*.
+    PhD thesis, Carnegie Mellon University (the bound of the mean variation)."""
+
+
+_BOUND_DOC = """
+    Parameters
+    ----------
+    pair : EncodedPair
+        The encoded files (or ``original_df, protected_df, spec``).
+    bound : float, optional
+        Trottini's (2003) upper bound: each element's relative variation is
+        replaced by ``min(|a − a'|/|a|, bound)`` before averaging, so the
+        value never exceeds ``bound`` (e.g. 1 for 100 %).  Default: no bound,
+        the published form.  With a bound, ``details["bounded_cells"]`` lists
+        the elements that hit it (for ``x_mv``: their number per variable),
+        ``details["unbounded_value"]`` the published value.
+"""
 
 
 def _docstring(m: _Matrix, stat: str) -> str:
@@ -1112,7 +1254,7 @@ def _docstring(m: _Matrix, stat: str) -> str:
         {formula}, \\qquad d(a, a') = {d}
 
 {paragraph}
-
+{_BOUND_DOC if stat == "mv" else ""}
     Returns
     -------
     MeasureResult
@@ -1138,10 +1280,42 @@ def _table_for(pair: EncodedPair, m: _Matrix) -> _Table:
     return pair.cache[key]
 
 
+BOUND = Option(
+    "bound", "float", None,
+    "Trottini's upper bound: each element's relative variation |a − a'|/|a| is capped at this value "
+    "(auto: unbounded, the published form)",
+    low=0, low_open=True, nullable=True,
+)
+
+
+def _apply_bound(
+    pair: EncodedPair, m: _Matrix, table: _Table, bound: float
+) -> tuple[float | None, dict[str, float], dict[str, Any]]:
+    """Trottini's bounded mean variation: value, parts by group, and which elements hit the bound."""
+    if m.id == "x":
+        per = _x_bounded(pair, bound)
+        total = sum(v[0] for v in per.values())
+        count = sum(v[1] for v in per.values())
+        parts = {k: v[0] / v[1] for k, v in per.items() if v[1]}
+        hits = {k: v[2] for k, v in per.items() if v[2]}
+        info = {"bounded_cells": hits, "n_bounded": int(sum(hits.values())),
+                "bounded_cells_meaning": "per variable, the number of cells whose relative variation hit the bound"}
+        return (total / count if count else None), parts, info
+    parts, capped = {}, []
+    for key, g in table.groups.items():
+        v, hit = g.bounded(bound)
+        if v is not None:
+            parts[key] = v
+        capped += hit
+    total = sum(table.groups.values(), _Sums())
+    value, _ = total.bounded(bound)
+    return value, parts, {"bounded_cells": capped, "n_bounded": len(capped)}
+
+
 def _make(m: _Matrix, stat: str) -> Callable[..., MeasureResult]:
     label = _STATS[stat][1]
 
-    def compute(pair: EncodedPair) -> MeasureResult:
+    def result(pair: EncodedPair, bound: float | None = None) -> MeasureResult:
         if not pair.continuous_names:
             raise NotComputed("there is no continuous variable")
         table = _table_for(pair, m)
@@ -1161,12 +1335,28 @@ def _make(m: _Matrix, stat: str) -> Callable[..., MeasureResult]:
                                        **{k: numeric.too_large(f"its {label}") for k in huge}}
             parts = {k: v for k, v in parts.items() if k not in huge}
         details["n_compared"] = total.n
+        if stat == "mv":
+            details["bound"] = bound
+            if bound is not None:
+                details["unbounded_value"] = value
+                value, parts, info = _apply_bound(pair, m, table, float(bound))
+                details.update(info)
+                details["bound_rule"] = (
+                    "Trottini (2003): each element's relative variation min(|a − a'|/|a|, bound) before averaging"
+                )
         return MeasureResult(
             value=value,
             by_variable=parts if table.kind == "variable" else None,
             by_pair=parts if table.kind == "pair" else None,
             details=details,
         )
+
+    if stat == "mv":
+        def compute(pair: EncodedPair, *, bound: float | None = None) -> MeasureResult:
+            return result(pair, bound)
+    else:
+        def compute(pair: EncodedPair) -> MeasureResult:
+            return result(pair)
 
     name = f"{m.id}_{stat}"
     compute.__name__ = compute.__qualname__ = name
@@ -1179,6 +1369,7 @@ def _make(m: _Matrix, stat: str) -> Callable[..., MeasureResult]:
         range=(0, None),
         better="lower",
         needs_pairing=m.needs_pairing,
+        options=(BOUND,) if stat == "mv" else (),
     )(compute)
 
 

@@ -4,7 +4,8 @@ Both measures merge the two files, label each record by its file, and ask how
 well the label can be told from the variables: by a propensity model (pMSE)
 or by clusters fitted without the label (U_c).  They compare the files as
 samples: the record pairing is not needed, the files may have different
-sizes, and survey weights are not used (``details["weights"]`` says so).
+sizes.  Survey weights are used when both files have them (option
+``weighted``, as in the table measures; ``details["weights"]`` says how).
 
 Ids: ``pmse``, ``pmse_ratio``, ``pmse_std`` (one model fit per pair, shared
 by the three) and ``cluster_utility``.  Called with two DataFrames, each
@@ -94,6 +95,21 @@ Conventions (where the literature leaves a choice):
   a matching distance.  ``G`` defaults to 1 % of the merged records (of the
   sample, when sampled), at least 2; clusters that end up empty are not
   counted; ``w_j = 1``.
+* **Weights.** With ``weighted`` (default: when both files have weights)
+  each file's weights are rescaled to sum to its number of records (mean 1
+  within each file, so ``c`` stays ``n_M/N`` and equal weights are no
+  weights).  The logit and the tree are fitted with these as
+  ``sample_weight`` (the weighted likelihood; statsmodels' GLM with
+  ``freq_weights`` gives the same fit), the pMSE is the weighted mean
+  ``Σ w_i (p̂_i − c)² / N``, and the logit's null E0 and SD0 are multiplied
+  by Kish's design effect ``deff = N Σ w_i² / (Σ w_i)²`` (an approximation:
+  weighting inflates the variance of the fitted propensities by about
+  ``deff``; exact for equal weights, where deff = 1).  The CART permutation
+  null permutes the labels with each record keeping its weight.  The
+  clusters are k-means with ``sample_weight`` and ``U_c`` uses weighted
+  counts ``n_jO``, ``n_j``.  Records of weight 0 count for nothing; a category
+  present in one file only among the records of positive weight is treated
+  as separated.
 * **Range of pmse_std.** Its lower end is ``-sqrt((k-1)/2)`` (at pMSE = 0),
   which depends on ``k``, so the registry declares it unbounded on both sides.
 
@@ -122,6 +138,7 @@ from .. import limits, numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
+from .tables import WEIGHTED, _weighting
 
 __all__ = ["pmse", "pmse_ratio", "pmse_std", "cluster_utility"]
 
@@ -134,6 +151,10 @@ _LOGIT_MAX_ITER = 100
 _CART_CP = 1e-3
 _CART_MIN_LEAF = 5
 WEIGHTS_NOTE = "not used: the files are compared as samples"
+WEIGHTED_NOTE = (
+    "survey weights, rescaled to sum to each file's number of records, as sample_weight of the fit and in the "
+    "weighted mean Σ w (p − c)² / N"
+)
 _REFERENCES = "Snoke, Raab, Nowok, Dibben & Slavkovic (2018), JRSS A 181(3):663-688"
 
 
@@ -156,6 +177,7 @@ class _Merged:
     sample: dict | None
     variables: list[str]
     grouped: dict[str, str] = field(default_factory=dict)  # variables whose rare levels were grouped
+    raw_weights: np.ndarray | None = None  # survey weights of the merged records, when both files have them
 
     @property
     def n(self) -> int:
@@ -164,6 +186,22 @@ class _Merged:
     @property
     def c(self) -> float:
         return self.n_p / self.n
+
+    def weights(self, y: np.ndarray | None = None) -> np.ndarray:
+        """Each file's weights rescaled to sum to its number of records (``y``: the file labels, default ``self.y``)."""
+        return _norm_weights(self.raw_weights, self.y if y is None else y)
+
+
+def _norm_weights(raw: np.ndarray, y: np.ndarray) -> np.ndarray:
+    out = np.empty_like(raw, dtype=float)
+    for label in (0.0, 1.0):
+        sel = y == label
+        total = float(raw[sel].sum())
+        if not total > 0:
+            raise NotComputed("the weights of the records of one file sum to zero")
+        w = raw[sel]
+        out[sel] = 1.0 if w.min() == w.max() else w * (np.count_nonzero(sel) / total)  # equal weights: exactly 1
+    return out
 
 
 def _check_pair(pair: EncodedPair) -> None:
@@ -280,6 +318,10 @@ def _build_merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
         labels.append([col.categories[i] if i < col.n_categories else "<missing>" for i in level_cells])
         if keep is not None:
             labels[-1].append(f"<{other:,} other categories>")
+    w_o, w_p = pair.weights(ORIGINAL), pair.weights(PROTECTED)
+    raw_weights = None
+    if w_o is not None and w_p is not None:
+        raw_weights = np.concatenate([_take(w_o, io), _take(w_p, ip)]).astype(float)
     return _Merged(
         y=y,
         n_o=n_o,
@@ -293,6 +335,7 @@ def _build_merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
         sample=info,
         variables=cont + cats,
         grouped=grouped,
+        raw_weights=raw_weights,
     )
 
 
@@ -431,13 +474,15 @@ def _independent_columns(dense: np.ndarray, codes: list[np.ndarray], levels: lis
 # ---------------------------------------------------------------------------
 # fits
 # ---------------------------------------------------------------------------
-def _separated_records(m: _Merged) -> np.ndarray:
+def _separated_records(m: _Merged, positive: np.ndarray | None = None) -> np.ndarray:
     """Records whose fitted propensity is 0 or 1 in the limit: a category or indicator of one file only.
 
-    Repeated on the remaining records until no such category is left.
+    Repeated on the remaining records until no such category is left.  With
+    ``positive`` (records of positive weight) only those records count.
     """
     y = m.y.astype(bool)
     out = np.zeros(m.n, dtype=bool)
+    counted = np.ones(m.n, dtype=bool) if positive is None else positive
     groups = list(m.cat_codes)
     groups += [m.dense[:, j].astype(np.int64) for j in np.flatnonzero(m.indicator)]
     while True:
@@ -445,8 +490,8 @@ def _separated_records(m: _Merged) -> np.ndarray:
         added = False
         for g in groups:
             size = int(g.max(initial=0)) + 1
-            n_o = np.bincount(g[rest & ~y], minlength=size)
-            n_p = np.bincount(g[rest & y], minlength=size)
+            n_o = np.bincount(g[rest & counted & ~y], minlength=size)
+            n_p = np.bincount(g[rest & counted & y], minlength=size)
             one = ((n_o == 0) | (n_p == 0)) & (n_o + n_p > 0)
             if one.any():
                 hit = rest & one[g]
@@ -458,14 +503,14 @@ def _separated_records(m: _Merged) -> np.ndarray:
             return out
 
 
-def _logit_fit(m: _Merged) -> dict:
+def _logit_fit(m: _Merged, w: np.ndarray | None = None) -> dict:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
 
     design = _logit_design(m)
     y = m.y
     p_hat = y.copy()  # limit for separated records
-    sep = _separated_records(m)
+    sep = _separated_records(m, None if w is None else w > 0)
     rest = np.flatnonzero(~sep)
     info: dict = {"converged": True, "iterations": 0, "warnings": []}
     separation = "none"
@@ -493,7 +538,7 @@ def _logit_fit(m: _Merged) -> dict:
             model = LogisticRegression(C=np.inf, solver="newton-cg", tol=tol, max_iter=_LOGIT_MAX_ITER)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                model.fit(x, y[rest])
+                model.fit(x, y[rest], sample_weight=None if w is None else w[rest])
                 eta = model.decision_function(x)
             messages = [str(w.message).split("\n")[0] for w in caught if not issubclass(w.category, DeprecationWarning)]
             iterations = int(np.max(model.n_iter_))
@@ -502,7 +547,8 @@ def _logit_fit(m: _Merged) -> dict:
             )
             info.update(converged=converged, iterations=iterations, warnings=sorted(set(messages)))
             yr = y[rest].astype(bool)
-            if eta[yr].min() > eta[~yr].max():
+            live = np.ones(rest.shape[0], dtype=bool) if w is None else w[rest] > 0
+            if eta[yr & live].min(initial=np.inf) > eta[~yr & live].max(initial=-np.inf):
                 # the fitted linear predictor separates the files: no finite maximum exists and the
                 # likelihood's supremum is the limit p = y (the solver stops on a flat gradient first)
                 p_hat[rest] = y[rest]
@@ -514,13 +560,19 @@ def _logit_fit(m: _Merged) -> dict:
     c = m.c
     return {
         "p": p_hat,
-        "pmse": float(np.mean((p_hat - c) ** 2)),
+        "pmse": _pmse_value(p_hat, c, w),
         "k": design.k,
         "separated": int(sep.sum()),
         "separation": separation,
         "design": design,
         **info,
     }
+
+
+def _pmse_value(p: np.ndarray, c: float, w: np.ndarray | None) -> float:
+    """pMSE = Σ w_i (p_i − c)² / N (w: weights of mean 1 per file; None: unweighted)."""
+    sq = (p - c) ** 2
+    return float(np.mean(sq)) if w is None else float(np.dot(w, sq) / p.shape[0])
 
 
 def _cart_columns(m: _Merged) -> tuple[sparse.csc_matrix, list[str]]:
@@ -530,7 +582,9 @@ def _cart_columns(m: _Merged) -> tuple[sparse.csc_matrix, list[str]]:
     return x, names
 
 
-def _cart_pmse(x: sparse.csc_matrix, y: np.ndarray, c: float, seed: int) -> tuple[float, int]:
+def _cart_pmse(
+    x: sparse.csc_matrix, y: np.ndarray, c: float, seed: int, w: np.ndarray | None = None
+) -> tuple[float, int]:
     from sklearn.tree import DecisionTreeClassifier
 
     if x.shape[1] == 0:
@@ -540,41 +594,49 @@ def _cart_pmse(x: sparse.csc_matrix, y: np.ndarray, c: float, seed: int) -> tupl
         min_impurity_decrease=_CART_CP * 2 * c * (1 - c),
         random_state=seed,
     )
-    tree.fit(x, y)
+    tree.fit(x, y, sample_weight=w)
     p = tree.predict_proba(x)[:, list(tree.classes_).index(1.0)] if 1.0 in tree.classes_ else np.zeros(y.shape[0])
-    return float(np.mean((p - c) ** 2)), int(tree.get_n_leaves())
+    return _pmse_value(p, c, w), int(tree.get_n_leaves())
 
 
-def _fit(pair: EncodedPair, model: str, max_records: int, seed: int) -> dict:
+def _fit(pair: EncodedPair, model: str, max_records: int, seed: int, use_w: bool = False) -> dict:
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
     max_records = _check_records(max_records)
-    key = ("propensity", model, max_records, int(seed))
+    key = ("propensity", model, max_records, int(seed), bool(use_w))
 
     def compute() -> dict:
         m = _merged(pair, max_records, seed)
+        w = m.weights() if use_w else None
         if model == "logit":
-            fit = _logit_fit(m)
+            fit = _logit_fit(m, w)
         else:
             x, _ = _cart_columns(m)
-            value, leaves = _cart_pmse(x, m.y, m.c, seed)
+            value, leaves = _cart_pmse(x, m.y, m.c, seed, w)
             fit = {"pmse": value, "k": leaves, "separated": None}
         fit["merged"] = m
+        fit["deff"] = 1.0 if w is None else float(np.mean(w**2))  # Kish: N Σw² / (Σw)² with Σw = N
+        fit["weighted"] = bool(use_w)
         return fit
 
     return pair.cached(key, compute)
 
 
-def _permutation_null(pair: EncodedPair, max_records: int, seed: int, n_permutations: int) -> tuple[float, float]:
+def _permutation_null(
+    pair: EncodedPair, max_records: int, seed: int, n_permutations: int, use_w: bool = False
+) -> tuple[float, float]:
     if int(n_permutations) < 2:
         raise ValueError("n_permutations must be at least 2")
-    key = ("propensity", "cart-null", _check_records(max_records), int(seed), int(n_permutations))
+    key = ("propensity", "cart-null", _check_records(max_records), int(seed), int(n_permutations), bool(use_w))
 
     def compute() -> tuple[float, float]:
         m = _merged(pair, max_records, seed)
         x, _ = _cart_columns(m)
         rng = np.random.default_rng([int(seed), 1])
-        values = [_cart_pmse(x, rng.permutation(m.y), m.c, seed)[0] for _ in range(int(n_permutations))]
+        values = []
+        for _ in range(int(n_permutations)):
+            y = rng.permutation(m.y)  # each record keeps its weight, normalised within its permuted file
+            values.append(_cart_pmse(x, y, m.c, seed, m.weights(y) if use_w else None)[0])
         return float(np.mean(values)), float(np.std(values, ddof=1))
 
     return pair.cached(key, compute)
@@ -589,18 +651,23 @@ def _null(pair: EncodedPair, fit: dict, model: str, max_records: int, seed: int,
                 "the propensity model has only an intercept (no variable varies in the merged file), "
                 "so the null expectation of the pMSE is 0"
             )
-        e0 = (fit["k"] - 1) * (1 - c) ** 2 * c / n
-        sd0 = math.sqrt(2 * (fit["k"] - 1)) * (1 - c) ** 2 * c / n
-        return {
+        deff = fit.get("deff", 1.0)
+        e0 = (fit["k"] - 1) * (1 - c) ** 2 * c / n * deff
+        sd0 = math.sqrt(2 * (fit["k"] - 1)) * (1 - c) ** 2 * c / n * deff
+        out = {
             "e0": e0,
             "sd0": sd0,
             "null": "Snoke et al. (2018): E0 = (k-1)(1-c)^2 c/N, SD0 = sqrt(2(k-1))(1-c)^2 c/N, the null of data "
             "synthesised from a correct model fitted to the original; two independent samples of one "
             "distribution have the larger e0_independent = (k-1)c(1-c)/N = E0/(1-c)",
-            "e0_independent": (fit["k"] - 1) * c * (1 - c) / n,
-            "sd0_independent": math.sqrt(2 * (fit["k"] - 1)) * c * (1 - c) / n,
+            "e0_independent": (fit["k"] - 1) * c * (1 - c) / n * deff,
+            "sd0_independent": math.sqrt(2 * (fit["k"] - 1)) * c * (1 - c) / n * deff,
         }
-    e0, sd0 = _permutation_null(pair, max_records, seed, n_permutations)
+        if fit.get("weighted"):
+            out["deff"] = deff
+            out["null_weights"] = "weighted: E0, SD0 multiplied by Kish's design effect deff = N Σw²/(Σw)² (approximation)"
+        return out
+    e0, sd0 = _permutation_null(pair, max_records, seed, n_permutations, bool(fit.get("weighted")))
     if not e0 > 0 or not sd0 > 0:
         raise NotComputed("the permuted CART fits all have pMSE 0 (the trees never split), so there is no null scale")
     return {
@@ -634,6 +701,8 @@ def _details(fit: dict, model: str) -> dict:
     }
     if m.grouped:
         out["grouped"] = dict(m.grouped)
+    if fit.get("weighted"):
+        out["weights"] = WEIGHTED_NOTE
     if model == "logit":
         design: _Design = fit["design"]
         out.update(
@@ -656,7 +725,7 @@ def _details(fit: dict, model: str) -> dict:
 _MODEL = Option("model", "choice", "logit", "the propensity model: logistic with main effects, or CART", choices=MODELS)
 _MAX_RECORDS = Option("max_records", "int", 50_000, "largest merged file the model is fitted on (a seeded sample beyond)", low=2)
 _SEED = Option("seed", "int", 0, "seed of the sample (and of CART)", low=0)
-PMSE_OPTIONS = (_MODEL, _MAX_RECORDS, _SEED)
+PMSE_OPTIONS = (_MODEL, _MAX_RECORDS, _SEED, WEIGHTED)
 PMSE_NULL_OPTIONS = PMSE_OPTIONS + (
     Option("n_permutations", "int", 20, "permutations for CART's null distribution", low=2),
 )
@@ -666,6 +735,7 @@ CLUSTER_OPTIONS = (
     Option("max_records", "int", 5000, "largest merged file that is clustered (a seeded sample beyond)", low=2),
     Option("seed", "int", 0, "the first seed of the samples and k-means starts", low=0),
     Option("seeds", "int", 5, "number of seeds (sample and k-means start) U_c is averaged over", low=1, high=100),
+    WEIGHTED,
 )
 
 @measure(
@@ -678,7 +748,9 @@ CLUSTER_OPTIONS = (
     headline=True,
     options=PMSE_OPTIONS,
 )
-def pmse(pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0) -> MeasureResult:
+def pmse(
+    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, weighted: bool | None = None
+) -> MeasureResult:
     r"""Propensity-score mean squared error (Woo et al. 2009; Snoke et al. 2018).
 
     .. math::
@@ -705,6 +777,9 @@ def pmse(pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, 
         sampling fraction); default 50,000.
     seed : int
         Seed of the sampling and of the tree's tie-breaks.
+    weighted : bool, optional
+        Fit and average with the survey weights (see the module notes);
+        default: when both files have weights.
 
     Returns
     -------
@@ -738,8 +813,9 @@ def pmse(pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, 
     >>> round(r.value, 6), round(2 / 3 * (1 - 2 / 3), 6), r.details["k"]
     (0.222222, 0.222222, 2)
     """
-    fit = _fit(pair, model, max_records, seed)
-    details = _details(fit, model)
+    use_w, wdetails = _weighting(pair, weighted, "pmse")
+    fit = _fit(pair, model, max_records, seed, use_w)
+    details = {**_details(fit, model), **wdetails}
     if model == "logit" and fit["k"] > 1:
         details.update({k: v for k, v in _null(pair, fit, model, max_records, seed, 20).items()})
     return MeasureResult(value=fit["pmse"], details=details)
@@ -757,7 +833,8 @@ def pmse(pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, 
     options=PMSE_NULL_OPTIONS,
 )
 def pmse_ratio(
-    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20
+    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20,
+    weighted: bool | None = None,
 ) -> MeasureResult:
     r"""The pMSE ratio: the pMSE over its null expectation (Snoke et al. 2018).
 
@@ -791,6 +868,10 @@ def pmse_ratio(
         Seed of the sampling and of the permutations.
     n_permutations : int
         Number of label permutations for the CART null (ignored for the logit).
+    weighted : bool, optional
+        Fit and average with the survey weights; the logit's null is scaled
+        by Kish's design effect (see the module notes).  Default: when both
+        files have weights.
 
     Returns
     -------
@@ -821,9 +902,10 @@ def pmse_ratio(
     >>> round(pmse_ratio(orig, prot, spec).value, 6)
     18.0
     """
-    fit = _fit(pair, model, max_records, seed)
+    use_w, wdetails = _weighting(pair, weighted, "pmse")
+    fit = _fit(pair, model, max_records, seed, use_w)
     null = _null(pair, fit, model, max_records, seed, n_permutations)
-    details = {**_details(fit, model), **null, "pmse": fit["pmse"]}
+    details = {**_details(fit, model), **null, "pmse": fit["pmse"], **wdetails}
     return MeasureResult(value=fit["pmse"] / null["e0"], details=details)
 
 
@@ -839,7 +921,8 @@ def pmse_ratio(
     options=PMSE_NULL_OPTIONS,
 )
 def pmse_std(
-    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20
+    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20,
+    weighted: bool | None = None,
 ) -> MeasureResult:
     r"""The standardised pMSE (Snoke et al. 2018).
 
@@ -868,6 +951,10 @@ def pmse_std(
         Seed of the sampling and of the permutations.
     n_permutations : int
         Number of label permutations for the CART null (ignored for the logit).
+    weighted : bool, optional
+        Fit and average with the survey weights; the logit's null is scaled
+        by Kish's design effect (see the module notes).  Default: when both
+        files have weights.
 
     Returns
     -------
@@ -897,24 +984,26 @@ def pmse_std(
     >>> round(pmse_std(df, df.copy(), spec).value, 6), round(-(1 / 2) ** 0.5, 6)
     (-0.707107, -0.707107)
     """
-    fit = _fit(pair, model, max_records, seed)
+    use_w, wdetails = _weighting(pair, weighted, "pmse")
+    fit = _fit(pair, model, max_records, seed, use_w)
     null = _null(pair, fit, model, max_records, seed, n_permutations)
-    details = {**_details(fit, model), **null, "pmse": fit["pmse"]}
+    details = {**_details(fit, model), **null, "pmse": fit["pmse"], **wdetails}
     return MeasureResult(value=(fit["pmse"] - null["e0"]) / null["sd0"], details=details)
 
 
 # ---------------------------------------------------------------------------
 # cluster measure
 # ---------------------------------------------------------------------------
-def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int) -> dict:
+def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use_w: bool = False) -> dict:
     max_records = _check_records(max_records)
-    key = ("propensity", "clusters", None if G is None else int(G), max_records, int(seed))
+    key = ("propensity", "clusters", None if G is None else int(G), max_records, int(seed), bool(use_w))
 
     def compute() -> dict:
         from sklearn.cluster import KMeans
 
         m = _merged(pair, max_records, seed)
         n = m.n
+        w = m.weights() if use_w else None
         g = max(2, n // 100) if G is None else int(G)
         if G is not None and (int(G) != G or g < 1):
             raise ValueError("G must be a positive whole number")
@@ -932,12 +1021,12 @@ def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int) -> 
             km = KMeans(n_clusters=g_fit, n_init=1, random_state=seed, algorithm="lloyd")
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                labels = km.fit_predict(x)
+                labels = km.fit_predict(x, sample_weight=w)
             caught_msgs = sorted({str(w.message).split("\n")[0] for w in caught
                                   if not issubclass(w.category, DeprecationWarning)})
             note = None if g_fit == g else f"only {distinct} distinct records, so at most {distinct} clusters"
-        sizes = np.bincount(labels)
-        n_orig_in = np.bincount(labels[: m.n_o], minlength=sizes.shape[0])
+        sizes = np.bincount(labels, weights=w)
+        n_orig_in = np.bincount(labels[: m.n_o], weights=None if w is None else w[: m.n_o], minlength=sizes.shape[0])
         used = sizes > 0
         c = m.n_o / n
         terms = (n_orig_in[used] / sizes[used] - c) ** 2
@@ -973,7 +1062,8 @@ def _n_distinct(x: sparse.csr_matrix) -> int:
     options=CLUSTER_OPTIONS,
 )
 def cluster_utility(
-    pair: EncodedPair, *, G: int | None = None, max_records: int = 5_000, seed: int = 0, seeds: int = 5
+    pair: EncodedPair, *, G: int | None = None, max_records: int = 5_000, seed: int = 0, seeds: int = 5,
+    weighted: bool | None = None
 ) -> MeasureResult:
     r"""Woo et al.'s cluster measure :math:`U_c`.
 
@@ -1002,6 +1092,10 @@ def cluster_utility(
     G : int, optional
         Number of clusters; default 1 % of the merged records (of the
         sample, when sampled), at least 2.
+    weighted : bool, optional
+        Weighted k-means and weighted counts ``n_jO``, ``n_j`` (weights
+        rescaled to each file's number of records); default: when both files
+        have weights.
     max_records : int
         A file with more records is replaced by a seeded simple random
         sample (the larger file to ``max_records``, the other with the same
@@ -1047,8 +1141,9 @@ def cluster_utility(
     from ._mining_data import seeds as seed_range
     from ._mining_data import spread
 
+    use_w, wdetails = _weighting(pair, weighted, "cluster_utility")
     seed_list = seed_range(seed, seeds)
-    runs = [_clusters(pair, G, max_records, s) for s in seed_list]
+    runs = [_clusters(pair, G, max_records, s, use_w) for s in seed_list]
     res = runs[0]
     m: _Merged = res["merged"]
     details = {
@@ -1056,7 +1151,7 @@ def cluster_utility(
         "clusters": res["clusters"],
         "c": res["c"],
         "N": int(m.n),
-        "cluster_sizes": {"min": int(res["sizes"].min()), "max": int(res["sizes"].max())},
+        "cluster_sizes": {"min": float(res["sizes"].min()), "max": float(res["sizes"].max())},
         "algorithm": "k-means (scikit-learn KMeans, lloyd, k-means++ start, 1 run per seed, random_state=seed)",
         "seeds": spread([r["value"] for r in runs], seed_list),
         "clustered": "merged file: continuous variables standardised on it (missing -> 0 plus a 0/1 missing "
@@ -1074,4 +1169,8 @@ def cluster_utility(
     caught = [w for r in runs for w in r["warnings"]]
     if caught:
         details["warnings"] = sorted(set(caught))
+    if use_w:
+        details["weights"] = "survey weights, rescaled to sum to each file's number of records: weighted k-means " \
+            "(sample_weight) and weighted counts n_jO, n_j"
+    details.update(wdetails)
     return MeasureResult(value=details["seeds"]["mean"], details=details)

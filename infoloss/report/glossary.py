@@ -71,6 +71,12 @@ TEXTS: dict[str, dict[str, Any]] = {
     "ebil": {"plain": "How uncertain a record's original category is once its released category is known, for "
                       "randomly changed (PRAM) variables: 0 certain, 1 no information left.",
              "covers": "categorical"},
+    "chi2_distance": {"plain": "How different the one- and two-way tables of the categorical variables are, as a "
+                               "chi-squared distance between their proportions: 0 identical, 1 no overlap at all.",
+                      "covers": "categorical"},
+    "ebil_joint": {"plain": "Like EBIL, but for several randomly changed (PRAM) variables together: how uncertain a "
+                            "record's original combination of categories is once its released one is known.",
+                   "covers": "categorical"},
     "ks": {"plain": "The largest gap between the original and the protected cumulative distribution of each "
                     "continuous variable: the largest share of records by which they differ below any value.",
            "covers": "continuous"},

@@ -1,0 +1,260 @@
+"""Before/after frequency tables for the JSON result (the ``tables`` block of each scenario).
+
+The Practice Guide (seed 000) compares the frequency tables of the key
+variables before and after protection.  :func:`before_after_tables` gives, for
+one scenario, the one-way table of every categorical variable and the two-way
+table of every pair of categorical key variables, in the original and the
+protected file, as counts of records and (when the file has survey weights)
+weighted counts.  The tables come from the pair's cached tables
+(:meth:`EncodedPair.table`); nothing is re-read.
+
+Block layout (``ScenarioResult.to_dict()["tables"]``)::
+
+    {"weight": "WGT" | null, "max_cells": 10000,
+     "one_way": {VAR: {"categories": [...],
+                       "original": {"count": [...], "weighted": [...]},
+                       "protected": {"count": [...], "weighted": [...]}}},
+     "two_way": {"A|B": {"rows": [...], "columns": [...],
+                         "original": {"count": [[...]], "weighted": [[...]]},
+                         "protected": {...}}},
+     "skipped": {"A|B": "why"},
+     "safe": null | {"min_cell": 5, "rule": "...", "merged": {...}, "suppressed": {...}}}
+
+``"missing"`` is the last category when the variable has missing values in
+either file; ``"weighted"`` is absent for a file without weights.  A table of
+more than ``max_cells`` cells (10,000 by default) is not written, nor are
+tables once 500,000 cells have been written; ``skipped`` says so.
+
+Safe mode (``safe=True``; JSON ``--safe``): no count between 1 and
+``min_cell − 1`` is written, in either file.  In one-way tables the small
+categories are merged, jointly over both files, into one category
+``"other (categories merged, min. cell N)"``, with further categories joining
+it until it has 0 or at least ``min_cell`` records in each file (the rule of
+the HTML report, so nothing can be recovered by subtraction from the total).
+Two-way tables are tabulated over those merged categories; a cell still below
+``min_cell`` in either file is suppressed (``null`` in both files and in the
+weighted counts), and further cells are suppressed so that no row or column
+has exactly one suppressed cell (which its total would reveal).  Weighted
+counts are rounded to 3 significant digits.  ``safe.merged`` and
+``safe.suppressed`` count what was merged and suppressed per table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .pair import ORIGINAL, PROTECTED, EncodedPair
+
+__all__ = ["before_after_tables", "safe_tables", "MAX_CELLS", "MAX_TOTAL_CELLS"]
+
+MAX_CELLS = 10_000  # a table with more cells is skipped
+MAX_TOTAL_CELLS = 500_000  # cells written per scenario at most
+MISSING = "missing"
+_FILES = {ORIGINAL: "original", PROTECTED: "protected"}
+
+
+def _labels(pair: EncodedPair, name: str) -> tuple[list[str], bool]:
+    col = pair.categorical[name]
+    has_missing = bool((col.orig < 0).any() or (col.prot < 0).any())
+    cats = list(col.categories)
+    missing = MISSING if MISSING not in cats else f"({MISSING})"
+    return cats + ([missing] if has_missing else []), has_missing
+
+
+def _trim(table: np.ndarray, keep: list[bool]) -> np.ndarray:
+    """Drop the missing cell on the axes of variables missing nowhere."""
+    return table[tuple(slice(None) if k else slice(0, -1) for k in keep)]
+
+
+def _side(pair: EncodedPair, names: tuple[str, ...], which: str, keep: list[bool]) -> dict[str, Any]:
+    out = {"count": _trim(pair.table(names, which), keep).astype(np.int64).tolist()}
+    if pair.weights(which) is not None:
+        out["weighted"] = _trim(pair.table(names, which, weighted=True), keep).astype(float).tolist()
+    return out
+
+
+def before_after_tables(
+    pair: EncodedPair, *, max_cells: int = MAX_CELLS, max_total_cells: int = MAX_TOTAL_CELLS
+) -> dict[str, Any]:
+    """One- and two-way tables of the original and the protected file (full detail; see the module notes).
+
+    One-way: every categorical variable not removed from the protected file.
+    Two-way: every pair of categorical *key* variables (spec order).
+
+    >>> import pandas as pd
+    >>> from infoloss.pair import encode_pair
+    >>> spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"}}}
+    >>> pair = encode_pair(pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]}),
+    ...                    pd.DataFrame({"a": ["x", "y", None], "b": ["u", "u", "v"]}), spec)
+    >>> t = before_after_tables(pair)
+    >>> t["one_way"]["a"]["categories"], t["one_way"]["a"]["protected"]["count"]
+    (['x', 'y', 'missing'], [1, 1, 1])
+    >>> t["two_way"]["a|b"]["original"]["count"]
+    [[1, 0], [1, 1], [0, 0]]
+    """
+    names = [n for n in pair.categorical_names if pair.categorical[n].prot is not None]
+    keys = [n for n in names if pair.variable(n).role == "key"]
+    labels = {n: _labels(pair, n) for n in names}
+    out: dict[str, Any] = {"weight": pair.spec.weight, "max_cells": int(max_cells), "one_way": {}, "two_way": {},
+                           "skipped": {}, "safe": None}
+    written = 0
+
+    def room(key: str, cells: int) -> bool:
+        nonlocal written
+        if cells > max_cells:
+            out["skipped"][key] = f"{cells:,} cells, more than the {max_cells:,} written per table"
+            return False
+        if written + cells > max_total_cells:
+            out["skipped"][key] = f"the scenario's tables already hold {written:,} cells (at most {max_total_cells:,})"
+            return False
+        written += cells
+        return True
+
+    for name in names:
+        cats, has_missing = labels[name]
+        if room(name, len(cats)):
+            out["one_way"][name] = {"categories": cats,
+                                    **{_FILES[w]: _side(pair, (name,), w, [has_missing]) for w in _FILES}}
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            key = f"{a}|{b}"
+            (ra, ma), (cb, mb) = labels[a], labels[b]
+            if room(key, len(ra) * len(cb)):
+                out["two_way"][key] = {"rows": ra, "columns": cb,
+                                       **{_FILES[w]: _side(pair, (a, b), w, [ma, mb]) for w in _FILES}}
+    if not keys:
+        out["two_way_note"] = "no categorical key variable (role: key) in the spec, so no two-way table"
+    return out
+
+
+# ---------------------------------------------------------------------------
+# safe mode
+# ---------------------------------------------------------------------------
+def _other(min_cell: int) -> str:
+    return f"other (categories merged, min. cell {min_cell})"
+
+
+def _merge_jointly(counts: list[np.ndarray], min_cell: int) -> np.ndarray:
+    """Categories merged into "other": small in any file, then more until "other" is 0 or >= min_cell in each."""
+    from .report.safe import merge_small
+
+    merged = np.zeros(counts[0].shape[0], dtype=bool)
+    for c in counts:
+        merged |= merge_small(c, min_cell)[0]
+    changed = True
+    while changed:
+        changed = False
+        for c in counts:
+            other = int(c[merged].sum())
+            if 0 < other < min_cell:
+                free = np.flatnonzero((c > 0) & ~merged)
+                if free.size:
+                    merged[free[np.argmin(c[free])]] = True
+                    changed = True
+    return merged
+
+
+def _grouping(merged: np.ndarray) -> tuple[np.ndarray, int]:
+    """New position of every category (merged ones last, in one group) and the number of groups."""
+    keep = np.flatnonzero(~merged)
+    pos = np.full(merged.shape[0], keep.shape[0], dtype=np.int64)
+    pos[keep] = np.arange(keep.shape[0])
+    return pos, keep.shape[0] + int(merged.any())
+
+
+def _regroup(table: np.ndarray, positions: list[np.ndarray], sizes: list[int]) -> np.ndarray:
+    out = table
+    for axis, (pos, size) in enumerate(zip(positions, sizes)):
+        moved = np.moveaxis(out, axis, 0)
+        summed = np.zeros((size,) + moved.shape[1:], dtype=moved.dtype)
+        np.add.at(summed, pos, moved)
+        out = np.moveaxis(summed, 0, axis)
+    return out
+
+
+def _suppress(counts: list[np.ndarray], min_cell: int) -> np.ndarray:
+    """Cells to suppress: small in any file, plus secondary cells so no row or column has exactly one."""
+    hidden = np.zeros(counts[0].shape, dtype=bool)
+    for c in counts:
+        hidden |= (c > 0) & (c < min_cell)
+    total = sum(counts)
+    changed = True
+    while changed:
+        changed = False
+        for axis in (0, 1):
+            lines = hidden.sum(axis=1 - axis)
+            for k in np.flatnonzero(lines == 1):
+                line_hidden = hidden[k] if axis == 0 else hidden[:, k]
+                line_total = total[k] if axis == 0 else total[:, k]
+                free = np.flatnonzero(~line_hidden & (line_total > 0))
+                if free.size == 0:  # only empty cells left: hiding one of them keeps the small cell unknown
+                    free = np.flatnonzero(~line_hidden)
+                    if free.size == 0:
+                        continue
+                j = free[np.argmin(line_total[free])]
+                if axis == 0:
+                    hidden[k, j] = True
+                else:
+                    hidden[j, k] = True
+                changed = True
+    return hidden
+
+
+def _rounded(values: np.ndarray) -> list:
+    from .report.safe import round_sig
+
+    return [round_sig(float(v)) if not isinstance(v, np.ndarray) else _rounded(v) for v in values]
+
+
+def safe_tables(block: dict[str, Any], min_cell: int) -> dict[str, Any]:
+    """The ``tables`` block with no count between 1 and ``min_cell − 1`` (see the module notes)."""
+    out: dict[str, Any] = {k: v for k, v in block.items() if k not in ("one_way", "two_way", "safe")}
+    merged_info: dict[str, int] = {}
+    suppressed_info: dict[str, int] = {}
+    groupings: dict[str, tuple[np.ndarray, int, list[str]]] = {}
+    out["one_way"] = {}
+    for name, t in block["one_way"].items():
+        counts = [np.asarray(t[f]["count"], dtype=np.int64) for f in ("original", "protected")]
+        merged = _merge_jointly(counts, min_cell)
+        pos, size = _grouping(merged)
+        cats = [c for c, m in zip(t["categories"], merged) if not m] + ([_other(min_cell)] if merged.any() else [])
+        groupings[name] = (pos, size, cats)
+        if merged.any():
+            merged_info[name] = int(merged.sum())
+        entry: dict[str, Any] = {"categories": cats}
+        for f in ("original", "protected"):
+            entry[f] = {"count": _regroup(np.asarray(t[f]["count"]), [pos], [size]).tolist()}
+            if "weighted" in t[f]:
+                entry[f]["weighted"] = _rounded(_regroup(np.asarray(t[f]["weighted"]), [pos], [size]))
+        out["one_way"][name] = entry
+    out["two_way"] = {}
+    for key, t in block["two_way"].items():
+        a, b = key.split("|")
+        if a not in groupings or b not in groupings:
+            out.setdefault("skipped", {})[key] = "a one-way table of its variables was skipped"
+            continue
+        (pa, sa, ra), (pb, sb, cb) = groupings[a], groupings[b]
+        counts = [_regroup(np.asarray(t[f]["count"], dtype=np.int64), [pa, pb], [sa, sb]) for f in ("original", "protected")]
+        hidden = _suppress(counts, min_cell)
+        if hidden.any():
+            suppressed_info[key] = int(hidden.sum())
+        entry = {"rows": ra, "columns": cb}
+        for f, c in zip(("original", "protected"), counts):
+            entry[f] = {"count": np.where(hidden, None, c).tolist()}
+            if "weighted" in t[f]:
+                w = _regroup(np.asarray(t[f]["weighted"], dtype=float), [pa, pb], [sa, sb])
+                entry[f]["weighted"] = [[None if h else r for r, h in zip(row, hrow)]
+                                        for row, hrow in zip(_rounded(w), hidden)]
+        out["two_way"][key] = entry
+    out["safe"] = {
+        "min_cell": int(min_cell),
+        "rule": "one-way: categories with 1 to min_cell-1 records in either file merged into 'other' (more joining "
+        "until it has 0 or >= min_cell records in each file); two-way: over the merged categories, cells with 1 to "
+        "min_cell-1 records in either file suppressed (null) in both files, plus secondary suppressions so that no "
+        "row or column has a single suppressed cell; weighted counts rounded to 3 significant digits",
+        "merged": merged_info,
+        "suppressed": suppressed_info,
+    }
+    return out
