@@ -220,6 +220,29 @@ def make_spec(df: pd.DataFrame) -> dict[str, Any]:
 EXAMPLE_FILES = ("original.csv", "protected_noise.csv", "protected_strong.csv", "spec.yaml")
 
 
+def _example_spec(original: pd.DataFrame) -> dict:
+    """The example's spec: the inferred one, plus a target, a sensitive variable and an analyses block,
+    so that every family of measures has something to say about the example."""
+    spec = make_spec(original)
+    variables = spec["variables"]
+    variables["tenure"]["role"] = "target"  # the mining measures predict it
+    variables["c04"]["role"] = "sensitive"  # l-diversity and t-closeness of the key classes
+    spec["analyses"] = {
+        "estimates": [
+            {"statistic": "mean", "variable": "income", "by": ["region"]},
+            {"statistic": "proportion", "variable": "tenure"},
+            {"statistic": "gini", "variable": "income"},
+            {"statistic": "median", "variable": "expenditure"},
+        ],
+        "regressions": [
+            {"name": "mincer", "formula": "np.log(income) ~ age + I(age**2) + C(sex) + C(education)",
+             "where": "income > 0"},
+        ],
+        "ci": {"level": 0.95, "method": "auto", "replicates": 200, "seed": 1},
+    }
+    return spec
+
+
 def write_example(directory: str | Path, n: int = 2000) -> list[Path]:
     """Write the bundled example into ``directory``: an original, two protected versions, the spec.
 
@@ -249,7 +272,7 @@ def write_example(directory: str | Path, n: int = 2000) -> list[Path]:
         original.to_csv(index=False),
         light.to_csv(index=False),
         strong.to_csv(index=False),
-        header + yaml.safe_dump(make_spec(original), sort_keys=False, allow_unicode=True),
+        header + yaml.safe_dump(_example_spec(original), sort_keys=False, allow_unicode=True),
     ]
     for target, text in zip(targets, contents):
         write_atomic(target, text)
