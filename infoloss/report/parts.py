@@ -119,6 +119,11 @@ def heading(level: int, title: str, anchor: str | None = None) -> Markup:
     return Markup("<h{0}{1}>{2}</h{0}>").format(level, ident, title)
 
 
+def breakable(name: str) -> Markup:
+    """A scenario or variable name that may wrap after ``_``, ``-`` or ``.`` (never inside a word) in narrow tables."""
+    return Markup("<wbr>").join(Markup.escape(part) for part in re.split(r"(?<=[_\-.])", str(name)))
+
+
 def join(parts: Iterable[Markup | str]) -> Markup:
     return Markup("").join(parts)
 

@@ -22,7 +22,7 @@ from . import svg
 from .glossary import plain
 from .numbers import number, percent
 from .overview import losses
-from .parts import direction_text, info_positions, join, name_list, value_cell
+from .parts import breakable, direction_text, info_positions, join, name_list, value_cell
 from .plotdata import Policy
 from .scores import TIE, Scores, compute_scores, variable_kinds
 
@@ -106,7 +106,7 @@ def score_table(report: Any, sc: Scores) -> Markup:
         place_text = "–" if place is None else f"{place}{' (tie)' if tied else ''}"
         cells = join(_score_cell(f.scores[i], i in best_in[f.family]) for f in fams)
         rows.append(Markup('<tr><td class="num">{}</td><th scope="row">{} {}</th>{}{}</tr>').format(
-            place_text, svg.marker_svg(i), sc.names[i], _overall_cell(overall, i in best_overall), cells))
+            place_text, svg.marker_svg(i), breakable(sc.names[i]), _overall_cell(overall, i in best_overall), cells))
     return Markup(
         '<div class="scroll" tabindex="0"><table class="scores"><caption>Utility scores from 0 (all information lost) to 1 '
         "(identical to the original); higher is better. The overall score is the weighted mean of the family "
@@ -296,7 +296,7 @@ def measures_table(report: Any, rows: Sequence[Any], policy: Policy) -> Markup:
     """Measures (rows) × scenarios: value, direction and range, the measure's plain meaning."""
     from .glossary import is_count
 
-    head = join(Markup('<th scope="col" class="scen">{}<span>{}</span></th>').format(svg.marker_svg(i), s.name)
+    head = join(Markup('<th scope="col" class="scen">{}<span>{}</span></th>').format(svg.marker_svg(i), breakable(s.name))
                 for i, s in enumerate(report.scenarios))
     body = []
     for row in rows:
