@@ -511,13 +511,21 @@ def protected_rows(pair: EncodedPair, t: Target, s: Settings, seed: int) -> tupl
     """The protected records the protected model is trained on, and how they were chosen.
 
     Paired files: the protected versions of the original's training records
-    (never of a held-out record).  Unpaired: every protected record, or a
-    seeded simple random sample of ``max_train`` of them.
+    (never of a held-out record).  Unpaired files of the original's size: the
+    protected records with the training records' numbers (files of equal size
+    are sampled at the same record numbers, so both models learn from as many
+    records and a file against itself gives exactly the ideal values).
+    Other unpaired files: every protected record, or a seeded simple random
+    sample of ``max_train`` of them.
     """
     y = target_values(pair, t, PROTECTED)
     if pair.paired:
         rows = reference(pair, t, s, seed).train
         how = "the protected versions of the original's training records"
+    elif pair.n_prot == pair.n_orig:
+        rows = reference(pair, t, s, seed).train
+        how = ("the protected records with the original training records' numbers (unpaired files of equal size: "
+               "as many training records as the original-trained model)")
     else:
         rows = md.sample_rows(pair.n_prot, s.max_train, np.random.default_rng(seed))
         rows = np.arange(pair.n_prot) if rows is None else rows

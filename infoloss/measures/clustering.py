@@ -34,8 +34,9 @@ Conventions (where the literature leaves a choice):
   sample of at most 2,000 original records (first seed;
   ``details["k_silhouettes"]``).
 * **Large files.** Above ``max_records`` (default 10,000) records a file is
-  replaced by a seeded simple random sample of that size (paired files: the
-  same record numbers in both); the Silhouette is computed on at most 2,000
+  replaced by a seeded simple random sample of that size (files of equal
+  size, paired or not: the same record numbers in both, so a file against
+  itself gives exactly the ideal values); the Silhouette is computed on at most 2,000
   of the clustered records (scikit-learn's ``sample_size``, seeded).
 * **Seeds.** Sample, k-means start and Silhouette sample depend on the seed:
   every measure is computed for ``seeds`` seeds (default 5) and its value is
@@ -152,7 +153,9 @@ def embed(pair: EncodedPair, sp: Space, which: str, rows: np.ndarray | None) -> 
 
 
 def _rows(pair: EncodedPair, which: str, max_records: int, seed: int) -> np.ndarray | None:
-    if which == PROTECTED and not pair.paired:
+    # files of equal size (paired, identical, or unpaired of equal size) are sampled at the same record numbers,
+    # so a file against itself is clustered identically and every index is exactly its ideal
+    if which == PROTECTED and pair.n_prot != pair.n_orig:
         return md.sample_rows(pair.n_prot, max_records, np.random.default_rng([seed, 1]))
     return md.sample_rows(pair.n_orig, max_records, np.random.default_rng(seed))
 
@@ -290,7 +293,7 @@ def _details(res: dict[str, Any], pair: EncodedPair, max_records: int) -> dict[s
     }
     if out["sampled"]:
         out["sample"] = (f"seeded simple random samples of at most {max_records} records per file (a new sample per "
-                         f"seed{'; the same record numbers in both files' if pair.paired else ''})")
+                         f"seed{'; the same record numbers in both files' if pair.n_prot == pair.n_orig else ''})")
     if "k_silhouettes" in res["k"]:
         out["k_silhouettes"] = res["k"]["k_silhouettes"]
     if res["warnings"]:

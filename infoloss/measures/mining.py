@@ -23,7 +23,11 @@ Conventions (where the literature leaves a choice):
   the original only and is the same for every scenario.
 * **Protected training records.** Paired files: the protected versions of
   the original's training records (never of a held-out record).  Unpaired
-  files: every protected record (a seeded sample of ``max_train`` beyond).
+  files of the original's size: the protected records with the training
+  records' numbers (as for every sampling measure, files of equal size are
+  sampled at the same record numbers; both models then learn from as many
+  records).  Other unpaired files: every protected record (a seeded sample
+  of ``max_train`` beyond).
   Records whose target is missing are left out; a protected class the
   original does not have is kept as a class of its own, always wrong on the
   original.
@@ -34,8 +38,8 @@ Conventions (where the literature leaves a choice):
 * **Models.** ``model="hgb"`` (default): ``HistGradientBoostingClassifier``
   / ``Regressor``; ``"linear"``: logistic / linear regression; ``"tree"``: a
   decision tree (``details["model"]`` has the settings).  Every fit is
-  seeded, so with identical files the protected model *is* the reference
-  model and every measure takes its ideal value exactly.
+  seeded, so with identical files (paired or not) the protected model *is*
+  the reference model and every measure takes its ideal value exactly.
 * **Weights.** With a weight column and ``weighted=True`` (default) the
   models are fitted with the records' weights and the scores are weighted.
 * **Baseline and removal.** The baseline model predicts the training

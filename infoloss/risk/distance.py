@@ -233,12 +233,37 @@ class MixedFeatures:
 
 
 def nearest_distances(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """Euclidean distance from each query point to its nearest reference point (scikit-learn NearestNeighbors)."""
+    """Euclidean distance from each query point to its nearest reference point.
+
+    scikit-learn ``NearestNeighbors`` finds the nearest point; in many
+    dimensions it searches by brute force with the expansion
+    ``|q|^2 - 2 q.r + |r|^2``, whose rounding makes the distance between
+    two equal points about 1e-8 rather than 0 and two equal distances
+    unequal.  The distance to the point found is therefore recomputed from
+    the differences (equal distances are then equal), and a query equal
+    to some reference point (found by exact comparison) is at distance 0:
+    ties, which the DCR comparison counts one half, stay ties.
+
+    >>> r = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> nearest_distances(r, np.array([[3.0, 4.0], [0.0, 1.0]])).tolist()
+    [0.0, 1.0]
+    """
     from sklearn.neighbors import NearestNeighbors
 
     nn = NearestNeighbors(n_neighbors=1).fit(reference)
-    dist, _ = nn.kneighbors(queries)
-    return dist[:, 0]
+    idx = nn.kneighbors(queries, return_distance=False)[:, 0]
+    dist = np.sqrt(((queries - reference[idx]) ** 2).sum(axis=1))
+    dist[_equal_to_some(reference, queries)] = 0.0
+    return dist
+
+
+def _equal_to_some(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Which query rows equal some reference row exactly (float rows; each column coded jointly)."""
+    n = reference.shape[0]
+    codes = np.column_stack([pd.factorize(np.concatenate([reference[:, j], queries[:, j]]))[0]
+                             for j in range(reference.shape[1])]) if reference.shape[1] else \
+        np.zeros((n + queries.shape[0], 1), dtype=np.int64)
+    return exact_copies(codes[:n], codes[n:])
 
 
 def exact_copies(original: np.ndarray, protected: np.ndarray) -> np.ndarray:
