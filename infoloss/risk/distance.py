@@ -237,12 +237,14 @@ def nearest_distances(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
 
     scikit-learn ``NearestNeighbors`` finds the nearest point; in many
     dimensions it searches by brute force with the expansion
-    ``|q|^2 - 2 q.r + |r|^2``, whose rounding makes the distance between
-    two equal points about 1e-8 rather than 0 and two equal distances
-    unequal.  The distance to the point found is therefore recomputed from
-    the differences (equal distances are then equal), and a query equal
-    to some reference point (found by exact comparison) is at distance 0:
-    ties, which the DCR comparison counts one half, stay ties.
+    ``|q|^2 - 2 q.r + |r|^2``, whose rounding (about ``1e-8 |q|`` on the
+    distance) can make it pick a point a hair away from an equal one, and
+    makes equal distances unequal.  The distance to the point found is
+    therefore recomputed from the differences (equal points are then at
+    exactly 0, equal distances equal), and a query whose nearest point is
+    closer than ``1e-6 (1 + |q|)`` without being equal is checked for an
+    equal reference point by exact comparison: ties, which the DCR
+    comparison counts one half, stay ties.
 
     >>> r = np.array([[0.0, 0.0], [3.0, 4.0]])
     >>> nearest_distances(r, np.array([[3.0, 4.0], [0.0, 1.0]])).tolist()
@@ -253,17 +255,12 @@ def nearest_distances(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
     nn = NearestNeighbors(n_neighbors=1).fit(reference)
     idx = nn.kneighbors(queries, return_distance=False)[:, 0]
     dist = np.sqrt(((queries - reference[idx]) ** 2).sum(axis=1))
-    dist[_equal_to_some(reference, queries)] = 0.0
+    doubt = np.flatnonzero((dist > 0) & (dist <= 1e-6 * (1.0 + np.sqrt((queries ** 2).sum(axis=1)))))
+    if doubt.size:
+        present = {row.tobytes() for row in np.ascontiguousarray(reference + 0.0)}  # + 0.0: -0.0 becomes 0.0
+        equal = np.array([row.tobytes() in present for row in np.ascontiguousarray(queries[doubt] + 0.0)])
+        dist[doubt[equal]] = 0.0
     return dist
-
-
-def _equal_to_some(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """Which query rows equal some reference row exactly (float rows; each column coded jointly)."""
-    n = reference.shape[0]
-    codes = np.column_stack([pd.factorize(np.concatenate([reference[:, j], queries[:, j]]))[0]
-                             for j in range(reference.shape[1])]) if reference.shape[1] else \
-        np.zeros((n + queries.shape[0], 1), dtype=np.int64)
-    return exact_copies(codes[:n], codes[n:])
 
 
 def exact_copies(original: np.ndarray, protected: np.ndarray) -> np.ndarray:
