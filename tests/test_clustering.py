@@ -176,6 +176,24 @@ def test_unpaired_files_use_the_original_clusters(testdata_half_subsample):
     assert "cluster_silhouette_diff" in report.scenarios[0].measures
 
 
+def test_an_unpaired_copy_larger_than_max_records_is_sampled_at_the_same_records():
+    """Files of equal size are sampled at the same record numbers, paired or not: a copy gives exactly 0."""
+    rng = np.random.default_rng(4)
+    orig = pd.DataFrame({"x": np.r_[rng.normal(0, 1, 400), rng.normal(6, 1, 400)], "y": rng.normal(size=800),
+                         "g": rng.choice(list("abc"), 800)})
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"}},
+            "pairing": "none"}
+    pair = encode_pair(orig, orig.copy(), spec)
+    for func in (cl.cluster_silhouette_diff, cl.cluster_davies_bouldin_diff, cl.cluster_proportion_distance,
+                 cl.cluster_centroid_shift):
+        r = func(pair, max_records=300, seeds=2)
+        assert r.value == 0.0 and r.details["sampled"], func.__name__
+        assert "same record numbers" in r.details["sample"]
+    # files of different sizes: each its own sample
+    other = cl.cluster_proportion_distance(orig, orig.iloc[:700], spec, max_records=300, seeds=2)
+    assert "same record numbers" not in other.details["sample"]
+
+
 def test_large_files_are_sampled_per_seed():
     rng = np.random.default_rng(0)
     orig = pd.DataFrame({"x": np.r_[rng.normal(0, 1, 600), rng.normal(8, 1, 600)], "y": rng.normal(size=1200)})
