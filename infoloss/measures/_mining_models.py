@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import NotComputed
+from ..numeric import unscale
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from . import _mining_data as md
 
@@ -421,8 +422,11 @@ def scores(t: Target, y: np.ndarray, out: Output, w: np.ndarray | None) -> dict[
         r2 = None
         if np.ptp(y) > 0:  # R² is undefined when the held-out values are all equal
             r2 = float(metrics.r2_score(y, out.pred, sample_weight=w))
+        # the values are coded times 2**-exponent (see _mining_data): R² does not depend on it, the RMSE is scaled
+        # back to the variable's units (None when that is beyond the float range)
+        rmse = unscale(float(np.sqrt(metrics.mean_squared_error(y, out.pred, sample_weight=w))), t.coding.exponent)
         return {"r2": r2 if r2 is not None and np.isfinite(r2) else None,
-                "rmse": float(np.sqrt(metrics.mean_squared_error(y, out.pred, sample_weight=w)))}
+                "rmse": rmse if np.isfinite(rmse) else None}
     yi = y.astype(np.int64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "y_pred contains classes not in y_true": a wrong prediction, counted

@@ -64,6 +64,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..numeric import safe_exponent, scaled
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -76,6 +77,7 @@ __all__ = [
 ]
 
 K_CANDIDATES = range(2, 9)
+MAX_STANDARDISED = 1e150  # squares and sums of squares of standardised values stay far below 1.8e308
 SILHOUETTE_RECORDS = 2000
 K_CHOICE_RECORDS = 2000  # k is chosen on a seeded sample of at most this many original records
 
@@ -97,6 +99,9 @@ class Space:
     centre: np.ndarray
     scale: np.ndarray
     nominal: tuple[md.Feature, ...]
+    #: each numeric variable's power-of-two scaling exponent (0: unscaled; see infoloss.numeric): centre and
+    #: scale are those of the scaled values, so values up to ±1.8e308 standardise without overflow, exactly
+    exponent: tuple[int, ...] = ()
 
     @property
     def n_columns(self) -> int:
@@ -115,7 +120,7 @@ def space(pair: EncodedPair) -> Space:
 
     def compute() -> Space:
         feats = md.layout(pair, md.available(pair, pair.names()))
-        numeric, centre, scale, nominal = [], [], [], []
+        numeric, centre, scale, nominal, exps = [], [], [], [], []
         for f in feats:
             if f.kind == "nominal":
                 if f.n_levels >= 2:
@@ -123,15 +128,18 @@ def space(pair: EncodedPair) -> Space:
                 continue
             x = md.column(pair, f, ORIGINAL)
             ok = x[~np.isnan(x)]
+            e = safe_exponent(ok)
+            ok = scaled(ok, e) if e else ok
             sd = float(ok.std()) if ok.size else 0.0
             if sd > 0 and np.isfinite(sd):
                 numeric.append(f)
                 centre.append(float(ok.mean()))
                 scale.append(sd)
+                exps.append(e)
         if not numeric and not nominal:
             raise NotComputed("every variable both files have is constant in the original, so there is nothing to "
                               "cluster")
-        return Space(tuple(numeric), np.array(centre), np.array(scale), tuple(nominal))
+        return Space(tuple(numeric), np.array(centre), np.array(scale), tuple(nominal), tuple(exps))
 
     return pair.cached(("mining", "cluster-space"), compute)
 
@@ -141,7 +149,14 @@ def embed(pair: EncodedPair, sp: Space, which: str, rows: np.ndarray | None) -> 
     m = pair.n(which) if rows is None else rows.shape[0]
     out = np.zeros((m, sp.n_columns))
     for j, f in enumerate(sp.numeric):
-        z = (md.column(pair, f, which, rows) - sp.centre[j]) / sp.scale[j]
+        x = md.column(pair, f, which, rows)
+        if sp.exponent[j]:
+            x = scaled(x, sp.exponent[j])
+        with np.errstate(over="ignore"):
+            z = (x - sp.centre[j]) / sp.scale[j]
+        if np.nanmax(np.abs(z), initial=0.0) > MAX_STANDARDISED:
+            raise NotComputed(f"some {which} values of {f.name} lie more than {MAX_STANDARDISED:.0e} original standard "
+                              "deviations from the original's mean, so the k-means distances would overflow")
         out[:, j] = np.where(np.isnan(z), 0.0, z)
     start = len(sp.numeric)
     for f in sp.nominal:

@@ -172,6 +172,12 @@ def _metric_spread(runs: list[dict], metric: str, seed_list: tuple[int, ...]) ->
     return md.spread(values, seed_list)
 
 
+def _error_spread(t: mm.Target, runs: list[dict]) -> dict | None:
+    """Seed 003's prediction error over seeds; None when it is undefined (an RMSE beyond the float range)."""
+    values = [mm.error(t, r) for r in runs]
+    return None if any(v is None for v in values) else md.spread(values)
+
+
 def _target_block(t: mm.Target, ev: dict[str, Any], metric: str, s: mm.Settings) -> dict[str, Any]:
     """What every score measure says about one target: scores of the four models with their seed spread."""
     metrics = mm.REGRESSION_METRICS if t.task == "regression" else mm.CLASSIFICATION_METRICS
@@ -186,7 +192,7 @@ def _target_block(t: mm.Target, ev: dict[str, Any], metric: str, s: mm.Settings)
         "stratified": ev["stratified"],
         "scores": {kind: {m: _metric_spread(runs, m, s.seed_list) for m in metrics}
                    for kind, runs in ev["runs"].items() if runs},
-        "error": {kind: md.spread([mm.error(t, r) for r in runs]) for kind, runs in ev["runs"].items() if runs},
+        "error": {kind: _error_spread(t, runs) for kind, runs in ev["runs"].items() if runs},
         "error_meaning": "1 - accuracy" if t.task == "classification" else "RMSE",
     }
     if t.task == "classification":

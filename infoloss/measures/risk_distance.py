@@ -34,6 +34,7 @@ from ..risk.distance import (
     MixedFeatures,
     nearest_distances,
     robust_interval_disclosure as _robust,
+    standardise_by_original,
 )
 from .risk import FILE_RISK_MEASURES
 
@@ -223,9 +224,8 @@ def record_linkage(pair: EncodedPair, *, ties: str = "share", max_records: int =
     """
     names, x, xm = _matrices(pair)
     ok = _complete(x, xm, 1)
-    mean, sd = np.nanmean(x, axis=0), np.nanstd(x, axis=0, ddof=1)
-    sd[~(sd > 0)] = 1.0
-    zo, zp = (x[ok] - mean) / sd, (xm[ok] - mean) / sd
+    zo, zp = standardise_by_original(x, xm)
+    zo, zp = zo[ok], zp[ok]
     m = zo.shape[0]
     if m <= max_records:
         values = [linkage(zo, zp, ties=ties)["value"]]
