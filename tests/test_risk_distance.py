@@ -1,5 +1,6 @@
 """Interval disclosure, record linkage, exact copies and DCR: against brute force with scipy."""
 
+import warnings
 from unittest import mock
 
 import numpy as np
@@ -215,3 +216,19 @@ def test_dcr_holdout_of_a_large_copy_is_the_originals_own_value():
         assert 0 < zero < 1  # some holdout records have a twin in a reference of 1,000 records
         assert r.value == pytest.approx(r.details["original"]["value"], rel=1e-12)
         assert r.value == pytest.approx(1 - zero / 2, rel=1e-12)
+
+
+def test_interval_disclosure_leaves_out_a_variable_suppressed_in_every_record():
+    """No standard deviation, so its comparisons are left out (sdcMicro's na.rm), without a numpy warning."""
+    orig, prot = frames(14)
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = interval_disclosure(orig[["x", "y"]], prot[["x", "y"]].assign(y=np.nan), spec)
+    only_x = interval_disclosure(orig[["x"]], prot[["x"]], {"variables": {"x": {"scale": "continuous"}}})
+    assert r.value == only_x.value
+    one_left = prot[["x", "y"]].assign(y=np.nan)
+    one_left.loc[0, "y"] = 1.0  # one value: still no standard deviation
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert interval_disclosure(orig[["x", "y"]], one_left, spec).value == only_x.value

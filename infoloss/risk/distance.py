@@ -25,7 +25,9 @@ def interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.05) -> dict:
 
     ``sd`` is the protected column's standard deviation (n - 1, missing
     values left out); a comparison with a missing value on either side is
-    left out, as sdcMicro's ``rowSums(..., na.rm = TRUE)`` does.  Each
+    left out, as sdcMicro's ``rowSums(..., na.rm = TRUE)`` does; so is every
+    comparison on a variable with fewer than two protected values (a column
+    suppressed in every record has no standard deviation).  Each
     variable is first scaled by a power of two common to both files
     (:mod:`infoloss.numeric`): the comparisons are unchanged, and values up
     to ±1.8e308 give no overflow.
