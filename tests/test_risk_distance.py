@@ -232,3 +232,38 @@ def test_interval_disclosure_leaves_out_a_variable_suppressed_in_every_record():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert interval_disclosure(orig[["x", "y"]], one_left, spec).value == only_x.value
+
+
+def test_dcr_holdout_with_many_categories_uses_sparse_points_with_the_same_result(monkeypatch):
+    """Above SPARSE_COLUMNS one-hot columns the points are CSR: the same distances, so the same value."""
+    from infoloss.risk import distance
+
+    rng = np.random.default_rng(15)
+    n = 400
+    orig = pd.DataFrame({"x": rng.normal(size=n), "code": [f"c{i}" for i in rng.integers(0, 150, n)],
+                         "g": rng.choice(list("ab"), n)})
+    synth = orig.sample(frac=1.0, random_state=2).reset_index(drop=True)
+    synth.loc[::2, "x"] += rng.normal(scale=0.2, size=len(synth.loc[::2]))
+    synth.loc[::5, "code"] = "c7"
+    spec = {"variables": {"x": {"scale": "continuous"}, "code": {"scale": "nominal"}, "g": {"scale": "nominal"}},
+            "pairing": "none"}
+    monkeypatch.setattr(distance, "SPARSE_COLUMNS", 10_000)
+    dense = dcr_holdout(orig, synth, spec, seeds=2)
+    monkeypatch.setattr(distance, "SPARSE_COLUMNS", 0)
+    sparse = dcr_holdout(orig, synth, spec, seeds=2)
+    assert sparse.value == pytest.approx(dense.value, rel=1e-12)
+    assert sparse.details["dcr_protected"] == pytest.approx(dense.details["dcr_protected"], rel=1e-12)
+    assert sparse.details["dcr_holdout"] == pytest.approx(dense.details["dcr_holdout"], rel=1e-12)
+    copy = dcr_holdout(orig, orig.copy(), spec, seeds=2)
+    assert copy.details["dcr_protected"]["zero_share"] == 1.0
+
+
+def test_nearest_distances_on_sparse_points_are_cdists():
+    from scipy import sparse as sp
+
+    rng = np.random.default_rng(16)
+    ref = np.column_stack([rng.normal(size=(200, 2)), np.sqrt(0.5) * np.eye(40)[rng.integers(0, 40, 200)]])
+    queries = np.vstack([ref[::9], ref[1::9] + 0.1])
+    got = nearest_distances(sp.csr_matrix(ref), sp.csr_matrix(queries))
+    assert (got[: ref[::9].shape[0]] == 0.0).all()
+    assert got == pytest.approx(cdist(queries, ref).min(axis=1), rel=1e-12, abs=0)

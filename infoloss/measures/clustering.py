@@ -26,7 +26,11 @@ Conventions (where the literature leaves a choice):
   categories are at squared distance 2 on that variable, the mean squared
   distance of two records on a standardised one.  A variable constant in the
   original is left out; so is a variable removed from the protected file
-  (in both files).  k-prototypes or a Gower distance would need a further
+  (in both files).  A nominal variable with more than
+  ``infoloss.limits.MAX_MODEL_LEVELS`` (100) categories keeps a column for
+  each of the 99 most frequent in the original and one shared column for
+  the others (``details["grouped"]``), as ``cluster_utility`` does, so the
+  memory stays bounded at any number of categories.  k-prototypes or a Gower distance would need a further
   dependency and give no Euclidean centroids for Davies-Bouldin.
 * **Clustering.** scikit-learn ``KMeans`` (Lloyd, k-means++ start, one run
   seeded by the seed), the same k and seed for both files.  ``k`` is the
@@ -64,6 +68,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import limits
 from ..numeric import safe_exponent, scaled
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
@@ -102,17 +107,26 @@ class Space:
     #: each numeric variable's power-of-two scaling exponent (0: unscaled; see infoloss.numeric): centre and
     #: scale are those of the scaled values, so values up to ±1.8e308 standardise without overflow, exactly
     exponent: tuple[int, ...] = ()
+    #: each nominal variable's column of every original category (position), or None for one column each; a
+    #: variable with more than ``limits.MAX_MODEL_LEVELS`` categories keeps the most frequent and groups the rest
+    columns: tuple[np.ndarray | None, ...] = ()
+    grouped: tuple[tuple[str, str], ...] = ()  # (variable, what was grouped)
+
+    def width(self, j: int) -> int:
+        """Number of 0/1 columns of nominal variable ``j``."""
+        lookup = self.columns[j] if self.columns else None
+        return self.nominal[j].n_levels if lookup is None else int(lookup.max()) + 1
 
     @property
     def n_columns(self) -> int:
-        return len(self.numeric) + sum(f.n_levels for f in self.nominal)
+        return len(self.numeric) + sum(self.width(j) for j in range(len(self.nominal)))
 
     @property
     def variables(self) -> list[str]:
         return [f.name for f in self.numeric + self.nominal]
 
     def key(self) -> tuple:
-        return md.original_labels_key(self.numeric + self.nominal)
+        return md.original_labels_key(self.numeric + self.nominal) + self.grouped
 
 
 def space(pair: EncodedPair) -> Space:
@@ -120,11 +134,15 @@ def space(pair: EncodedPair) -> Space:
 
     def compute() -> Space:
         feats = md.layout(pair, md.available(pair, pair.names()))
-        numeric, centre, scale, nominal, exps = [], [], [], [], []
+        numeric, centre, scale, nominal, exps, columns, grouped = [], [], [], [], [], [], []
         for f in feats:
             if f.kind == "nominal":
                 if f.n_levels >= 2:
                     nominal.append(f)
+                    lookup, note = _group_levels(pair, f)
+                    columns.append(lookup)
+                    if note:
+                        grouped.append((f.name, note))
                 continue
             x = md.column(pair, f, ORIGINAL)
             ok = x[~np.isnan(x)]
@@ -139,7 +157,8 @@ def space(pair: EncodedPair) -> Space:
         if not numeric and not nominal:
             raise NotComputed("every variable both files have is constant in the original, so there is nothing to "
                               "cluster")
-        return Space(tuple(numeric), np.array(centre), np.array(scale), tuple(nominal), tuple(exps))
+        return Space(tuple(numeric), np.array(centre), np.array(scale), tuple(nominal), tuple(exps), tuple(columns),
+                     tuple(grouped))
 
     return pair.cached(("mining", "cluster-space"), compute)
 
@@ -159,12 +178,28 @@ def embed(pair: EncodedPair, sp: Space, which: str, rows: np.ndarray | None) -> 
                               "deviations from the original's mean, so the k-means distances would overflow")
         out[:, j] = np.where(np.isnan(z), 0.0, z)
     start = len(sp.numeric)
-    for f in sp.nominal:
+    for j, f in enumerate(sp.nominal):
         pos = md.column(pair, f, which, rows)
         ok = np.flatnonzero(~np.isnan(pos))
-        out[ok, start + pos[ok].astype(np.int64)] = 1.0
-        start += f.n_levels
+        col = pos[ok].astype(np.int64)
+        out[ok, start + (col if sp.columns[j] is None else sp.columns[j][col])] = 1.0
+        start += sp.width(j)
     return out
+
+
+def _group_levels(pair: EncodedPair, f: md.Feature) -> tuple[np.ndarray | None, str | None]:
+    """Column of each original category: one each, or beyond ``limits.MAX_MODEL_LEVELS`` the most frequent
+    categories of the original one each and the others one shared column (as ``cluster_utility`` does)."""
+    pos = md.column(pair, f, ORIGINAL)
+    counts = np.bincount(pos[~np.isnan(pos)].astype(np.int64), minlength=f.n_levels)
+    keep = limits.top_levels(counts)
+    if keep is None:
+        return None, None
+    lookup = np.full(f.n_levels, keep.shape[0], dtype=np.int64)
+    lookup[keep] = np.arange(keep.shape[0])
+    note = (f"{f.n_levels:,} categories in the original (limit {limits.MAX_MODEL_LEVELS} per variable): the "
+            f"{keep.shape[0]} most frequent are one column each and the other {f.n_levels - keep.shape[0]:,} share one")
+    return lookup, note
 
 
 def _rows(pair: EncodedPair, which: str, max_records: int, seed: int) -> np.ndarray | None:
@@ -309,6 +344,8 @@ def _details(res: dict[str, Any], pair: EncodedPair, max_records: int) -> dict[s
     if out["sampled"]:
         out["sample"] = (f"seeded simple random samples of at most {max_records} records per file (a new sample per "
                          f"seed{'; the same record numbers in both files' if pair.n_prot == pair.n_orig else ''})")
+    if sp.grouped:
+        out["grouped"] = dict(sp.grouped)
     if "k_silhouettes" in res["k"]:
         out["k_silhouettes"] = res["k"]["k_silhouettes"]
     if res["warnings"]:

@@ -7,6 +7,8 @@ numbers and per-record arrays; the measures in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
@@ -258,7 +260,10 @@ class MixedFeatures:
     codes become one-hot columns scaled by 1/sqrt(2), so two different
     categories are at distance 1 as two values one standard deviation apart
     are (missing is a category).  Only the requested rows are ever expanded,
-    so a million-record file never becomes a dense million-row matrix.
+    so a million-record file never becomes a dense million-row matrix; above
+    :data:`SPARSE_COLUMNS` columns (categorical variables with many
+    categories) the points are a scipy CSR matrix, whose memory grows with
+    the number of variables, not of categories.
 
     ``continuous`` holds ``(original, protected)`` float arrays,
     ``categorical`` ``(original codes, protected codes, number of categories)``.
@@ -277,9 +282,12 @@ class MixedFeatures:
             missing = bool(np.isnan(orig).any() or np.isnan(prot).any())
             self.continuous.append((orig, prot, e, mu, sd if sd > 0 else 1.0, missing))
         self.categorical = categorical
+        self.n_columns = sum(2 if c[5] else 1 for c in self.continuous) + sum(k + 1 for _, _, k in categorical)
 
-    def __call__(self, which: int, rows: np.ndarray) -> np.ndarray:
+    def __call__(self, which: int, rows: np.ndarray) -> Any:
         """The points of ``rows`` of the original (``which = 0``) or the protected file (1)."""
+        if self.n_columns > SPARSE_COLUMNS:
+            return self._sparse(which, rows)
         parts = []
         for orig, prot, e, mu, sd, missing in self.continuous:
             x = (orig, prot)[which][rows]
@@ -295,6 +303,32 @@ class MixedFeatures:
             onehot[np.arange(rows.size), np.where(codes < 0, k, codes)] = np.sqrt(0.5)
             parts.append(onehot)
         return np.hstack(parts) if parts else np.zeros((rows.size, 0))
+
+    def _sparse(self, which: int, rows: np.ndarray) -> Any:
+        from scipy import sparse
+
+        blocks = []
+        for orig, prot, e, mu, sd, missing in self.continuous:
+            x = (orig, prot)[which][rows]
+            miss = np.isnan(x)
+            z = np.where(miss, 0.0, (scaled(x, e) if e else x) - mu) / sd
+            check_standardised(z, ("original", "protected")[which])
+            blocks.append(sparse.csr_matrix(z[:, None]))
+            if missing:
+                blocks.append(sparse.csr_matrix(miss.astype(np.float64)[:, None]))
+        for orig, prot, k in self.categorical:
+            codes = (orig, prot)[which][rows]
+            onehot = sparse.csr_matrix((np.full(rows.size, np.sqrt(0.5)), (np.arange(rows.size),
+                                        np.where(codes < 0, k, codes))), shape=(rows.size, k + 1))
+            blocks.append(onehot)
+        out = sparse.hstack(blocks, format="csr")
+        out.eliminate_zeros()
+        out.sort_indices()
+        return out
+
+
+#: above this many columns the DCR points are sparse (one-hot columns of categories with many levels)
+SPARSE_COLUMNS = 256
 
 
 def nearest_distances(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -315,17 +349,37 @@ def nearest_distances(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
     >>> nearest_distances(r, np.array([[3.0, 4.0], [0.0, 1.0]])).tolist()
     [0.0, 1.0]
     """
+    from scipy import sparse
     from sklearn.neighbors import NearestNeighbors
 
     nn = NearestNeighbors(n_neighbors=1).fit(reference)
     idx = nn.kneighbors(queries, return_distance=False)[:, 0]
-    dist = np.sqrt(((queries - reference[idx]) ** 2).sum(axis=1))
-    doubt = np.flatnonzero((dist > 0) & (dist <= 1e-6 * (1.0 + np.sqrt((queries ** 2).sum(axis=1)))))
+    if sparse.issparse(queries):  # CSR points (MixedFeatures with many categories): a brute-force search
+        diff = queries - reference[idx]
+        dist = np.sqrt(np.asarray(diff.multiply(diff).sum(axis=1)).ravel())
+        norm = np.sqrt(np.asarray(queries.multiply(queries).sum(axis=1)).ravel())
+    else:
+        dist = np.sqrt(((queries - reference[idx]) ** 2).sum(axis=1))
+        norm = np.sqrt((queries ** 2).sum(axis=1))
+    doubt = np.flatnonzero((dist > 0) & (dist <= 1e-6 * (1.0 + norm)))
     if doubt.size:
-        present = {row.tobytes() for row in np.ascontiguousarray(reference + 0.0)}  # + 0.0: -0.0 becomes 0.0
-        equal = np.array([row.tobytes() in present for row in np.ascontiguousarray(queries[doubt] + 0.0)])
+        present = set(_row_keys(reference))
+        equal = np.array([key in present for key in _row_keys(queries[doubt])])
         dist[doubt[equal]] = 0.0
     return dist
+
+
+def _row_keys(points: Any) -> list:
+    """A hashable key per row, equal exactly for equal rows (dense, or CSR with sorted indices and no zeros)."""
+    from scipy import sparse
+
+    if sparse.issparse(points):
+        m = points.tocsr(copy=True)
+        m.eliminate_zeros()  # also drops -0.0
+        m.sort_indices()
+        ptr = m.indptr
+        return [(m.indices[a:b].tobytes(), m.data[a:b].tobytes()) for a, b in zip(ptr[:-1], ptr[1:])]
+    return [row.tobytes() for row in np.ascontiguousarray(points + 0.0)]  # + 0.0: -0.0 becomes 0.0
 
 
 def exact_copies(original: np.ndarray, protected: np.ndarray) -> np.ndarray:
