@@ -428,7 +428,11 @@ def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
 
     from .limits import CardinalityWarning, cardinality_note
 
-    note = cardinality_note(int(col.nunique(dropna=True)), int(col.notna().sum()))
+    try:
+        distinct = int(col.nunique(dropna=True))
+    except TypeError:  # unhashable values (lists from a nested Parquet column): encoding the pair says so
+        return
+    note = cardinality_note(distinct, int(col.notna().sum()))
     if note is None:
         return
     var.note = f"{var.note}; {note}" if var.note else note
