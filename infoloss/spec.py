@@ -430,7 +430,7 @@ def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
 
     try:
         distinct = int(col.nunique(dropna=True))
-    except TypeError:  # unhashable values (lists from a nested Parquet column): encoding the pair says so
+    except TypeError:  # lists or mappings: _infer_variable already says to remove the line
         return
     note = cardinality_note(distinct, int(col.notna().sum()))
     if note is None:
