@@ -139,6 +139,7 @@ IDENTICAL_EXCEPTIONS = {
 # Measures that may be not computed on an identical pair, and why (the reason must still be given).
 MAY_BE_NOT_COMPUTED = {
     "ebil": "unpaired files without a 'pram:' matrix: nothing to estimate the matrix from",
+    "ebil_joint": "unpaired files without a 'pram:' matrix: nothing to estimate the joint matrix from",
 }
 
 
@@ -159,12 +160,17 @@ def adult_sample():
     raw["variables"]["salary-class"]["role"] = "target"
     raw["variables"]["occupation"]["role"] = "sensitive"
     raw["variables"]["household"] = {"role": "household"}
+    raw["analyses"] = {
+        "estimates": [{"statistic": "mean", "variable": "age", "by": ["sex"]},
+                      {"statistic": "proportion", "variable": "race"}],
+        "regressions": [{"name": "age", "formula": "age ~ C(sex) + C(race)"}],
+    }
     return df, spec_from_dict(raw, base_dir=DATA / "adult")
 
 
 def generated_large():
     """A generated file larger than every sample size, with every role a family needs: keys (one with an
-    interval hierarchy), a sensitive variable, a household id and a continuous target."""
+    interval hierarchy), a sensitive variable, a household id, a continuous target and the user's analyses."""
     big = make_survey(LARGE_N, n_continuous=4, n_categorical=4, seed=3)
     big["household"] = (big["id"] - 1) // 3
     spec = make_spec(big)
@@ -173,6 +179,13 @@ def generated_large():
     variables["tenure"]["role"] = "sensitive"
     variables["expenditure"]["role"] = "target"
     variables["household"] = {"role": "household"}
+    spec["analyses"] = {
+        "estimates": [{"statistic": "mean", "variable": "income", "by": ["region"]},
+                      {"statistic": "median", "variable": "income"},
+                      {"statistic": "proportion", "variable": "sex"}],
+        "regressions": [{"name": "mincer", "formula": "np.log(income) ~ age + C(sex)", "where": "income > 0"}],
+        "scales": [{"name": "money", "items": ["income", "expenditure", "savings"]}],
+    }
     return big, spec
 
 
