@@ -274,10 +274,20 @@ def _protected_nodes(hierarchy: Hierarchy, name: str, labels: list, codes: np.nd
     return lookup[codes], level
 
 
+def _midpoints(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """``(low + high) / 2``; where the sum is beyond the float range (bounds near ±1.8e308), ``low/2 + high/2``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mid = (low + high) / 2.0
+        wide = np.isinf(mid) & np.isfinite(low) & np.isfinite(high)
+        if wide.any():
+            mid[wide] = low[wide] / 2.0 + high[wide] / 2.0
+    return mid
+
+
 def _node_values(hierarchy: Hierarchy) -> np.ndarray:
     """The number that stands for each node in the continuous column: value, midpoint, or NaN for the root."""
     if "node_values" not in hierarchy._index:
-        values = (hierarchy.low + hierarchy.high) / 2.0 if hierarchy.numeric else np.full(hierarchy.n_nodes, np.nan)
+        values = _midpoints(hierarchy.low, hierarchy.high) if hierarchy.numeric else np.full(hierarchy.n_nodes, np.nan)
         if not hierarchy.numeric:
             values[: hierarchy.n_leaves] = hierarchy.leaf_values()
         values[hierarchy.root] = np.nan

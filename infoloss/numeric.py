@@ -25,12 +25,16 @@ from typing import Iterable
 
 import numpy as np
 
-__all__ = ["exponent", "safe_exponent", "scaled", "unscale", "too_large", "FLOAT_MAX", "SAFE_EXPONENT"]
+__all__ = ["exponent", "safe_exponent", "column_exponents", "scaled", "unscale", "too_large", "FLOAT_MAX",
+           "SAFE_EXPONENT", "MAX_STANDARDISED"]
 
 FLOAT_MAX = float(np.finfo(np.float64).max)
 #: values with |x| in [2**-400, 2**400] (about 1e-120 to 1e120) can be squared and summed a billion
 #: times without overflow or underflow; :func:`safe_exponent` scales only outside that band
 SAFE_EXPONENT = 400
+#: standardised values (in standard deviations) beyond this cannot be squared and summed safely: distance-based
+#: measures give a reason instead
+MAX_STANDARDISED = 1e150
 
 
 def exponent(*arrays: np.ndarray) -> int:
@@ -97,3 +101,18 @@ def too_large(what: str, names: Iterable[str] = ()) -> str:
         f"{what}{of} is beyond the largest floating-point number (1.8e308) because some values are extremely "
         "large; express the variable in larger units (e.g. millions) to compute it"
     )
+
+
+def column_exponents(*matrices: np.ndarray) -> np.ndarray:
+    """:func:`safe_exponent` of each column over all the (n_i, p) matrices: an int array of length p.
+
+    Scaling every matrix's column j by ``2**-e[j]`` keeps their values
+    comparable (one unit per column) and their differences finite.
+
+    Examples
+    --------
+    >>> column_exponents(np.array([[1.0, 1e200], [2.0, 3.0]]), np.array([[5.0, -1e300]])).tolist()
+    [0, 997]
+    """
+    p = matrices[0].shape[1]
+    return np.array([safe_exponent(*(m[:, j] for m in matrices)) for j in range(p)], dtype=np.int64)

@@ -176,6 +176,48 @@ def test_unpaired_files_use_the_original_clusters(testdata_half_subsample):
     assert "cluster_silhouette_diff" in report.scenarios[0].measures
 
 
+def test_an_unpaired_copy_larger_than_max_records_is_sampled_at_the_same_records():
+    """Files of equal size are sampled at the same record numbers, paired or not: a copy gives exactly 0."""
+    rng = np.random.default_rng(4)
+    orig = pd.DataFrame({"x": np.r_[rng.normal(0, 1, 400), rng.normal(6, 1, 400)], "y": rng.normal(size=800),
+                         "g": rng.choice(list("abc"), 800)})
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"}},
+            "pairing": "none"}
+    pair = encode_pair(orig, orig.copy(), spec)
+    for func in (cl.cluster_silhouette_diff, cl.cluster_davies_bouldin_diff, cl.cluster_proportion_distance,
+                 cl.cluster_centroid_shift):
+        r = func(pair, max_records=300, seeds=2)
+        assert r.value == 0.0 and r.details["sampled"], func.__name__
+        assert "same record numbers" in r.details["sample"]
+    # files of different sizes: each its own sample
+    other = cl.cluster_proportion_distance(orig, orig.iloc[:700], spec, max_records=300, seeds=2)
+    assert "same record numbers" not in other.details["sample"]
+
+
+def test_a_nominal_variable_beyond_the_model_limit_groups_its_rare_categories(monkeypatch):
+    """Above limits.MAX_MODEL_LEVELS categories, the 0/1 columns are the most frequent original categories and one
+    shared column: the same clustering as scikit-learn's KMeans on that space built by hand."""
+    from infoloss import limits
+
+    monkeypatch.setattr(limits, "MAX_MODEL_LEVELS", 4)
+    rng = np.random.default_rng(6)
+    n = 300
+    g = rng.choice(list("abcdefg"), n, p=[0.3, 0.25, 0.2, 0.1, 0.05, 0.05, 0.05])
+    orig = pd.DataFrame({"x": rng.normal(size=n) + 3 * (g == "a"), "g": g})
+    prot = orig.assign(x=orig.x + rng.normal(scale=0.3, size=n))
+    spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
+    r = cl.cluster_ari(orig, prot, spec, k=3, seeds=1)
+    assert "7 categories" in r.details["grouped"]["g"] and "other 4" in r.details["grouped"]["g"]
+
+    def by_hand(df):
+        z = (df["x"] - orig["x"].mean()) / orig["x"].std(ddof=0)
+        return np.column_stack([z] + [df["g"] == c for c in "abc"] + [df["g"].isin(list("defg"))]).astype(float)
+
+    lo = KMeans(3, n_init=1, random_state=0, algorithm="lloyd").fit(by_hand(orig)).labels_
+    lp = KMeans(3, n_init=1, random_state=0, algorithm="lloyd").fit(by_hand(prot)).labels_
+    assert r.value == pytest.approx(metrics.adjusted_rand_score(lo, lp), abs=1e-12)
+
+
 def test_large_files_are_sampled_per_seed():
     rng = np.random.default_rng(0)
     orig = pd.DataFrame({"x": np.r_[rng.normal(0, 1, 600), rng.normal(8, 1, 600)], "y": rng.normal(size=1200)})

@@ -108,6 +108,79 @@ def test_extreme_values_give_finite_results_or_reasons_and_clean_json(kind, pair
     assert "<html" in html.lower()
 
 
+def with_every_role(kind, pairing):
+    """The extreme files with what every family needs: keys (one with an interval hierarchy whose breaks reach
+    ±1.8e308), a sensitive variable, a household id, a continuous and a categorical target."""
+    orig, prot = extreme(kind)
+    a = (orig["x"] * np.random.default_rng(7).uniform(0.5, 1.0, N)).clip(-1.7e308, 1.7e308)
+    for df in (orig, prot):
+        df["h"] = np.where(df["z"] > 1, "p", "q")
+        df["t"] = np.where(df["o"] > 2, "hi", "lo")
+        df["hh"] = np.arange(N) // 3
+        df["a"] = a  # a generalised variable keeps the original's values
+    variables = {name: dict(v) for name, v in SPEC["variables"].items()}
+    variables["g"]["role"] = variables["o"]["role"] = "key"
+    variables["y"]["role"] = "target"
+    variables.update({
+        "h": {"scale": "nominal", "role": "sensitive"},
+        "t": {"scale": "nominal", "role": "target"},
+        "hh": {"role": "household"},
+        "a": {"scale": "continuous", "role": "key",
+              "hierarchy": {"intervals": [-FLOAT_MAX, -1e300, -1, 0, 1, 1e300, FLOAT_MAX], "nesting": [2]}},
+    })
+    return orig, prot, {"variables": variables, "pairing": pairing}
+
+
+@pytest.mark.parametrize("kind", ["huge", "largest", "1e80", "subnormal"])
+@pytest.mark.parametrize("pairing", ["row", "none"])
+def test_every_family_with_every_role_gives_finite_results_or_reasons(kind, pairing):
+    """Mining (a huge continuous target), risk distances, generalisation intervals up to ±1.8e308 and clustering:
+    finite values or reasons, no overflow warning, clean JSON and a report."""
+    orig, prot, spec = with_every_role(kind, pairing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        report = infoloss.compare(orig, prot, spec, options={mid: {"seeds": 2} for mid in MULTI_SEED})
+        text = report.to_json()
+        html = report.to_html()
+    scenario = report.scenarios[0]
+    families = {registry.get(mid).family for mid in scenario.measures}
+    assert {"mining", "risk", "generalisation"} <= families
+    for mid, result in scenario.measures.items():
+        low, high = registry.get(mid).range
+        assert math.isfinite(result.value) and (low is None or result.value >= low - 1e-9), mid
+        assert high is None or result.value <= high + 1e-9, mid
+        for part in (result.by_variable or {}), (result.by_pair or {}):
+            assert all(math.isfinite(v) for v in part.values()), mid
+    assert all(len(reason) > 10 for reason in scenario.not_computed.values())
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"the JSON holds {c}"))
+    assert "<html" in html.lower()
+
+
+# measures averaged over seeds (5 by default): two are enough here
+MULTI_SEED = [info.id for info in registered() if any(o.name == "seeds" for o in info.options)]
+
+
+def test_extreme_targets_and_features_give_the_same_mining_results_as_ordinary_ones():
+    """The mining coding scales extreme variables by a power of two: exactly the same fits and scores."""
+    orig, prot, spec = with_every_role("subnormal", "row")
+    small = base()
+    for df, ref in zip((orig, prot), small):
+        df["x"] = ref["x"]
+    big_o, big_p = orig.copy(), prot.copy()
+    for df in (big_o, big_p):
+        df[["x", "y"]] = np.ldexp(df[["x", "y"]].to_numpy(), 1000)
+    options = {"seeds": 2}
+    for mid in ("ml_score_ratio", "ml_prediction_agreement", "ml_importance_correlation", "cluster_ari"):
+        plain = registry.get(mid).func(encode_pair(orig, prot, spec), **options)
+        scaled = registry.get(mid).func(encode_pair(big_o, big_p, spec), **options)
+        assert scaled.value == plain.value and scaled.by_variable == plain.by_variable, mid
+    rmse = registry.get("ml_score_ratio").func(encode_pair(big_o, big_p, spec), regression_metric="rmse", **options)
+    plain = registry.get("ml_score_ratio").func(encode_pair(orig, prot, spec), regression_metric="rmse", **options)
+    got = rmse.details["targets"]["y"]["scores"]["protected"]["rmse"]["values"]
+    want = plain.details["targets"]["y"]["scores"]["protected"]["rmse"]["values"]
+    assert got == [math.ldexp(v, 1000) for v in want]  # RMSE in the variable's units, exactly
+
+
 def test_what_cannot_be_represented_is_not_computed_with_a_reason():
     results = run_all(encode_pair(*extreme("huge"), SPEC))
     for mid in ("x_mse", "xbar_mse", "v_mse", "v_mae"):

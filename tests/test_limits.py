@@ -142,13 +142,23 @@ def test_ebil_sparse_transition_equals_a_brute_force_posterior_entropy(testdata_
 def test_every_measure_runs_on_two_high_cardinality_variables():
     orig, prot, spec = high_cardinality()
     pair = encode_pair(orig, prot, spec)
-    for info in registered():
-        try:
-            result = info.func(pair)
-        except NotComputed as exc:
-            assert str(exc), info.id
-            continue
-        assert math.isfinite(result.value), info.id
+    # the same variables as key, sensitive and target: the risk, clustering and mining families too
+    roles = {"variables": {**spec["variables"], "occ": {"scale": "nominal", "role": "key"},
+                           "place": {"scale": "nominal", "role": "sensitive"},
+                           "sex": {"scale": "nominal", "role": "target"}}}
+    computed = set()
+    for p, families in ((pair, None), (encode_pair(orig, prot, roles), {"mining", "risk"})):
+        for info in registered():
+            if families is not None and info.family not in families:
+                continue
+            try:
+                result = info.func(p)
+            except NotComputed as exc:
+                assert str(exc), info.id
+                continue
+            assert math.isfinite(result.value), info.id
+            computed.add(info.id)
+    assert {"cluster_ari", "dcr_holdout", "ml_score_ratio", "l_diversity", "sample_uniques"} <= computed
     # the sparse tables against a brute-force pandas count of the two-way table occ x place
     keys = ["occ", "place"]
     counts = [df[keys].astype(object).where(df[keys].notna(), "NA").astype(str).value_counts()

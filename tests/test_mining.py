@@ -293,6 +293,25 @@ def test_unpaired_files_train_on_every_protected_record(survey):
     assert sampled.details["targets"]["tenure"]["sampled"] and not block["sampled"]
 
 
+def test_unpaired_files_of_equal_size_train_on_the_training_record_numbers(survey):
+    """Files of equal size are sampled at the same record numbers: the protected model learns from as many
+    records as the original-trained one, and an unpaired copy gives every ideal value exactly."""
+    orig, spec = survey
+    unpaired = spec | {"pairing": "none"}
+    for func in ML:
+        result = func(orig, orig.copy(), unpaired, **FAST)
+        assert result.value == func.info.ideal, func.__name__
+    other = make_survey(len(orig), n_continuous=6, n_categorical=4, seed=9)
+    block = ml_score_ratio(orig, other, unpaired, **FAST).details["targets"]["tenure"]
+    assert "training records' numbers" in block["protected_training"]
+    assert block["records"]["protected_train"] == block["records"]["original_train"]
+    pair = encode_pair(orig, other, unpaired)
+    t = mm.target(pair, "tenure")
+    s = mm.Settings("hgb", (0,), 0.3, 10_000, 10_000, True)
+    rows, _ = mm.protected_rows(pair, t, s, 0)
+    np.testing.assert_array_equal(rows, mm.reference(pair, t, s, 0).train)
+
+
 def test_the_original_side_is_fitted_once_for_every_scenario(survey):
     orig, spec = survey
     cache: dict = {}

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from infoloss.errors import NotComputed
 from infoloss.measures.risk import FILE_RISK_MEASURES
 from infoloss.pair import encode_pair
 from infoloss.registry import registered
-from infoloss.spec import load_spec
+from infoloss.spec import load_spec, spec_from_dict
 from infoloss.synth import make_spec, make_survey
 
 SPEC = {
@@ -138,6 +139,7 @@ IDENTICAL_EXCEPTIONS = {
 # Measures that may be not computed on an identical pair, and why (the reason must still be given).
 MAY_BE_NOT_COMPUTED = {
     "ebil": "unpaired files without a 'pram:' matrix: nothing to estimate the matrix from",
+    "ebil_joint": "unpaired files without a 'pram:' matrix: nothing to estimate the joint matrix from",
 }
 
 
@@ -146,15 +148,61 @@ def _largest_sample_size() -> int:
                if o.name == "max_records" and o.default is not None)
 
 
+ADULT_N = 2_000
+
+
+def adult_sample():
+    """The first records of adult with its ARX hierarchies: eight generalised keys, a target, a sensitive
+    variable and households of up to three consecutive records (so every family has what it needs)."""
+    df = pd.read_csv(DATA / "adult" / "adult.csv", sep=";", nrows=ADULT_N)
+    df["household"] = np.arange(len(df)) // 3
+    raw = yaml.safe_load((DATA / "adult" / "spec.yaml").read_text())
+    raw["variables"]["salary-class"]["role"] = "target"
+    raw["variables"]["occupation"]["role"] = "sensitive"
+    raw["variables"]["household"] = {"role": "household"}
+    raw["analyses"] = {
+        "estimates": [{"statistic": "mean", "variable": "age", "by": ["sex"]},
+                      {"statistic": "proportion", "variable": "race"}],
+        "regressions": [{"name": "age", "formula": "age ~ C(sex) + C(race)"}],
+    }
+    return df, spec_from_dict(raw, base_dir=DATA / "adult")
+
+
+def generated_large():
+    """A generated file larger than every sample size, with every role a family needs: keys (one with an
+    interval hierarchy), a sensitive variable, a household id, a continuous target and the user's analyses."""
+    big = make_survey(LARGE_N, n_continuous=4, n_categorical=4, seed=3)
+    big["household"] = (big["id"] - 1) // 3
+    spec = make_spec(big)
+    variables = spec["variables"]
+    variables["age"]["hierarchy"] = {"intervals": [0, 20, 40, 60, 80, 120], "nesting": [2]}
+    variables["tenure"]["role"] = "sensitive"
+    variables["expenditure"]["role"] = "target"
+    variables["household"] = {"role": "household"}
+    spec["analyses"] = {
+        "estimates": [{"statistic": "mean", "variable": "income", "by": ["region"]},
+                      {"statistic": "median", "variable": "income"},
+                      {"statistic": "proportion", "variable": "sex"}],
+        "regressions": [{"name": "mincer", "formula": "np.log(income) ~ age + C(sex)", "where": "income > 0"}],
+        "scales": [{"name": "money", "items": ["income", "expenditure", "savings"]}],
+    }
+    return big, spec
+
+
 @pytest.fixture(scope="module")
 def identical_pairs():
-    """(name, pair) for each data set against a copy of itself; the generated file paired and unpaired."""
+    """(name, pair) for each data set against a copy of itself; adult and the generated file paired and
+    unpaired."""
     pairs = []
     for name in IDENTICAL_SETS:
         df = pd.read_csv(DATA / name / "original.csv")
         pairs.append((name, encode_pair(df, df.copy(), load_spec(DATA / name / "spec.yaml"))))
-    big = make_survey(LARGE_N, n_continuous=4, n_categorical=4, seed=3)
-    spec = make_spec(big)
+    adult, spec = adult_sample()
+    pairs.append(("adult", encode_pair(adult, adult.copy(), spec)))
+    spec = adult_sample()[1]
+    spec.pairing = "none"
+    pairs.append(("adult, unpaired", encode_pair(adult, adult.copy(), spec)))
+    big, spec = generated_large()
     pairs.append(("generated", encode_pair(big, big.copy(), spec)))
     pairs.append(("generated, unpaired", encode_pair(big, big.copy(), dict(spec, pairing="none"))))
     return pairs

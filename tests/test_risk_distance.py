@@ -1,5 +1,8 @@
 """Interval disclosure, record linkage, exact copies and DCR: against brute force with scipy."""
 
+import warnings
+from unittest import mock
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,7 +17,7 @@ from infoloss.measures.risk_distance import (
     interval_disclosure_robust,
     record_linkage,
 )
-from infoloss.risk.distance import linkage, robust_interval_disclosure
+from infoloss.risk.distance import linkage, nearest_distances, robust_interval_disclosure
 
 SPEC = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
 
@@ -166,3 +169,101 @@ def test_dcr_holdout_original_value_is_that_of_a_copy():
     r = dcr_holdout(orig, orig.copy(), spec, seeds=2)
     assert r.value == pytest.approx(r.details["original"]["value"])
     assert r.details["dcr_holdout"]["zero_share"] == 1.0 and r.value == 0.5  # every holdout record has a twin
+
+
+def test_nearest_distances_are_exact_in_many_dimensions():
+    """Above 15 dimensions scikit-learn searches by brute force (|q|² - 2q·r + |r|²); equal points must still be
+    at exactly 0 and equal distances equal, as scipy's cdist computes them from the differences."""
+    rng = np.random.default_rng(3)
+    ref = np.column_stack([rng.normal(size=(300, 4)) * 1e3, np.sqrt(0.5) * (rng.integers(0, 2, (300, 30)))])
+    queries = np.vstack([ref[::7], ref[::11] + 0.25, np.sqrt(0.5) * rng.integers(0, 2, (20, 34))])
+    got = nearest_distances(ref, queries)
+    want = cdist(queries, ref).min(axis=1)
+    assert (got[: ref[::7].shape[0]] == 0.0).all()
+    assert got == pytest.approx(want, rel=1e-12, abs=0)
+
+
+def test_nearest_distances_check_a_doubtful_neighbour_exactly():
+    """If the search returns a point a hair away while an equal point exists, the distance is still 0."""
+    ref = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 1.0 + 1e-9]])
+
+    class Nearest:  # a search that returns the near point instead of the equal one
+        def __init__(self, **kwargs):
+            pass
+
+        def fit(self, reference):
+            return self
+
+        def kneighbors(self, queries, return_distance=True):
+            return np.array([[2]])
+
+    with mock.patch("sklearn.neighbors.NearestNeighbors", Nearest):
+        assert nearest_distances(ref, np.array([[1.0, 1.0]])).tolist() == [0.0]
+        assert nearest_distances(ref, np.array([[1.0, 1.0 + 2e-9]]))[0] == pytest.approx(1e-9)
+
+
+def test_dcr_holdout_of_a_large_copy_is_the_originals_own_value():
+    """Above ten times max_records the reference is a sample; a copy's sampled records are drawn from it, so
+    every one is at distance 0 (paired or not), and duplicated records tie with holdout twins."""
+    rng = np.random.default_rng(5)
+    n = 2_500
+    orig = pd.DataFrame({"x": np.round(rng.normal(size=n), 1), "g": rng.choice(list("abc"), n)})
+    for pairing in ("row", "none"):
+        spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}}, "pairing": pairing}
+        r = dcr_holdout(orig, orig.copy(), spec, max_records=100, seeds=3)
+        assert r.details["dcr_protected"]["zero_share"] == 1.0
+        zero = r.details["dcr_holdout"]["zero_share"]
+        assert 0 < zero < 1  # some holdout records have a twin in a reference of 1,000 records
+        assert r.value == pytest.approx(r.details["original"]["value"], rel=1e-12)
+        assert r.value == pytest.approx(1 - zero / 2, rel=1e-12)
+
+
+def test_interval_disclosure_leaves_out_a_variable_suppressed_in_every_record():
+    """No standard deviation, so its comparisons are left out (sdcMicro's na.rm), without a numpy warning."""
+    orig, prot = frames(14)
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = interval_disclosure(orig[["x", "y"]], prot[["x", "y"]].assign(y=np.nan), spec)
+    only_x = interval_disclosure(orig[["x"]], prot[["x"]], {"variables": {"x": {"scale": "continuous"}}})
+    assert r.value == only_x.value
+    one_left = prot[["x", "y"]].assign(y=np.nan)
+    one_left.loc[0, "y"] = 1.0  # one value: still no standard deviation
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert interval_disclosure(orig[["x", "y"]], one_left, spec).value == only_x.value
+
+
+def test_dcr_holdout_with_many_categories_uses_sparse_points_with_the_same_result(monkeypatch):
+    """Above SPARSE_COLUMNS one-hot columns the points are CSR: the same distances, so the same value."""
+    from infoloss.risk import distance
+
+    rng = np.random.default_rng(15)
+    n = 400
+    orig = pd.DataFrame({"x": rng.normal(size=n), "code": [f"c{i}" for i in rng.integers(0, 150, n)],
+                         "g": rng.choice(list("ab"), n)})
+    synth = orig.sample(frac=1.0, random_state=2).reset_index(drop=True)
+    synth.loc[::2, "x"] += rng.normal(scale=0.2, size=len(synth.loc[::2]))
+    synth.loc[::5, "code"] = "c7"
+    spec = {"variables": {"x": {"scale": "continuous"}, "code": {"scale": "nominal"}, "g": {"scale": "nominal"}},
+            "pairing": "none"}
+    monkeypatch.setattr(distance, "SPARSE_COLUMNS", 10_000)
+    dense = dcr_holdout(orig, synth, spec, seeds=2)
+    monkeypatch.setattr(distance, "SPARSE_COLUMNS", 0)
+    sparse = dcr_holdout(orig, synth, spec, seeds=2)
+    assert sparse.value == pytest.approx(dense.value, rel=1e-12)
+    assert sparse.details["dcr_protected"] == pytest.approx(dense.details["dcr_protected"], rel=1e-12)
+    assert sparse.details["dcr_holdout"] == pytest.approx(dense.details["dcr_holdout"], rel=1e-12)
+    copy = dcr_holdout(orig, orig.copy(), spec, seeds=2)
+    assert copy.details["dcr_protected"]["zero_share"] == 1.0
+
+
+def test_nearest_distances_on_sparse_points_are_cdists():
+    from scipy import sparse as sp
+
+    rng = np.random.default_rng(16)
+    ref = np.column_stack([rng.normal(size=(200, 2)), np.sqrt(0.5) * np.eye(40)[rng.integers(0, 40, 200)]])
+    queries = np.vstack([ref[::9], ref[1::9] + 0.1])
+    got = nearest_distances(sp.csr_matrix(ref), sp.csr_matrix(queries))
+    assert (got[: ref[::9].shape[0]] == 0.0).all()
+    assert got == pytest.approx(cdist(queries, ref).min(axis=1), rel=1e-12, abs=0)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..generalised import GeneralisedColumn, quasi_identifiers
+from ..numeric import safe_exponent, scaled
 from ..pair import EncodedPair
 from ..registry import Option
 
@@ -38,19 +39,41 @@ def numeric(pair: EncodedPair, gc: GeneralisedColumn) -> bool:
     return gc.hierarchy.numeric and pair.variable(gc.name).scale == "continuous"
 
 
-def width(gc: GeneralisedColumn, low: float, high: float) -> np.ndarray:
-    """Width of every protected value's numeric span within ``[low, high]`` (0 for a leaf)."""
+def width(gc: GeneralisedColumn, low: float, high: float, e: int = 0) -> np.ndarray:
+    """Width of every protected value's numeric span within ``[low, high]`` (0 for a leaf), in units of ``2**e``.
+
+    ``e`` is a power-of-two scaling exponent (:mod:`infoloss.numeric`): with
+    ``e`` from :func:`span_exponent`, bounds up to ±1.8e308 give finite
+    widths, and ``width / (high - low)`` computed in the same units is
+    exactly the unscaled ratio.
+    """
 
     def compute() -> np.ndarray:
         h = gc.hierarchy
-        lo = np.clip(h.low, low, high)
-        hi = np.clip(h.high, low, high)
+        lo_b, hi_b = (float(scaled(np.float64(b), e)) for b in (low, high)) if e else (low, high)
+        with np.errstate(over="ignore"):  # node bounds far outside [low, high] may scale to ±inf: clipped below
+            lo = np.clip(scaled(h.low, e) if e else h.low, lo_b, hi_b)
+            hi = np.clip(scaled(h.high, e) if e else h.high, lo_b, hi_b)
         width = np.maximum(hi - lo, 0.0)[gc.prot_node]
         if gc.both_missing is not None:
             width[gc.both_missing] = 0.0
         return width
 
-    return gc._cached(("width", low, high), compute)
+    return gc._cached(("width", low, high, e), compute)
+
+
+def span_exponent(low: float, high: float) -> int:
+    """The scaling exponent that keeps ``high - low`` and every width within it finite (0 for ordinary bounds)."""
+    return safe_exponent(np.array([low, high], dtype=np.float64))
+
+
+def relative_width(gc: GeneralisedColumn, low: float, high: float) -> np.ndarray:
+    """``width / (high - low)`` per record, exactly, for bounds up to ±1.8e308; zeros when ``high <= low``."""
+    if not high > low:
+        return np.zeros(gc.prot_node.shape[0])
+    e = span_exponent(low, high)
+    lo_b, hi_b = (float(scaled(np.float64(b), e)) for b in (low, high)) if e else (low, high)
+    return width(gc, low, high, e) / (hi_b - lo_b)
 
 
 def table_range(gc: GeneralisedColumn) -> tuple[float, float]:
@@ -72,7 +95,7 @@ def lm_per_record(pair: EncodedPair, gc: GeneralisedColumn) -> tuple[np.ndarray,
     h = gc.hierarchy
     if h.kind == "intervals" and numeric(pair, gc):
         low, high = h.domain
-        return width(gc, low, high) / (high - low), "interval width / domain width"
+        return relative_width(gc, low, high), "interval width / domain width"
     return share(gc), "(L(v) - 1) / (|D| - 1)"
 
 
@@ -82,13 +105,16 @@ def arx_lm(pair: EncodedPair, gc: GeneralisedColumn) -> float:
     n = gc.prot_node.shape[0]
     if h.kind == "intervals" and numeric(pair, gc):
         low, high = h.domain
-        size = high - low
-        share = np.where(gc.prot_level == 0, 1.0, width(gc, low, high)) / size  # ARX: a leaf has share 1/|D|
+        e = span_exponent(low, high)  # widths and size in units of 2**e, so that ±1.8e308 bounds stay finite
+        unit = float(scaled(np.float64(1.0), e)) if e else 1.0
+        size_s = float(scaled(np.float64(high), e) - scaled(np.float64(low), e)) if e else high - low
+        share = np.where(gc.prot_level == 0, unit, width(gc, low, high, e)) / size_s  # ARX: a leaf has share 1/|D|
+        floor = n * (unit / size_s)  # n / |D|
     else:
         size = float(h.n_leaves)
         share = gc.leaf_count / size
+        floor = n / size
     share = np.where(gc.is_root & ~both(gc), 1.0, share)
-    floor = n / size
     if n - floor <= 0:
         return 0.0
     return max((float(share.sum()) - floor) / (n - floor), 0.0)

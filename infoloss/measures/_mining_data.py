@@ -5,7 +5,11 @@ two files through one coding that is derived from the *original file only*,
 so that everything fitted on the original can be computed once and shared
 between scenarios (``EncodedPair.cached_original``):
 
-* a continuous variable is its float value (NaN for missing);
+* a continuous variable is its float value (NaN for missing), times a power
+  of two fixed by the original when its values are extreme (beyond about
+  1e120; :mod:`infoloss.numeric`): exact, so ordinary data are unchanged and
+  every fit, prediction and scale-free score is the same, while values up to
+  ±1.8e308 give no overflow;
 * a categorical variable is the position of its category among the
   categories that occur in the original (in the pair's category order:
   the spec's order for an ordinal variable, otherwise numeric or lexical
@@ -26,6 +30,7 @@ from typing import Any, Callable, Sequence, TypeVar
 import numpy as np
 
 from ..errors import NotComputed
+from ..numeric import safe_exponent, scaled, unscale
 from ..pair import ORIGINAL, EncodedPair
 
 
@@ -34,12 +39,15 @@ class Feature:
     """One variable as the mining measures code it.
 
     ``kind`` is ``"continuous"``, ``"ordinal"`` or ``"nominal"``; ``labels``
-    are the original's categories in code order (empty for continuous).
+    are the original's categories in code order (empty for continuous);
+    ``exponent``: a continuous variable's values are coded as ``x * 2**-exponent``
+    (0 unless the original's values are extreme, see the module docstring).
     """
 
     name: str
     kind: str
     labels: tuple[str, ...] = ()
+    exponent: int = 0
 
     @property
     def n_levels(self) -> int:
@@ -51,7 +59,7 @@ def feature(pair: EncodedPair, name: str) -> Feature:
 
     def compute() -> Feature:
         if name in pair.continuous:
-            return Feature(name, "continuous")
+            return Feature(name, "continuous", exponent=safe_exponent(pair.continuous[name].orig))
         col = pair.categorical[name]
         used = np.flatnonzero(np.bincount(col.orig[col.orig >= 0], minlength=col.n_categories))
         kind = "ordinal" if col.scale == "ordinal" else "nominal"
@@ -68,7 +76,11 @@ def column(pair: EncodedPair, feat: Feature, which: str, rows: np.ndarray | None
     """The variable's values in file ``which`` (at ``rows``) under the coding: float64, NaN missing."""
     if feat.kind == "continuous":
         x = pair.continuous[feat.name].values(which)
-        return (x if rows is None else x[rows]).astype(np.float64, copy=True)
+        x = (x if rows is None else x[rows]).astype(np.float64, copy=True)
+        if feat.exponent:
+            with np.errstate(over="ignore"):  # a protected value far beyond the original's cannot overflow below 1
+                x = scaled(x, feat.exponent, out=x)
+        return x
     col = pair.categorical[feat.name]
     lookup = pair.cached(("mining", "lookup", feat.name), lambda: _lookup(col.categories, feat.labels))
     codes = col.codes(which)
@@ -130,9 +142,11 @@ def seeds(seed: int, n_seeds: int) -> list[int]:
 def spread(values: Sequence[float], seed_list: Sequence[int] | None = None) -> dict[str, Any]:
     """Mean and spread of a result over seeds: mean, sd (n - 1 denominator; 0 for one seed), min, max."""
     v = np.asarray(values, dtype=float)
+    e = safe_exponent(v)  # exact power-of-two scaling: values near ±1.8e308 (an RMSE) give no overflow
+    vs = scaled(v, e) if e else v
     out: dict[str, Any] = {
-        "mean": float(v.mean()),
-        "sd": float(v.std(ddof=1)) if v.shape[0] > 1 else 0.0,
+        "mean": float(unscale(vs.mean(), e)),
+        "sd": float(unscale(vs.std(ddof=1), e)) if v.shape[0] > 1 else 0.0,
         "min": float(v.min()),
         "max": float(v.max()),
         "values": [float(x) for x in v],
@@ -150,8 +164,8 @@ def sample_rows(n: int, max_records: int, rng: np.random.Generator) -> np.ndarra
 
 
 def original_labels_key(feats: Sequence[Feature]) -> tuple:
-    """A hashable description of the coding (names, kinds, labels) for cache keys."""
-    return tuple((f.name, f.kind, f.labels) for f in feats)
+    """A hashable description of the coding (names, kinds, labels, scaling) for cache keys."""
+    return tuple((f.name, f.kind, f.labels, f.exponent) for f in feats)
 
 
 def require_variables(names: Sequence[str], what: str) -> None:

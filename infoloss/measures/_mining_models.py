@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import NotComputed
+from ..numeric import unscale
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from . import _mining_data as md
 
@@ -421,8 +422,11 @@ def scores(t: Target, y: np.ndarray, out: Output, w: np.ndarray | None) -> dict[
         r2 = None
         if np.ptp(y) > 0:  # R² is undefined when the held-out values are all equal
             r2 = float(metrics.r2_score(y, out.pred, sample_weight=w))
+        # the values are coded times 2**-exponent (see _mining_data): R² does not depend on it, the RMSE is scaled
+        # back to the variable's units (None when that is beyond the float range)
+        rmse = unscale(float(np.sqrt(metrics.mean_squared_error(y, out.pred, sample_weight=w))), t.coding.exponent)
         return {"r2": r2 if r2 is not None and np.isfinite(r2) else None,
-                "rmse": float(np.sqrt(metrics.mean_squared_error(y, out.pred, sample_weight=w)))}
+                "rmse": rmse if np.isfinite(rmse) else None}
     yi = y.astype(np.int64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "y_pred contains classes not in y_true": a wrong prediction, counted
@@ -511,13 +515,21 @@ def protected_rows(pair: EncodedPair, t: Target, s: Settings, seed: int) -> tupl
     """The protected records the protected model is trained on, and how they were chosen.
 
     Paired files: the protected versions of the original's training records
-    (never of a held-out record).  Unpaired: every protected record, or a
-    seeded simple random sample of ``max_train`` of them.
+    (never of a held-out record).  Unpaired files of the original's size: the
+    protected records with the training records' numbers (files of equal size
+    are sampled at the same record numbers, so both models learn from as many
+    records and a file against itself gives exactly the ideal values).
+    Other unpaired files: every protected record, or a seeded simple random
+    sample of ``max_train`` of them.
     """
     y = target_values(pair, t, PROTECTED)
     if pair.paired:
         rows = reference(pair, t, s, seed).train
         how = "the protected versions of the original's training records"
+    elif pair.n_prot == pair.n_orig:
+        rows = reference(pair, t, s, seed).train
+        how = ("the protected records with the original training records' numbers (unpaired files of equal size: "
+               "as many training records as the original-trained model)")
     else:
         rows = md.sample_rows(pair.n_prot, s.max_train, np.random.default_rng(seed))
         rows = np.arange(pair.n_prot) if rows is None else rows

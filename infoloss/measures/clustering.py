@@ -26,7 +26,11 @@ Conventions (where the literature leaves a choice):
   categories are at squared distance 2 on that variable, the mean squared
   distance of two records on a standardised one.  A variable constant in the
   original is left out; so is a variable removed from the protected file
-  (in both files).  k-prototypes or a Gower distance would need a further
+  (in both files).  A nominal variable with more than
+  ``infoloss.limits.MAX_MODEL_LEVELS`` (100) categories keeps a column for
+  each of the 99 most frequent in the original and one shared column for
+  the others (``details["grouped"]``), as ``cluster_utility`` does, so the
+  memory stays bounded at any number of categories.  k-prototypes or a Gower distance would need a further
   dependency and give no Euclidean centroids for Davies-Bouldin.
 * **Clustering.** scikit-learn ``KMeans`` (Lloyd, k-means++ start, one run
   seeded by the seed), the same k and seed for both files.  ``k`` is the
@@ -34,8 +38,9 @@ Conventions (where the literature leaves a choice):
   sample of at most 2,000 original records (first seed;
   ``details["k_silhouettes"]``).
 * **Large files.** Above ``max_records`` (default 10,000) records a file is
-  replaced by a seeded simple random sample of that size (paired files: the
-  same record numbers in both); the Silhouette is computed on at most 2,000
+  replaced by a seeded simple random sample of that size (files of equal
+  size, paired or not: the same record numbers in both, so a file against
+  itself gives exactly the ideal values); the Silhouette is computed on at most 2,000
   of the clustered records (scikit-learn's ``sample_size``, seeded).
 * **Seeds.** Sample, k-means start and Silhouette sample depend on the seed:
   every measure is computed for ``seeds`` seeds (default 5) and its value is
@@ -63,6 +68,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import limits
+from ..numeric import safe_exponent, scaled
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -75,6 +82,7 @@ __all__ = [
 ]
 
 K_CANDIDATES = range(2, 9)
+MAX_STANDARDISED = 1e150  # squares and sums of squares of standardised values stay far below 1.8e308
 SILHOUETTE_RECORDS = 2000
 K_CHOICE_RECORDS = 2000  # k is chosen on a seeded sample of at most this many original records
 
@@ -96,17 +104,29 @@ class Space:
     centre: np.ndarray
     scale: np.ndarray
     nominal: tuple[md.Feature, ...]
+    #: each numeric variable's power-of-two scaling exponent (0: unscaled; see infoloss.numeric): centre and
+    #: scale are those of the scaled values, so values up to ±1.8e308 standardise without overflow, exactly
+    exponent: tuple[int, ...] = ()
+    #: each nominal variable's column of every original category (position), or None for one column each; a
+    #: variable with more than ``limits.MAX_MODEL_LEVELS`` categories keeps the most frequent and groups the rest
+    columns: tuple[np.ndarray | None, ...] = ()
+    grouped: tuple[tuple[str, str], ...] = ()  # (variable, what was grouped)
+
+    def width(self, j: int) -> int:
+        """Number of 0/1 columns of nominal variable ``j``."""
+        lookup = self.columns[j] if self.columns else None
+        return self.nominal[j].n_levels if lookup is None else int(lookup.max()) + 1
 
     @property
     def n_columns(self) -> int:
-        return len(self.numeric) + sum(f.n_levels for f in self.nominal)
+        return len(self.numeric) + sum(self.width(j) for j in range(len(self.nominal)))
 
     @property
     def variables(self) -> list[str]:
         return [f.name for f in self.numeric + self.nominal]
 
     def key(self) -> tuple:
-        return md.original_labels_key(self.numeric + self.nominal)
+        return md.original_labels_key(self.numeric + self.nominal) + self.grouped
 
 
 def space(pair: EncodedPair) -> Space:
@@ -114,23 +134,31 @@ def space(pair: EncodedPair) -> Space:
 
     def compute() -> Space:
         feats = md.layout(pair, md.available(pair, pair.names()))
-        numeric, centre, scale, nominal = [], [], [], []
+        numeric, centre, scale, nominal, exps, columns, grouped = [], [], [], [], [], [], []
         for f in feats:
             if f.kind == "nominal":
                 if f.n_levels >= 2:
                     nominal.append(f)
+                    lookup, note = _group_levels(pair, f)
+                    columns.append(lookup)
+                    if note:
+                        grouped.append((f.name, note))
                 continue
             x = md.column(pair, f, ORIGINAL)
             ok = x[~np.isnan(x)]
+            e = safe_exponent(ok)
+            ok = scaled(ok, e) if e else ok
             sd = float(ok.std()) if ok.size else 0.0
             if sd > 0 and np.isfinite(sd):
                 numeric.append(f)
                 centre.append(float(ok.mean()))
                 scale.append(sd)
+                exps.append(e)
         if not numeric and not nominal:
             raise NotComputed("every variable both files have is constant in the original, so there is nothing to "
                               "cluster")
-        return Space(tuple(numeric), np.array(centre), np.array(scale), tuple(nominal))
+        return Space(tuple(numeric), np.array(centre), np.array(scale), tuple(nominal), tuple(exps), tuple(columns),
+                     tuple(grouped))
 
     return pair.cached(("mining", "cluster-space"), compute)
 
@@ -140,19 +168,44 @@ def embed(pair: EncodedPair, sp: Space, which: str, rows: np.ndarray | None) -> 
     m = pair.n(which) if rows is None else rows.shape[0]
     out = np.zeros((m, sp.n_columns))
     for j, f in enumerate(sp.numeric):
-        z = (md.column(pair, f, which, rows) - sp.centre[j]) / sp.scale[j]
+        x = md.column(pair, f, which, rows)
+        if sp.exponent[j]:
+            x = scaled(x, sp.exponent[j])
+        with np.errstate(over="ignore"):
+            z = (x - sp.centre[j]) / sp.scale[j]
+        if np.nanmax(np.abs(z), initial=0.0) > MAX_STANDARDISED:
+            raise NotComputed(f"some {which} values of {f.name} lie more than {MAX_STANDARDISED:.0e} original standard "
+                              "deviations from the original's mean, so the k-means distances would overflow")
         out[:, j] = np.where(np.isnan(z), 0.0, z)
     start = len(sp.numeric)
-    for f in sp.nominal:
+    for j, f in enumerate(sp.nominal):
         pos = md.column(pair, f, which, rows)
         ok = np.flatnonzero(~np.isnan(pos))
-        out[ok, start + pos[ok].astype(np.int64)] = 1.0
-        start += f.n_levels
+        col = pos[ok].astype(np.int64)
+        out[ok, start + (col if sp.columns[j] is None else sp.columns[j][col])] = 1.0
+        start += sp.width(j)
     return out
 
 
+def _group_levels(pair: EncodedPair, f: md.Feature) -> tuple[np.ndarray | None, str | None]:
+    """Column of each original category: one each, or beyond ``limits.MAX_MODEL_LEVELS`` the most frequent
+    categories of the original one each and the others one shared column (as ``cluster_utility`` does)."""
+    pos = md.column(pair, f, ORIGINAL)
+    counts = np.bincount(pos[~np.isnan(pos)].astype(np.int64), minlength=f.n_levels)
+    keep = limits.top_levels(counts)
+    if keep is None:
+        return None, None
+    lookup = np.full(f.n_levels, keep.shape[0], dtype=np.int64)
+    lookup[keep] = np.arange(keep.shape[0])
+    note = (f"{f.n_levels:,} categories in the original (limit {limits.MAX_MODEL_LEVELS} per variable): the "
+            f"{keep.shape[0]} most frequent are one column each and the other {f.n_levels - keep.shape[0]:,} share one")
+    return lookup, note
+
+
 def _rows(pair: EncodedPair, which: str, max_records: int, seed: int) -> np.ndarray | None:
-    if which == PROTECTED and not pair.paired:
+    # files of equal size (paired, identical, or unpaired of equal size) are sampled at the same record numbers,
+    # so a file against itself is clustered identically and every index is exactly its ideal
+    if which == PROTECTED and pair.n_prot != pair.n_orig:
         return md.sample_rows(pair.n_prot, max_records, np.random.default_rng([seed, 1]))
     return md.sample_rows(pair.n_orig, max_records, np.random.default_rng(seed))
 
@@ -290,7 +343,9 @@ def _details(res: dict[str, Any], pair: EncodedPair, max_records: int) -> dict[s
     }
     if out["sampled"]:
         out["sample"] = (f"seeded simple random samples of at most {max_records} records per file (a new sample per "
-                         f"seed{'; the same record numbers in both files' if pair.paired else ''})")
+                         f"seed{'; the same record numbers in both files' if pair.n_prot == pair.n_orig else ''})")
+    if sp.grouped:
+        out["grouped"] = dict(sp.grouped)
     if "k_silhouettes" in res["k"]:
         out["k_silhouettes"] = res["k"]["k_silhouettes"]
     if res["warnings"]:

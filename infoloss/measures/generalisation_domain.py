@@ -13,7 +13,7 @@ import numpy as np
 from ..generalised import GeneralisedColumn
 from ..pair import EncodedPair
 from ..registry import MeasureResult, measure
-from ._generalisation import WEIGHTS, arx_lm, lm_per_record, numeric, qi, table_range, weights_for, width
+from ._generalisation import WEIGHTS, arx_lm, lm_per_record, numeric, qi, relative_width, table_range, weights_for
 
 __all__ = ["loss_metric", "iloss", "ncp", "gcp", "ambiguity"]
 
@@ -94,7 +94,7 @@ def _iloss_one(pair: EncodedPair, gc: GeneralisedColumn) -> np.ndarray:
     h = gc.hierarchy
     if numeric(pair, gc):
         low, high = h.domain
-        return width(gc, low, high) / (high - low) if high > low else np.zeros(gc.prot_node.shape[0])
+        return relative_width(gc, low, high)
     return (gc.leaf_count - 1.0) / h.n_leaves
 
 
@@ -175,7 +175,7 @@ def _ncp_one(pair: EncodedPair, gc: GeneralisedColumn) -> np.ndarray:
     h = gc.hierarchy
     if numeric(pair, gc):
         low, high = table_range(gc)
-        return width(gc, low, high) / (high - low) if high > low else np.zeros(gc.prot_node.shape[0])
+        return relative_width(gc, low, high)
     count = gc.leaf_count
     return np.where(count > 1, count / h.n_leaves, 0.0)
 

@@ -23,7 +23,11 @@ Conventions (where the literature leaves a choice):
   the original only and is the same for every scenario.
 * **Protected training records.** Paired files: the protected versions of
   the original's training records (never of a held-out record).  Unpaired
-  files: every protected record (a seeded sample of ``max_train`` beyond).
+  files of the original's size: the protected records with the training
+  records' numbers (as for every sampling measure, files of equal size are
+  sampled at the same record numbers; both models then learn from as many
+  records).  Other unpaired files: every protected record (a seeded sample
+  of ``max_train`` beyond).
   Records whose target is missing are left out; a protected class the
   original does not have is kept as a class of its own, always wrong on the
   original.
@@ -34,8 +38,8 @@ Conventions (where the literature leaves a choice):
 * **Models.** ``model="hgb"`` (default): ``HistGradientBoostingClassifier``
   / ``Regressor``; ``"linear"``: logistic / linear regression; ``"tree"``: a
   decision tree (``details["model"]`` has the settings).  Every fit is
-  seeded, so with identical files the protected model *is* the reference
-  model and every measure takes its ideal value exactly.
+  seeded, so with identical files (paired or not) the protected model *is*
+  the reference model and every measure takes its ideal value exactly.
 * **Weights.** With a weight column and ``weighted=True`` (default) the
   models are fitted with the records' weights and the scores are weighted.
 * **Baseline and removal.** The baseline model predicts the training
@@ -168,6 +172,12 @@ def _metric_spread(runs: list[dict], metric: str, seed_list: tuple[int, ...]) ->
     return md.spread(values, seed_list)
 
 
+def _error_spread(t: mm.Target, runs: list[dict]) -> dict | None:
+    """Seed 003's prediction error over seeds; None when it is undefined (an RMSE beyond the float range)."""
+    values = [mm.error(t, r) for r in runs]
+    return None if any(v is None for v in values) else md.spread(values)
+
+
 def _target_block(t: mm.Target, ev: dict[str, Any], metric: str, s: mm.Settings) -> dict[str, Any]:
     """What every score measure says about one target: scores of the four models with their seed spread."""
     metrics = mm.REGRESSION_METRICS if t.task == "regression" else mm.CLASSIFICATION_METRICS
@@ -182,7 +192,7 @@ def _target_block(t: mm.Target, ev: dict[str, Any], metric: str, s: mm.Settings)
         "stratified": ev["stratified"],
         "scores": {kind: {m: _metric_spread(runs, m, s.seed_list) for m in metrics}
                    for kind, runs in ev["runs"].items() if runs},
-        "error": {kind: md.spread([mm.error(t, r) for r in runs]) for kind, runs in ev["runs"].items() if runs},
+        "error": {kind: _error_spread(t, runs) for kind, runs in ev["runs"].items() if runs},
         "error_meaning": "1 - accuracy" if t.task == "classification" else "RMSE",
     }
     if t.task == "classification":

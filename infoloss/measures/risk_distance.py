@@ -34,6 +34,7 @@ from ..risk.distance import (
     MixedFeatures,
     nearest_distances,
     robust_interval_disclosure as _robust,
+    standardise_by_original,
 )
 from .risk import FILE_RISK_MEASURES
 
@@ -223,9 +224,8 @@ def record_linkage(pair: EncodedPair, *, ties: str = "share", max_records: int =
     """
     names, x, xm = _matrices(pair)
     ok = _complete(x, xm, 1)
-    mean, sd = np.nanmean(x, axis=0), np.nanstd(x, axis=0, ddof=1)
-    sd[~(sd > 0)] = 1.0
-    zo, zp = (x[ok] - mean) / sd, (xm[ok] - mean) / sd
+    zo, zp = standardise_by_original(x, xm)
+    zo, zp = zo[ok], zp[ok]
     m = zo.shape[0]
     if m <= max_records:
         values = [linkage(zo, zp, ties=ties)["value"]]
@@ -331,7 +331,12 @@ def _dcr_split(features: MixedFeatures, n_o: int, n_p: int, seed: int, holdout: 
     h = int(min(max(1, round(holdout * n_r)), max_records, n_r - 1))
     held = np.zeros(n_r, dtype=bool)
     held[rng.choice(n_r, h, replace=False)] = True
-    query_rows = np.arange(n_p) if n_p <= max_records else rng.choice(n_p, max_records, replace=False)
+    if n_p == n_o:
+        # files of equal size are sampled at the same record numbers: a protected record is compared with a
+        # reference that holds the original record of the same number (its own, for paired or identical files)
+        query_rows = ref_rows if n_r <= max_records else np.sort(rng.choice(ref_rows, max_records, replace=False))
+    else:
+        query_rows = np.arange(n_p) if n_p <= max_records else rng.choice(n_p, max_records, replace=False)
     reference = features(0, ref_rows)
     d_prot = nearest_distances(reference, features(1, query_rows))
     d_hold = nearest_distances(reference[~held], reference[held])
@@ -389,7 +394,19 @@ def dcr_holdout(pair: EncodedPair, *, holdout: float = 0.2, seeds: int = 5, max_
     genuine new records about 0.5, records farther away below 0.5.  Above
     ``max_records`` protected or holdout records a seeded sample is compared,
     and above ten times that the reference is a seeded sample of the original.
-    The original's own value is that of a copy: ``1 - P(DCR_hold = 0)/2``.
+    Files of equal size are sampled at the same record numbers (the
+    protected records compared are drawn from the reference's records), so
+    every record of a copy of the original is at distance exactly 0.
+
+    Identical files.  A copy's DCRs are all 0, so it is closer than every
+    holdout record except those with an exact twin in the rest of the
+    original, whose DCR is 0 too: such a tie counts one half (a copied record
+    is then no closer than a genuine duplicate).  A copy, and the original
+    itself (``details["original"]["value"]``, against the same splits),
+    therefore score ``1 - P(DCR_hold = 0)/2``: 1 when no holdout record
+    has a twin, less in files with duplicated records (many categorical
+    variables, few values).  Zero distances are exact (see
+    :func:`infoloss.risk.distance.nearest_distances`).
 
     Returns
     -------

@@ -7,16 +7,19 @@ numbers and per-record arrays; the measures in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
+from ..numeric import MAX_STANDARDISED, column_exponents, safe_exponent, scaled, unscale
 from ..errors import NotComputed
 from .freq import group_ids
 
 __all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "exact_copies",
-           "MixedFeatures", "k_nearest"]
+           "MixedFeatures", "k_nearest", "standardise_by_original"]
 
 
 def interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.05) -> dict:
@@ -24,7 +27,12 @@ def interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.05) -> dict:
 
     ``sd`` is the protected column's standard deviation (n - 1, missing
     values left out); a comparison with a missing value on either side is
-    left out, as sdcMicro's ``rowSums(..., na.rm = TRUE)`` does.
+    left out, as sdcMicro's ``rowSums(..., na.rm = TRUE)`` does; so is every
+    comparison on a variable with fewer than two protected values (a column
+    suppressed in every record has no standard deviation).  Each
+    variable is first scaled by a power of two common to both files
+    (:mod:`infoloss.numeric`): the comparisons are unchanged, and values up
+    to ±1.8e308 give no overflow.
 
     References
     ----------
@@ -38,12 +46,25 @@ def interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.05) -> dict:
     >>> interval_disclosure(x, x + np.array([[0.0], [0.01], [1.0], [0.0]]))["value"]
     0.75
     """
+    e = column_exponents(x, xm)
+    if e.any():
+        x, xm = scaled(x, e), scaled(xm, e)
     with np.errstate(invalid="ignore"):
-        sd = np.nanstd(xm, axis=0, ddof=1)
+        sd = _nan_sd(xm)
         low, high = xm - k * sd, xm + k * sd
         outside = (x < low) | (x > high)
     inside = ~outside.any(axis=1)
-    return {"value": float(inside.mean()), "at_risk": inside, "sd_protected": sd}
+    return {"value": float(inside.mean()), "at_risk": inside, "sd_protected": unscale(sd, e)}
+
+
+def _nan_sd(x: np.ndarray) -> np.ndarray:
+    """Column standard deviations (n - 1) over the values present; NaN, without a warning, below two values."""
+    count = (~np.isnan(x)).sum(axis=0)
+    out = np.full(x.shape[1], np.nan)
+    ok = count >= 2
+    if ok.any():
+        out[ok] = np.nanstd(x[:, ok], axis=0, ddof=1)
+    return out
 
 
 def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k2: float = 0.05,
@@ -81,6 +102,10 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     from statsmodels.robust.covariance import cov_ogk
 
     n, p = x.shape
+    # each file is standardised by its own means and sds, so scaling its columns by powers of two changes nothing
+    # and keeps values up to ±1.8e308 from overflowing
+    x, xm = (scaled(a, e) if e.any() else a for a, e in
+             ((x, column_exponents(x)), (xm, column_exponents(xm))))
     if not (x.std(axis=0, ddof=1) > 0).all():
         raise NotComputed("a continuous variable is constant in the original, so it has no robust covariance")
     zs = _standardise(x)
@@ -133,6 +158,41 @@ def k_nearest(reference: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
 
     dist, _ = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(reference).kneighbors(queries)
     return dist
+
+
+def standardise_by_original(x: np.ndarray, xm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both files' columns standardised by the original's mean and standard deviation (n - 1).
+
+    A column constant in the original keeps the unit 1.  The columns are
+    first scaled by a power of two common to both files
+    (:func:`infoloss.column_exponents`), which changes no
+    standardised value and keeps values up to ±1.8e308 from overflowing;
+    a protected value more than ``MAX_STANDARDISED`` (1e150) standard
+    deviations away, whose squared distances would overflow, is a
+    ``NotComputed``.
+
+    >>> zo, zp = standardise_by_original(np.array([[1.0], [3.0]]), np.array([[2.0], [5.0]]))
+    >>> zo.ravel().tolist(), zp.ravel().tolist()
+    ([-0.7071067811865475, 0.7071067811865475], [0.0, 2.1213203435596424])
+    """
+    e = column_exponents(x, xm)
+    if e.any():
+        x, xm = scaled(x, e), scaled(xm, e)
+    mean, sd = np.full(x.shape[1], np.nan), _nan_sd(x)
+    present = (~np.isnan(x)).any(axis=0)
+    mean[present] = np.nanmean(x[:, present], axis=0)
+    sd[~(sd > 0)] = 1.0
+    with np.errstate(over="ignore"):
+        zo, zp = (x - mean) / sd, (xm - mean) / sd
+    check_standardised(zp, "protected")
+    return zo, zp
+
+
+def check_standardised(z: np.ndarray, which: str) -> None:
+    """NotComputed when a standardised value is too far out for its squared distances to be finite."""
+    if z.size and np.nanmax(np.abs(z), initial=0.0) > MAX_STANDARDISED:
+        raise NotComputed(f"some {which} values lie more than {MAX_STANDARDISED:.0e} original standard "
+                          "deviations from the original's mean, so their distances would overflow")
 
 
 def _standardise(x: np.ndarray) -> np.ndarray:
@@ -200,7 +260,10 @@ class MixedFeatures:
     codes become one-hot columns scaled by 1/sqrt(2), so two different
     categories are at distance 1 as two values one standard deviation apart
     are (missing is a category).  Only the requested rows are ever expanded,
-    so a million-record file never becomes a dense million-row matrix.
+    so a million-record file never becomes a dense million-row matrix; above
+    :data:`SPARSE_COLUMNS` columns (categorical variables with many
+    categories) the points are a scipy CSR matrix, whose memory grows with
+    the number of variables, not of categories.
 
     ``continuous`` holds ``(original, protected)`` float arrays,
     ``categorical`` ``(original codes, protected codes, number of categories)``.
@@ -210,18 +273,28 @@ class MixedFeatures:
                  categorical: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
         self.continuous = []
         for orig, prot in continuous:
-            mu, sd = np.nanmean(orig), np.nanstd(orig, ddof=1)
+            e = safe_exponent(orig, prot)  # exact power-of-two scaling: values up to ±1.8e308
+            present = orig[~np.isnan(orig)]
+            if e:
+                present = scaled(present, e)
+            mu = float(present.mean()) if present.size else 0.0
+            sd = float(present.std(ddof=1)) if present.size > 1 else 0.0
             missing = bool(np.isnan(orig).any() or np.isnan(prot).any())
-            self.continuous.append((orig, prot, mu, sd if sd > 0 else 1.0, missing))
+            self.continuous.append((orig, prot, e, mu, sd if sd > 0 else 1.0, missing))
         self.categorical = categorical
+        self.n_columns = sum(2 if c[5] else 1 for c in self.continuous) + sum(k + 1 for _, _, k in categorical)
 
-    def __call__(self, which: int, rows: np.ndarray) -> np.ndarray:
+    def __call__(self, which: int, rows: np.ndarray) -> Any:
         """The points of ``rows`` of the original (``which = 0``) or the protected file (1)."""
+        if self.n_columns > SPARSE_COLUMNS:
+            return self._sparse(which, rows)
         parts = []
-        for orig, prot, mu, sd, missing in self.continuous:
+        for orig, prot, e, mu, sd, missing in self.continuous:
             x = (orig, prot)[which][rows]
             miss = np.isnan(x)
-            parts.append(np.where(miss, 0.0, (x - mu) / sd)[:, None])
+            z = np.where(miss, 0.0, (scaled(x, e) if e else x) - mu) / sd
+            check_standardised(z, ("original", "protected")[which])
+            parts.append(z[:, None])
             if missing:
                 parts.append(miss.astype(np.float64)[:, None])
         for orig, prot, k in self.categorical:
@@ -231,14 +304,82 @@ class MixedFeatures:
             parts.append(onehot)
         return np.hstack(parts) if parts else np.zeros((rows.size, 0))
 
+    def _sparse(self, which: int, rows: np.ndarray) -> Any:
+        from scipy import sparse
+
+        blocks = []
+        for orig, prot, e, mu, sd, missing in self.continuous:
+            x = (orig, prot)[which][rows]
+            miss = np.isnan(x)
+            z = np.where(miss, 0.0, (scaled(x, e) if e else x) - mu) / sd
+            check_standardised(z, ("original", "protected")[which])
+            blocks.append(sparse.csr_matrix(z[:, None]))
+            if missing:
+                blocks.append(sparse.csr_matrix(miss.astype(np.float64)[:, None]))
+        for orig, prot, k in self.categorical:
+            codes = (orig, prot)[which][rows]
+            onehot = sparse.csr_matrix((np.full(rows.size, np.sqrt(0.5)), (np.arange(rows.size),
+                                        np.where(codes < 0, k, codes))), shape=(rows.size, k + 1))
+            blocks.append(onehot)
+        out = sparse.hstack(blocks, format="csr")
+        out.eliminate_zeros()
+        out.sort_indices()
+        return out
+
+
+#: above this many columns the DCR points are sparse (one-hot columns of categories with many levels)
+SPARSE_COLUMNS = 256
+
 
 def nearest_distances(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """Euclidean distance from each query point to its nearest reference point (scikit-learn NearestNeighbors)."""
+    """Euclidean distance from each query point to its nearest reference point.
+
+    scikit-learn ``NearestNeighbors`` finds the nearest point; in many
+    dimensions it searches by brute force with the expansion
+    ``|q|^2 - 2 q.r + |r|^2``, whose rounding (about ``1e-8 |q|`` on the
+    distance) can make it pick a point a hair away from an equal one, and
+    makes equal distances unequal.  The distance to the point found is
+    therefore recomputed from the differences (equal points are then at
+    exactly 0, equal distances equal), and a query whose nearest point is
+    closer than ``1e-6 (1 + |q|)`` without being equal is checked for an
+    equal reference point by exact comparison: ties, which the DCR
+    comparison counts one half, stay ties.
+
+    >>> r = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> nearest_distances(r, np.array([[3.0, 4.0], [0.0, 1.0]])).tolist()
+    [0.0, 1.0]
+    """
+    from scipy import sparse
     from sklearn.neighbors import NearestNeighbors
 
     nn = NearestNeighbors(n_neighbors=1).fit(reference)
-    dist, _ = nn.kneighbors(queries)
-    return dist[:, 0]
+    idx = nn.kneighbors(queries, return_distance=False)[:, 0]
+    if sparse.issparse(queries):  # CSR points (MixedFeatures with many categories): a brute-force search
+        diff = queries - reference[idx]
+        dist = np.sqrt(np.asarray(diff.multiply(diff).sum(axis=1)).ravel())
+        norm = np.sqrt(np.asarray(queries.multiply(queries).sum(axis=1)).ravel())
+    else:
+        dist = np.sqrt(((queries - reference[idx]) ** 2).sum(axis=1))
+        norm = np.sqrt((queries ** 2).sum(axis=1))
+    doubt = np.flatnonzero((dist > 0) & (dist <= 1e-6 * (1.0 + norm)))
+    if doubt.size:
+        present = set(_row_keys(reference))
+        equal = np.array([key in present for key in _row_keys(queries[doubt])])
+        dist[doubt[equal]] = 0.0
+    return dist
+
+
+def _row_keys(points: Any) -> list:
+    """A hashable key per row, equal exactly for equal rows (dense, or CSR with sorted indices and no zeros)."""
+    from scipy import sparse
+
+    if sparse.issparse(points):
+        m = points.tocsr(copy=True)
+        m.eliminate_zeros()  # also drops -0.0
+        m.sort_indices()
+        ptr = m.indptr
+        return [(m.indices[a:b].tobytes(), m.data[a:b].tobytes()) for a, b in zip(ptr[:-1], ptr[1:])]
+    return [row.tobytes() for row in np.ascontiguousarray(points + 0.0)]  # + 0.0: -0.0 becomes 0.0
 
 
 def exact_copies(original: np.ndarray, protected: np.ndarray) -> np.ndarray:

@@ -80,17 +80,16 @@ def _distance_columns(pair: EncodedPair, which: str, options: dict) -> dict[str,
     if which != PROTECTED or not pair.paired:
         return {}
     from ..measures.risk_distance import _complete, _matrices
-    from .distance import interval_disclosure, linkage
+    from .distance import interval_disclosure, linkage, standardise_by_original
 
     names, x, xm = _matrices(pair)
     cols = {"interval_disclosure": interval_disclosure(x, xm, options.get("interval_disclosure", {}).get("k", 0.05))[
         "at_risk"].astype(np.int8)}
     ok = _complete(x, xm, 1)
-    mean, sd = np.nanmean(x, axis=0), np.nanstd(x, axis=0, ddof=1)
-    sd[~(sd > 0)] = 1.0
+    zo, zp = standardise_by_original(x, xm)
     linked = np.full(x.shape[0], np.nan)
     ties = options.get("record_linkage", {}).get("ties", "share")
-    linked[ok] = linkage((x[ok] - mean) / sd, (xm[ok] - mean) / sd, ties=ties)["linked"]
+    linked[ok] = linkage(zo[ok], zp[ok], ties=ties)["linked"]
     cols["record_linkage"] = linked
     return cols
 
