@@ -68,7 +68,10 @@ def chi2_two_files(o_codes, p_codes, n_levels: int, w_o: np.ndarray, w_p: np.nda
     table = table[:, table.sum(axis=0) > 0]
     if table.shape[1] < 2:
         raise NotComputed("it has a single category in both files, so the chi-squared test has no degrees of freedom")
-    res = stats.chi2_contingency(table, correction=False)
+    if np.array_equal(table[0], table[1]):  # equal rows: χ² = 0 exactly (scipy's expected counts round)
+        res = stats.contingency.Chi2ContingencyResult(0.0, 1.0, table.shape[1] - 1, table)
+    else:
+        res = stats.chi2_contingency(table, correction=False)
     return {"statistic": float(res.statistic), "p_value": float(res.pvalue), "dof": int(res.dof),
             "n_eff": [float(table[0].sum()), float(table[1].sum())]}
 

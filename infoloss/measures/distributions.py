@@ -182,8 +182,10 @@ def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) 
     values = np.concatenate([x1[o1], x2[o2]])
     order = np.argsort(values, kind="stable")  # two sorted runs: a linear merge
     v = values[order]
-    w = np.concatenate([w1[o1] / w1.sum(), -w2[o2] / w2.sum()])[order]
-    diff = np.cumsum(w)
+    # each ECDF accumulated on its own (a mixed running sum would not give exactly 0 for a file and its copy)
+    first = order < x1.shape[0]
+    w = np.concatenate([w1[o1] / w1.sum(), w2[o2] / w2.sum()])[order]
+    diff = np.cumsum(np.where(first, w, 0.0)) - np.cumsum(np.where(first, 0.0, w))
     last = np.empty(v.shape[0], dtype=bool)  # last position of each group of equal values
     last[-1] = True
     np.not_equal(v[1:], v[:-1], out=last[:-1])

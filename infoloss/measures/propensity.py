@@ -1025,8 +1025,10 @@ def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use
             caught_msgs = sorted({str(w.message).split("\n")[0] for w in caught
                                   if not issubclass(w.category, DeprecationWarning)})
             note = None if g_fit == g else f"only {distinct} distinct records, so at most {distinct} clusters"
-        sizes = np.bincount(labels, weights=w)
-        n_orig_in = np.bincount(labels[: m.n_o], weights=None if w is None else w[: m.n_o], minlength=sizes.shape[0])
+        k = int(labels.max()) + 1
+        n_orig_in = np.bincount(labels[: m.n_o], weights=None if w is None else w[: m.n_o], minlength=k)
+        # each file summed on its own, so that a file and its copy give n_jO / n_j = 1/2 exactly
+        sizes = n_orig_in + np.bincount(labels[m.n_o:], weights=None if w is None else w[m.n_o:], minlength=k)
         used = sizes > 0
         c = m.n_o / n
         terms = (n_orig_in[used] / sizes[used] - c) ** 2
