@@ -233,7 +233,7 @@ def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
     import pyarrow.csv as pcsv
 
     read = pcsv.ReadOptions(encoding=encoding, block_size=1 << 24)
-    parse = pcsv.ParseOptions(delimiter=sep, newlines_in_values=True)
+    parse = pcsv.ParseOptions(delimiter=sep, newlines_in_values=_has_quote(path))
     convert = pcsv.ConvertOptions(
         null_values=nulls,
         strings_can_be_null=True,
@@ -248,6 +248,23 @@ def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
         raise InputError(_csv_problem(path, label, sep, str(exc))) from None
     except OSError as exc:
         raise InputError(f"{label} cannot be read ({exc.strerror or exc}); check the file.") from None
+
+
+def _has_quote(path: Path) -> bool:
+    """Whether the file holds a double quote, so that a value may span lines.
+
+    Without one, pyarrow can split the file into blocks at any line end and
+    parse them in parallel (about twice as fast on two cores); with one, it
+    reads with ``newlines_in_values`` (a serial scan for the line ends).
+    One memchr-speed scan: 0.15 s for 670 MB.
+    """
+    import mmap
+
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return mm.find(b'"') >= 0
+    except (OSError, ValueError):  # an empty or special file: the careful reader
+        return True
 
 
 def _csv_problem(path: Path, label: str, sep: str, message: str) -> str:

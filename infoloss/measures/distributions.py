@@ -45,13 +45,12 @@ utility for anonymised microdata. CSRM & SRC Methods Paper 4/2018, ANU.
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import stats
 
 from ..errors import NotComputed
-from ..pair import ORIGINAL, PROTECTED, EncodedPair
+from ..pair import ORIGINAL, PROTECTED, EncodedPair, Levels
 from ..registry import MeasureResult, Option, measure
 from .tables import WEIGHTED, _weighting
 
@@ -149,6 +148,38 @@ def _ks_statistic(x1: np.ndarray, x2: np.ndarray) -> float:
     return min_s if min_s > max_s else max_s
 
 
+def ks_levels_statistic(v1: np.ndarray, c1: np.ndarray, v2: np.ndarray, c2: np.ndarray) -> float:
+    r"""Two-sided KS statistic from two sorted sets of distinct values and their counts (or summed weights).
+
+    :math:`D = \sup_x |F_1(x) - F_2(x)|` with :math:`F_k` the cumulative
+    counts (weights) over their total, evaluated at every distinct value of
+    either sample: no sort, one merge by binary search of sorted keys.  With
+    integer counts the expressions are scipy's (``searchsorted`` counts / n),
+    so ``D`` equals ``scipy.stats.ks_2samp(x1, x2).statistic`` exactly.
+
+    >>> round(ks_levels_statistic(np.array([1.0, 2, 3]), np.array([1, 1, 1]), np.array([2.5, 3.5]), np.array([1, 1])), 4)
+    0.6667
+    """
+    cum1, cum2 = np.cumsum(c1), np.cumsum(c2)
+    t1, t2 = cum1[-1], cum2[-1]
+    k2_at_1 = np.r_[0, cum2][np.searchsorted(v2, v1, side="right")]
+    k1_at_2 = np.r_[0, cum1][np.searchsorted(v1, v2, side="right")]
+    diff = np.concatenate([cum1 / t1 - k2_at_1 / t2, k1_at_2 / t1 - cum2 / t2])
+    max_s = float(diff.max())
+    min_s = float(np.clip(-diff.min(), 0, 1))
+    return min_s if min_s > max_s else max_s
+
+
+def _level_counts(lv: Levels, w: np.ndarray | None, weighted: bool) -> np.ndarray:
+    """Records (``weighted``: summed weights) per level; records of weight 0 count for nothing."""
+    if w is None or (not weighted and bool((w > 0).all())):
+        return lv.counts
+    ok = lv.codes >= 0
+    if weighted:
+        return np.bincount(lv.codes[ok], weights=w[ok], minlength=lv.counts.shape[0])
+    return np.bincount(lv.codes[ok & (w > 0)], minlength=lv.counts.shape[0])
+
+
 def ks_asymp_pvalue(d: float, n1: int, n2: int, pvalue: str = "auto") -> tuple[float, str]:
     """scipy's asymptotic two-sample KS p-value, with the limit law for very large samples (see ks_2samp_fast)."""
     m, n = sorted([float(n1), float(n2)], reverse=True)
@@ -190,6 +221,22 @@ def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) 
     last[-1] = True
     np.not_equal(v[1:], v[:-1], out=last[:-1])
     d = float(np.clip(np.max(np.abs(diff[last])), 0.0, 1.0))
+    e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
+    e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
+    p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
+    return d, p, "asymp-effective-n"
+
+
+def _ks_weighted_levels(pair: EncodedPair, job: tuple, w1_all: np.ndarray, w2_all: np.ndarray) -> tuple:
+    """:func:`ks_weighted` of one variable from the pair's shared sorted levels (the same statistic, no sort)."""
+    name, _, w1, _, w2 = job
+    lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
+    if _constant(w1) and _constant(w2):
+        d = ks_levels_statistic(lv1.values, _level_counts(lv1, w1_all, False),
+                                lv2.values, _level_counts(lv2, w2_all, False))
+        return (d, *ks_asymp_pvalue(d, w1.shape[0], w2.shape[0], "auto"))
+    d = ks_levels_statistic(lv1.values, _level_counts(lv1, w1_all, True), lv2.values, _level_counts(lv2, w2_all, True))
+    d = float(np.clip(d, 0.0, 1.0))
     e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
     e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
     p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
@@ -299,18 +346,16 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None)
         jobs.append((name, x1, x2))
     if not jobs:
         raise NotComputed("every continuous variable is missing in every record of one of the files")
-    big = sum(max(j[1].shape[0], j[2].shape[0]) > _KS_EXACT_MAX_N for j in jobs) > 1
-    if big:  # the sorts release the GIL: statistics in two threads, p-values after
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            stats_ = list(pool.map(lambda job: _ks_statistic(job[1], job[2])
-                                   if max(job[1].shape[0], job[2].shape[0]) > _KS_EXACT_MAX_N else None, jobs))
-        results = [
-            ks_2samp_fast(x1, x2, pvalue=pvalue) if d is None
-            else (d, *ks_asymp_pvalue(d, x1.shape[0], x2.shape[0], pvalue))
-            for (_, x1, x2), d in zip(jobs, stats_)
-        ]
-    else:
-        results = [ks_2samp_fast(x1, x2, pvalue=pvalue) for _, x1, x2 in jobs]
+    large = [name for name, x1, x2 in jobs if max(x1.shape[0], x2.shape[0]) > _KS_EXACT_MAX_N]
+    pair.warm_levels(large)  # the pair's sorted levels, shared with the GDU model
+    results = []
+    for name, x1, x2 in jobs:
+        if name in large:  # scipy's statistic from the shared sorted levels, no sort here
+            lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
+            d = ks_levels_statistic(lv1.values, lv1.counts, lv2.values, lv2.counts)
+            results.append((d, *ks_asymp_pvalue(d, x1.shape[0], x2.shape[0], pvalue)))
+        else:
+            results.append(ks_2samp_fast(x1, x2, pvalue=pvalue))
     by_variable = {name: d for (name, _, _), (d, _, _) in zip(jobs, results)}
     details: dict = {
         "pvalue": {name: p for (name, _, _), (_, p, _) in zip(jobs, results)},
@@ -341,8 +386,10 @@ def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> 
             continue
         jobs.append((name, x1, w1, x2, w2))
         n_o[name], n_p[name] = int(x1.shape[0]), int(x2.shape[0])
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the sorts release the GIL
-        results = list(pool.map(lambda job: ks_weighted(*job[1:]), jobs))
+    large = [job[0] for job in jobs if max(job[1].shape[0], job[3].shape[0]) > _KS_EXACT_MAX_N]
+    pair.warm_levels(large)  # the pair's sorted levels, shared with the GDU model
+    results = [_ks_weighted_levels(pair, job, w1_all, w2_all) if job[0] in large else ks_weighted(*job[1:])
+               for job in jobs]
     for (name, *_), (d, p, m) in zip(jobs, results):
         by_variable[name], pvalues[name], methods[name] = d, p, m
     if not by_variable:

@@ -110,9 +110,9 @@ from scipy import stats
 from .. import limits, numeric
 from ..errors import InputError, NotComputed
 from ..generalised import is_lifted
-from ..pair import ORIGINAL, PROTECTED, CategoricalColumn, EncodedPair
+from ..pair import ORIGINAL, PROTECTED, CategoricalColumn, EncodedPair, Levels
 from ..registry import MeasureResult, Option, measure
-from .distributions import ks_asymp_pvalue
+from .distributions import ks_asymp_pvalue, ks_levels_statistic
 
 RATE = 14.0  # x = 14 P in the exponential information-loss law
 VARIANTS = ("pairwise", "biased", "heterogeneity")
@@ -383,29 +383,12 @@ class _Var:
         return self.recoded is not None
 
 
-def _continuous_side(x: np.ndarray) -> _Side:
-    ok = ~np.isnan(x)
-    xv = x if ok.all() else x[ok]
-    n = xv.shape[0]
-    codes = np.full(x.shape[0], -1, dtype=np.int32)
-    if n == 0:
-        return _Side("continuous", codes, np.zeros(0, dtype=np.int64), x, np.zeros(0))
-    order = np.argsort(xv)
-    xs = xv[order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(xs[1:], xs[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    dense = np.cumsum(new, dtype=np.int32)
-    dense -= 1
-    sub = np.empty(n, dtype=np.int32)
-    sub[order] = dense
-    if xv is x:
-        codes = sub
-    else:
-        codes[ok] = sub
-    counts = np.diff(np.r_[starts, n]).astype(np.int64)
-    return _Side("continuous", codes, counts, x, xs[starts])
+def _continuous_side(x: np.ndarray, lv: Levels, e: int = 0) -> _Side:
+    """The side of a continuous variable from the pair's shared sorted levels (``e``: an exact power-of-two
+    scaling of values near the float limits, which changes no order)."""
+    if e:
+        return _Side("continuous", lv.codes, lv.counts, numeric.scaled(x, e), numeric.scaled(lv.values, e))
+    return _Side("continuous", lv.codes, lv.counts, x, lv.values)
 
 
 def _categorical_side(codes: np.ndarray, n_levels: int, kind: str, counts: np.ndarray | None = None) -> _Side:
@@ -420,20 +403,17 @@ def _variables(pair: EncodedPair) -> dict[str, _Var]:
 
     def compute() -> dict[str, _Var]:
         names = pair.names(include_removed=True)
-        jobs, arrays = [], []
-        for name in names:
-            if name in pair.continuous:
-                col = pair.continuous[name]
-                # values near 1e308 (or 1e-308): both files times one exact power of two; every test here
-                # is scale-invariant, and the direction compares both files on the same scale
-                e = numeric.safe_exponent(col.orig, col.prot)
-                for x in (col.orig, col.prot):
-                    if x is not None:
-                        jobs.append(x)
-                        arrays.append(numeric.scaled(x, e) if e else x)
-        # the sorts release the GIL: two threads for the continuous columns
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            sides = dict(zip((id(j) for j in jobs), pool.map(_continuous_side, arrays)))
+        continuous = [name for name in names if name in pair.continuous]
+        pair.warm_levels(continuous)
+        sides = {}
+        for name in continuous:
+            col = pair.continuous[name]
+            # values near 1e308 (or 1e-308): both files times one exact power of two; every test here
+            # is scale-invariant, and the direction compares both files on the same scale
+            e = numeric.safe_exponent(col.orig, col.prot)
+            for x, which in ((col.orig, ORIGINAL), (col.prot, PROTECTED)):
+                if x is not None:
+                    sides[id(x)] = _continuous_side(x, pair.levels(name, which), e)
         return {name: _make_var(pair, name, sides) for name in names}
 
     return pair.cached(("gdu", "variables"), compute)
@@ -560,15 +540,7 @@ def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
             warnings.simplefilter("ignore", RuntimeWarning)
             res = stats.ks_2samp(x1, x2)
         return float(res.statistic), float(res.pvalue)
-    # the same statistic from the sorted distinct values and their counts
-    cum1 = np.cumsum(a.counts)
-    cum2 = np.cumsum(b.counts)
-    k2_at_1 = np.r_[0, cum2][np.searchsorted(b.levels, a.levels, side="right")]
-    k1_at_2 = np.r_[0, cum1][np.searchsorted(a.levels, b.levels, side="right")]
-    diff = np.concatenate([cum1 / n1 - k2_at_1 / n2, k1_at_2 / n1 - cum2 / n2])
-    max_s = float(diff.max())
-    min_s = float(np.clip(-diff.min(), 0, 1))
-    d = min_s if min_s > max_s else max_s
+    d = ks_levels_statistic(a.levels, a.counts, b.levels, b.counts)  # from the sorted distinct values
     p, _ = ks_asymp_pvalue(d, n1, n2)
     return d, p
 
@@ -581,20 +553,15 @@ def _ks_2samp_weighted(a: _Side, b: _Side, wa: np.ndarray, wb: np.ndarray) -> tu
     from .distributions import ks_asymp_pvalue
 
     def cumulative(side: _Side, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if side.complete:  # no mask: records of weight 0 add nothing to the counts
-            counts = np.bincount(side.codes, weights=w, minlength=side.n_levels)
-            wk = w
-        else:
-            ok = side.codes >= 0
-            wk = w[ok]
-            counts = np.bincount(side.codes[ok], weights=wk, minlength=side.n_levels)
-        return np.cumsum(counts) / wk.sum(), wk
+        """Summed weights per level (records of weight 0 add nothing) and the weights of the valid records."""
+        if side.complete:
+            return np.bincount(side.codes, weights=w, minlength=side.n_levels), w
+        ok = side.codes >= 0
+        return np.bincount(side.codes[ok], weights=w[ok], minlength=side.n_levels), w[ok]
 
-    cum1, w1 = cumulative(a, wa)
-    cum2, w2 = cumulative(b, wb)
-    f2_at_1 = np.r_[0.0, cum2][np.searchsorted(b.levels, a.levels, side="right")]
-    f1_at_2 = np.r_[0.0, cum1][np.searchsorted(a.levels, b.levels, side="right")]
-    d = float(np.clip(np.max(np.abs(np.concatenate([cum1 - f2_at_1, f1_at_2 - cum2]))), 0.0, 1.0))
+    c1, w1 = cumulative(a, wa)
+    c2, w2 = cumulative(b, wb)
+    d = float(np.clip(ks_levels_statistic(a.levels, c1, b.levels, c2), 0.0, 1.0))
     e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
     e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
     p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
@@ -843,7 +810,11 @@ class _SideStats:
             r = self.valid_ranks(name)
             return (r if mask is None else r[mask]), s.counts
         codes = s.codes[mask]
-        counts = np.bincount(codes, minlength=s.n_levels)
+        if 2 * n > s.n_valid:  # few records left out: count those (a small bincount) rather than the kept ones
+            out = s.codes[~mask]
+            counts = s.counts - np.bincount(out[out >= 0], minlength=s.n_levels)
+        else:
+            counts = np.bincount(codes, minlength=s.n_levels)
         table = _avg_rank_table(counts) - (n + 1) / 2.0
         return table[codes], counts
 
@@ -999,6 +970,33 @@ def _run_file(
     pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str, use_w: bool = False
 ) -> dict[str, Any]:
     """Test statistics of every planned pair in one file (weighted forms where they exist, with ``use_w``)."""
+    one = _file_tester(pair, variables, plan, which, use_w)
+    return {key: one(item) for key, item in plan.items() if not item.get("skip")}
+
+
+def _run_files(
+    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], use_w: bool
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`_run_file` of both files, the pairs of both shared out between two threads.
+
+    numpy releases the GIL in the heavy steps (gathers, bincounts, products);
+    the protected file usually has more incomplete pairs than the original,
+    so one thread per file would leave a core idle.
+    """
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        testers = list(pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), (ORIGINAL, PROTECTED)))
+        todo = [(k, key, item) for key, item in plan.items() if not item.get("skip") for k in (0, 1)]
+        done = list(pool.map(lambda job: testers[job[0]](job[2]), todo, chunksize=8))
+    out: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+    for (k, key, _), res in zip(todo, done):
+        out[k][key] = res
+    return out
+
+
+def _file_tester(
+    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str, use_w: bool
+) -> Any:
+    """The function that tests one planned pair in one file (its shared rank and value matrices built here)."""
     w = pair.weights(which) if use_w else None
     sides = {n: (v.orig if which == ORIGINAL else v.prot) for n, v in variables.items() if not v.removed}
     ranked: set[str] = set()
@@ -1028,8 +1026,7 @@ def _run_file(
         except _Degenerate as exc:
             return {"degenerate": str(exc)}
 
-    todo = [(key, item) for key, item in plan.items() if not item.get("skip")]
-    return {key: one(item) for key, item in todo}
+    return one
 
 
 def _pair_stats(
@@ -1241,9 +1238,7 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
     big = {key for key, item in plan.items() if not item.get("skip") and "chi2" in (item["test_orig"], item["test_prot"])
            and limits.n_cells(pair, (item["a"], item["b"])) > limits.MAX_CACHED_CELLS}
     small = {key: item for key, item in plan.items() if key not in big}
-    # the two files are independent and numpy releases the GIL in the heavy steps: one thread each
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        stats_o, stats_p = pool.map(lambda which: _run_file(pair, variables, small, which, use_w), (ORIGINAL, PROTECTED))
+    stats_o, stats_p = _run_files(pair, variables, small, use_w)
 
     by_pair: dict[str, float] = {}
     pairs: dict[str, Any] = {}

@@ -994,6 +994,10 @@ def pmse_std(
 # ---------------------------------------------------------------------------
 # cluster measure
 # ---------------------------------------------------------------------------
+#: largest merged file (records × one-hot columns) clustered as a dense array
+_DENSE_CELLS = 20_000_000
+
+
 def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use_w: bool = False) -> dict:
     max_records = _check_records(max_records)
     key = ("propensity", "clusters", None if G is None else int(G), max_records, int(seed), bool(use_w))
@@ -1011,6 +1015,8 @@ def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use
             raise NotComputed(f"G = {g} clusters are more than the {n} records of the merged file")
         levels = [np.arange(len(lab), dtype=np.int64) for lab in m.cat_labels]
         x = _csr(m.dense, m.cat_codes, levels)
+        if x.shape[0] * x.shape[1] <= _DENSE_CELLS:  # dense k-means (BLAS distances) is several times faster
+            x = x.toarray()
         distinct = _n_distinct(x)
         if x.shape[1] == 0 or distinct == 1:
             labels = np.zeros(n, dtype=np.int64)
