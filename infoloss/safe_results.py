@@ -17,10 +17,16 @@ withheld.  The rules:
    * in every measure's ``details`` (and the analyses' regressions) every
      number under a key of :data:`COUNT_KEYS` -- e.g. ``count``,
      ``copies``, ``records_at_risk``, ``records_with_msu``,
-     ``uniques_U``, the k-anonymity ``by_k`` counts, and every entry of
-     ``msu_by_size``, ``dis_table``, ``distinct_counts``, ``filled``,
-     ``net``.  A ``share`` or ``percent`` beside a withheld count is
-     withheld too (it gives the count back through ``n_records``).
+     ``uniques_U``, the k-anonymity ``by_k`` counts, igpl's
+     ``anonymity_before``/``anonymity_after`` (smallest class sizes), and
+     every entry of ``msu_by_size``, ``dis_table``, ``distinct_counts``,
+     ``filled``, ``net``.  A ``share``, ``percent`` or ``anonymity_loss``
+     beside a withheld count is withheld too (it gives the count back), and
+     so is the value of a share measure whose count is withheld
+     (sample_uniques, exact_copies, interval_disclosure, msu_share);
+   * in discernibility's ``class_sizes`` (``[size, classes]`` pairs) the
+     number of classes of a size whose classes hold fewer than
+     ``min_cell`` records in all.
    Parameters (``k``, ``l``, ``t``, seeds, ``max_records``) and the number
    of records of a whole file (``n_records``) are never withheld.
 2. **Per-record material.**  Lists of numbers as long as one of the files
@@ -66,8 +72,8 @@ COUNT_KEYS = frozenset({
     # risk family
     "count", "copies", "records_at_risk", "records_with_msu", "unweighted", "uniques_U", "uniques_exact",
     "pair_records_P", "msu_by_size", "dis_table", "distinct_counts",
-    # generalisation
-    "suppressed",
+    # generalisation (anonymity: the smallest class size)
+    "suppressed", "anonymity_before", "anonymity_after",
     # propensity and clustering
     "separated", "cluster_sizes",
     # the user's regressions
@@ -75,8 +81,8 @@ COUNT_KEYS = frozenset({
 })
 #: Numbers under a count key that are not counts.
 NOT_COUNTS = frozenset({"sd", "share", "percent", "seeds", "seed"})
-#: Shares and percentages that give a withheld sibling count back.
-SHARE_KEYS = frozenset({"share", "percent"})
+#: Shares, percentages and differences that give a withheld sibling count back.
+SHARE_KEYS = frozenset({"share", "percent", "anonymity_loss"})
 #: Per-record material, withheld whatever its content.
 PER_RECORD_KEYS = frozenset({"per_record", "residuals", "leverages", "leverage", "fitted_values", "records_list",
                              "row", "rows"})
@@ -245,6 +251,8 @@ def _walk(obj: Any, state: _Safe, *, parent: str, counting: bool) -> Any:
             return [_safe_estimate(r, state) for r in obj]
         if parent == "coefficients":
             return list(obj)
+        if parent == "class_sizes":
+            return [_class_size(pair, state) for pair in obj]
         if _per_record(obj, parent, state):
             state.withhold()
             return None
@@ -286,6 +294,17 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
                 out[key] = None
                 state.withhold()
     return out
+
+
+def _class_size(pair: Any, state: _Safe) -> Any:
+    """A ``[class size, number of classes]`` pair: the number withheld when the classes hold too few records."""
+    if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(_is_number(v) for v in pair):
+        size, classes = pair
+        if state.small(size * classes):
+            state.withhold()
+            return [int(size), None]
+        return [int(size), int(classes)]
+    return pair
 
 
 def _per_record(values: list | tuple, parent: str, state: _Safe) -> bool:
