@@ -490,10 +490,13 @@ def _make_safe(scenario: dict[str, Any], min_cell: int) -> None:
 
 def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
-    from .safe_results import record_counts, safe_analyses, safe_measures
+    from .safe_results import record_counts, safe_analyses, safe_measures, safe_statistics
 
     counts = record_counts(scenario)
     scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts)
+    if scenario.get("statistics") is not None:
+        scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell)
+        summary["withheld"] += more
     if scenario.get("analyses") is not None:
         scenario["analyses"], more = safe_analyses(scenario["analyses"], min_cell, counts)
         summary["withheld"] += more["withheld"]

@@ -45,7 +45,11 @@ withheld.  The rules:
    quantiles at 0 and 1 (the minimum and maximum) are withheld on both
    sides (as the HTML report's analyses section does).  Regression
    coefficients are model summaries and stay as they are.
-5. **Rounding.**  Every other non-integer number of the ``details`` and of
+5. **Descriptive statistics.**  Every statistic of a continuous variable
+   observed in fewer than ``min_cell`` records of a file (``statistics``:
+   its n, mean, interval, sd, variance and covariance/correlation row and
+   column) is withheld.
+6. **Rounding.**  Every other non-integer number of the ``details`` and of
    the analyses block is rounded to 3 significant digits
    (:func:`infoloss.report.safe.round_sig`), like the descriptive
    statistics.  Measure values, ``by_variable`` and ``by_pair`` are not
@@ -62,7 +66,7 @@ import numpy as np
 
 from .report.safe import round_sig
 
-__all__ = ["COUNT_KEYS", "record_counts", "safe_measures", "safe_analyses", "safe_risk_utility"]
+__all__ = ["COUNT_KEYS", "record_counts", "safe_measures", "safe_analyses", "safe_risk_utility", "safe_statistics"]
 
 #: Detail keys whose numbers (and every number inside a dict or list under them) count records.
 COUNT_KEYS = frozenset({
@@ -187,6 +191,42 @@ def record_counts(scenario: dict[str, Any]) -> tuple[int, ...]:
         n = (result.get("details") or {}).get("n_records")
         found.update(n.values() if isinstance(n, dict) else [n])
     return tuple(sorted(int(n) for n in found if _is_number(n) and n > 0))
+
+
+def safe_statistics(stats: dict[str, Any], min_cell: int) -> tuple[dict[str, Any], int]:
+    """The descriptive ``statistics`` block with every statistic of a variable observed in fewer than
+    ``min_cell`` records of a file withheld (its n, mean, interval, sd, variance, covariance and
+    correlation row and column); returns the block and the number of values withheld.
+
+    >>> s = {"variables": ["a", "b"], "orig": {"n": {"a": 3, "b": 50}, "mean": {"a": 1.0, "b": 2.0},
+    ...      "corr": [[1.0, 0.5], [0.5, 1.0]]}}
+    >>> out, withheld = safe_statistics(s, 5)
+    >>> out["orig"]["n"], out["orig"]["mean"], out["orig"]["corr"], withheld
+    ({'a': None, 'b': 50}, {'a': None, 'b': 2.0}, [[None, None], [None, 1.0]], 5)
+    """
+    names = list(stats.get("variables") or [])
+    out = dict(stats)
+    withheld = 0
+    for side in ("orig", "prot"):
+        block = stats.get(side)
+        if not isinstance(block, dict) or not isinstance(block.get("n"), dict):
+            continue
+        small = {v for v, n in block["n"].items() if _is_number(n) and 0 < n < min_cell}
+        if not small:
+            continue
+        block = dict(block)
+        for key, value in block.items():
+            if isinstance(value, dict):
+                block[key] = {v: (None if v in small else x) for v, x in value.items()}
+                withheld += sum(1 for v in small if value.get(v) is not None)
+            elif isinstance(value, list) and len(value) == len(names):  # a matrix in the order of ``variables``
+                rows = [[None if (names[i] in small or names[j] in small) else x for j, x in enumerate(row)]
+                        if isinstance(row, list) else row for i, row in enumerate(value)]
+                withheld += sum(r.count(None) for r in rows if isinstance(r, list)) - sum(
+                    r.count(None) for r in value if isinstance(r, list))
+                block[key] = rows
+        out[side] = block
+    return out, withheld
 
 
 # ---------------------------------------------------------------------------

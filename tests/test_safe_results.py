@@ -259,3 +259,16 @@ def test_cli_safe_end_to_end(tmp_path):
     assert refused.exit_code == 2
     assert "safe mode never releases" in refused.output
     assert not (tmp_path / "rec").exists()
+
+
+def test_statistics_of_a_variable_seen_in_few_records_are_withheld():
+    orig = pd.DataFrame({"x": np.linspace(1.0, 20.0, 20), "y": [1.0, 5.0, 9.0] + [np.nan] * 17})
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    report = infoloss.compare(orig, orig.copy(), spec, measures=["suppressions"], aggregates=False)
+    full = report.to_dict()["scenarios"][0]["statistics"]["orig"]
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["statistics"]["orig"]
+    assert full["n"]["y"] == 3 and full["mean"]["y"] == pytest.approx(5.0)
+    assert safe["n"]["y"] is None and safe["mean"]["y"] is None and safe["sd"]["y"] is None
+    assert safe["n"]["x"] == 20 and safe["mean"]["x"] == pytest.approx(10.5)
+    y = report.to_dict()["scenarios"][0]["statistics"]["variables"].index("y")
+    assert all(v is None for v in safe["corr"][y]) and all(row[y] is None for row in safe["corr"])
