@@ -91,6 +91,9 @@ def compare(
         inputs = [original, *protected] + ([spec] if spec else []) + the_spec.input_files()
         if records is not None:
             _check_records(records, records_format)
+            if safe:
+                raise InputError("--records writes per-record risk values, which safe mode never releases; "
+                                 "run without --safe to write them, or drop --records.")
         _check_outputs(json_out, html_out, inputs)
         weights = _family_weights(family_weights)
         with _ProgressBar() as progress:

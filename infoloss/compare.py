@@ -101,7 +101,11 @@ class Report:
             "risk_utility": self.risk_utility(),
         }
         if safe:
-            out["safe"] = {"min_cell": int(min_cell)}
+            from .safe_results import safe_risk_utility
+
+            out["risk_utility"] = safe_risk_utility(out["risk_utility"], min_cell, registry)
+            out["safe"] = {"min_cell": int(min_cell),
+                           "withheld": sum(s["safe"]["withheld"] for s in out["scenarios"])}
         return _plain(out)
 
     def risk_utility(self, **choice: Any) -> dict[str, Any]:
@@ -481,6 +485,22 @@ def _make_safe(scenario: dict[str, Any], min_cell: int) -> None:
     if scenario.get("tables"):
         known |= set(scenario["tables"].get("one_way", {}))
     scenario["not_computed"] = {k: sanitise_reason(v, known) for k, v in scenario["not_computed"].items()}
+    _make_results_safe(scenario, min_cell)
+
+
+def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
+    """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
+    from .safe_results import record_counts, safe_analyses, safe_measures, safe_statistics
+
+    counts = record_counts(scenario)
+    scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts)
+    if scenario.get("statistics") is not None:
+        scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell)
+        summary["withheld"] += more
+    if scenario.get("analyses") is not None:
+        scenario["analyses"], more = safe_analyses(scenario["analyses"], min_cell, counts)
+        summary["withheld"] += more["withheld"]
+    scenario["safe"] = summary
 
 
 def _round_numbers(obj: Any, rounder: Callable[[float], float]) -> Any:

@@ -83,7 +83,7 @@ def _numbers(x):
 def test_safe_mode_has_no_small_count_and_keeps_totals(report):
     full = report.to_dict()["scenarios"][0]
     safe = report.to_dict(safe=True, min_cell=5)
-    assert safe["safe"] == {"min_cell": 5}
+    assert safe["safe"]["min_cell"] == 5 and set(safe["safe"]) == {"min_cell", "withheld"}
     block = safe["scenarios"][0]["tables"]
     assert block["safe"]["min_cell"] == 5 and "merged" in block["safe"]["rule"]
     for part in ("one_way", "two_way"):
@@ -132,6 +132,6 @@ def test_cli_safe_applies_to_the_json(tmp_path):
                                    "--safe", "--min-cell", "10"])
     assert res.exit_code == 0, res.output
     data = json.loads(out.read_text())
-    assert data["safe"] == {"min_cell": 10}
+    assert data["safe"]["min_cell"] == 10 and "withheld" in data["safe"]
     block = data["scenarios"][0]["tables"]
     assert all(v == 0 or v >= 10 for v in _numbers(block["one_way"]["relat"]["original"]["count"]))

@@ -238,6 +238,7 @@ def aecs(pair: EncodedPair, *, k: int | None = None) -> MeasureResult:
 
 @measure(
     "suppressed_records",
+    unit="count",
     family="generalisation",
     description="records whose quasi-identifiers are all suppressed (shown as * by ARX); per variable: values at the root",
     range=(0, None),

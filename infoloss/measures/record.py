@@ -171,6 +171,7 @@ def _hierarchy_counts(pair: EncodedPair, names: list[str]) -> dict:
 # ---------------------------------------------------------------------------
 @measure(
     "missing_values",
+    unit="count",
     family="record",
     description="missing cells in the protected file, per variable (details: the same counts in the original)",
     range=(0, None),
@@ -232,6 +233,7 @@ def missing_values(pair: EncodedPair) -> MeasureResult:
 
 @measure(
     "suppressions",
+    unit="count",
     family="record",
     description="cells present in the original and missing in the protected file (local suppressions)",
     range=(0, None),
@@ -298,6 +300,7 @@ def suppressions(pair: EncodedPair) -> MeasureResult:
 
 @measure(
     "records_changed",
+    unit="count",
     family="record",
     description="records whose value differs, per variable (newly missing counts as changed)",
     range=(0, None),
