@@ -340,9 +340,11 @@ def compare(
         results.append(scenario)
         if k == 0:
             described = _describe_original(original, pair)
+        used_spec = pair.spec
+        del pair  # its arrays and caches go before the next protected file is read
     if progress is not None:
         progress(total, total, "done")
-    return Report(original=described, scenarios=results, spec=pair.spec, measure_ids=ids, inputs=inputs,
+    return Report(original=described, scenarios=results, spec=used_spec, measure_ids=ids, inputs=inputs,
                   risk_utility_options=ru_choice)
 
 

@@ -778,7 +778,7 @@ class _SideStats:
         self.rank_matrix = np.empty((n, len(rank_names)), order="F")
         for j, name in enumerate(rank_names):
             s = sides[name]
-            table = _avg_rank_table(s.counts) - (s.n_valid + 1) / 2.0
+            table = _avg_rank_table(s.counts, (s.n_valid + 1) / 2.0)
             np.take(table, s.codes, out=self.rank_matrix[:, j])
         self.value_matrix = np.empty((n, len(value_names)), order="F")
         for j, name in enumerate(value_names):
@@ -796,7 +796,7 @@ class _SideStats:
             return self.rank_matrix[:, self.rank_index[name]]
         if name not in self._ranks:
             s = self.sides[name]
-            table = _avg_rank_table(s.counts) - (s.n_valid + 1) / 2.0
+            table = _avg_rank_table(s.counts, (s.n_valid + 1) / 2.0)
             r = np.full(s.codes.shape[0], np.nan)
             ok = s.codes >= 0
             r[ok] = table[s.codes[ok]]
@@ -815,7 +815,7 @@ class _SideStats:
             counts = s.counts - np.bincount(out[out >= 0], minlength=s.n_levels)
         else:
             counts = np.bincount(codes, minlength=s.n_levels)
-        table = _avg_rank_table(counts) - (n + 1) / 2.0
+        table = _avg_rank_table(counts, (n + 1) / 2.0)
         return table[codes], counts
 
     def tie_sum(self, name: str, counts: np.ndarray) -> float:
@@ -860,9 +860,12 @@ class _SideStats:
         return float(np.clip(sxy / math.sqrt(sxx * syy), -1.0, 1.0))
 
 
-def _avg_rank_table(counts: np.ndarray) -> np.ndarray:
-    cum = np.cumsum(counts, dtype=np.float64)
-    return cum - (counts - 1) / 2.0
+def _avg_rank_table(counts: np.ndarray, shift: float = 0.0) -> np.ndarray:
+    """Average rank of each level (ties share the mean of their ranks), minus ``shift``."""
+    table = np.cumsum(counts, dtype=np.float64)
+    table -= counts * 0.5
+    table += 0.5 - shift  # cum − (count − 1)/2 − shift, in place
+    return table
 
 
 def _mask(a: _Side, b: _Side) -> tuple[np.ndarray | None, int]:
