@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import numeric
-from .pair import ORIGINAL, PROTECTED, EncodedPair
+from .pair import ORIGINAL, PROTECTED, EncodedPair, Levels
 
 #: quantiles kept for box plots (the 5th/95th are the safe mode's whiskers)
 QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
@@ -129,7 +129,8 @@ def summarise(pair: EncodedPair) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 def _continuous(pair: EncodedPair, name: str) -> dict[str, Any]:
     col = pair.continuous[name]
-    orig = _original_summary(col.orig)
+    pair.warm_levels([name])  # the sorted levels the KS and GDU measures share: quantiles without a sort
+    orig = _original_summary(col.orig, pair.levels(name, ORIGINAL))
     edges = orig["edges"]
     out: dict[str, Any] = {
         "kind": "continuous",
@@ -144,19 +145,19 @@ def _continuous(pair: EncodedPair, name: str) -> dict[str, Any]:
             "beyond what the charts scale (about 1e-120 to 1e120); the measures and statistics use them"
         )
     if col.prot is not None:
-        prot = _summary(col.prot, edges)
+        prot = _summary(col.prot, edges, levels=pair.levels(name, PROTECTED))
         out["stats"]["prot"] = prot["stats"]
         out["hist"]["prot"] = prot["hist"]
         out["density"]["prot"] = prot["density"]
     return out
 
 
-def _original_summary(x: np.ndarray) -> dict[str, Any]:
+def _original_summary(x: np.ndarray, levels: Levels | None = None) -> dict[str, Any]:
     key = (id(x), x.shape, x.ctypes.data)
     hit = _ORIGINAL_CACHE.get(key)
     if hit is not None:
         return hit
-    stats = _stats(x)
+    stats = _stats(x, levels)
     edges = _grid(stats)
     result = _summary(x, edges, stats)
     _ORIGINAL_CACHE[key] = result
@@ -167,8 +168,9 @@ def _original_summary(x: np.ndarray) -> dict[str, Any]:
     return result
 
 
-def _summary(x: np.ndarray, edges: np.ndarray | None, stats: dict[str, Any] | None = None) -> dict[str, Any]:
-    stats = _stats(x) if stats is None else stats
+def _summary(x: np.ndarray, edges: np.ndarray | None, stats: dict[str, Any] | None = None,
+             levels: Levels | None = None) -> dict[str, Any]:
+    stats = _stats(x, levels) if stats is None else stats
     if edges is None or stats["n"] == 0:
         return {"stats": stats, "edges": edges, "hist": None, "density": None}
     hist = histogram(x, edges)
@@ -176,8 +178,12 @@ def _summary(x: np.ndarray, edges: np.ndarray | None, stats: dict[str, Any] | No
     return {"stats": stats, "edges": edges, "hist": hist, "density": density}
 
 
-def _stats(x: np.ndarray) -> dict[str, Any]:
-    """Summary statistics; values beyond about 1e120 (or below 1e-120) are summarised scaled, exactly."""
+def _stats(x: np.ndarray, levels: Levels | None = None) -> dict[str, Any]:
+    """Summary statistics; values beyond about 1e120 (or below 1e-120) are summarised scaled, exactly.
+
+    ``levels``: the pair's sorted levels of ``x`` (quantiles, extremes and
+    outliers are then read from them instead of partitioning a copy).
+    """
     ok = ~np.isnan(x)
     valid = x[ok]
     n = int(valid.size)
@@ -185,6 +191,10 @@ def _stats(x: np.ndarray) -> dict[str, Any]:
     if n == 0:
         return out
     e = numeric.safe_exponent(valid)
+    if levels is not None:
+        order = (numeric.scaled(levels.values, e) if e else levels.values, levels.counts)
+        out = _valid_stats(numeric.scaled(valid, e) if e else valid, out, order)
+        return _unscaled_stats(out, e) if e else out
     if e:
         return _unscaled_stats(_valid_stats(numeric.scaled(valid, e), out), e)
     return _valid_stats(valid, out)
@@ -205,20 +215,33 @@ def _unscaled_stats(out: dict[str, Any], e: int) -> dict[str, Any]:
     return out
 
 
-def _valid_stats(valid: np.ndarray, out: dict[str, Any]) -> dict[str, Any]:
+def _valid_stats(valid: np.ndarray, out: dict[str, Any], order: tuple | None = None) -> dict[str, Any]:
+    """``order``: (sorted distinct values, counts) of ``valid``, when known."""
     n = int(valid.size)
-    q = np.quantile(valid, _PROBS, overwrite_input=True)  # valid is our own copy
-    quantiles = dict(zip(_PROBS, (float(v) for v in q)))
     mean = float(np.mean(valid))
     sd = float(np.std(valid, ddof=1)) if n > 1 else 0.0
-    lo, hi = float(np.min(valid)), float(np.max(valid))
+    if order is None:
+        q = np.quantile(valid, _PROBS, overwrite_input=True)  # valid is our own copy
+    else:
+        q = quantiles_from_levels(order[0], order[1], np.array(_PROBS))
+    quantiles = dict(zip(_PROBS, (float(v) for v in q)))
     q1, q3 = quantiles[0.25], quantiles[0.75]
     iqr = q3 - q1
     fence_lo, fence_hi = q1 - 1.5 * iqr, q3 + 1.5 * iqr
-    low = valid[valid < fence_lo]
-    high = valid[valid > fence_hi]
-    whisker_lo = float(valid[valid >= fence_lo].min())
-    whisker_hi = float(valid[valid <= fence_hi].max())
+    if order is None:
+        lo, hi = float(np.min(valid)), float(np.max(valid))
+        low = np.sort(valid[valid < fence_lo])
+        high = np.sort(valid[valid > fence_hi])
+        whisker_lo = float(valid[valid >= fence_lo].min())
+        whisker_hi = float(valid[valid <= fence_hi].max())
+    else:
+        values, counts = order
+        lo, hi = float(values[0]), float(values[-1])
+        i = int(np.searchsorted(values, fence_lo, side="left"))  # values[:i] < fence_lo
+        j = int(np.searchsorted(values, fence_hi, side="right"))  # values[j:] > fence_hi
+        low = np.repeat(values[:i], counts[:i])
+        high = np.repeat(values[j:], counts[j:])
+        whisker_lo, whisker_hi = float(values[i]), float(values[j - 1])
     out.update(
         mean=mean,
         sd=sd,
@@ -230,11 +253,32 @@ def _valid_stats(valid: np.ndarray, out: dict[str, Any]) -> dict[str, Any]:
         outliers={
             "low": int(low.size),
             "high": int(high.size),
-            "low_values": _spread(np.sort(low)),
-            "high_values": _spread(np.sort(high)),
+            "low_values": _spread(low),
+            "high_values": _spread(high),
         },
     )
     return out
+
+
+def quantiles_from_levels(values: np.ndarray, counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``np.quantile(x, probs)`` (its default "linear" method) from the sorted distinct values of ``x`` and
+    their counts: the same virtual indexes and interpolation as numpy, order statistics read by binary search.
+
+    >>> quantiles_from_levels(np.array([1.0, 2.0, 5.0]), np.array([2, 1, 1]), np.array([0.5, 0.9]))
+    array([1.5, 3.8])
+    """
+    n = int(counts.sum())
+    cum = np.cumsum(counts)
+    virtual = (n - 1) * probs  # numpy's virtual index for the "linear" method
+    previous = np.floor(virtual)
+    gamma = virtual - previous
+    k0 = np.clip(previous, 0, n - 1).astype(np.int64)
+    k1 = np.clip(previous + 1, 0, n - 1).astype(np.int64)
+    a = values[np.searchsorted(cum, k0, side="right")]  # the k-th smallest value (0-based)
+    b = values[np.searchsorted(cum, k1, side="right")]
+    diff = b - a
+    out = a + diff * gamma
+    return np.where(gamma >= 0.5, b - diff * (1 - gamma), out)  # numpy's _lerp
 
 
 def _spread(values: np.ndarray) -> list[float]:

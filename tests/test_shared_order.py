@@ -1,0 +1,82 @@
+"""The sorted levels shared on the pair (one sort per variable and file) give the same numbers as the
+libraries they replace: numpy's unique and quantile, scipy's two-sample KS statistic."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from infoloss.aggregates import _PROBS, _stats, quantiles_from_levels
+from infoloss.measures.distributions import ks, ks_levels_statistic, ks_weighted
+from infoloss.pair import ORIGINAL, PROTECTED, encode_pair, sorted_levels
+
+
+def _samples(seed: int, n: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    tied = rng.integers(0, 7, n).astype(float)
+    rounded = np.round(rng.normal(size=n), 1) * 1e5
+    holes = rng.normal(size=n)
+    holes[rng.random(n) < 0.1] = np.nan
+    return [rng.normal(size=n), tied, rounded, holes]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sorted_levels_are_numpys_unique(seed):
+    for x in _samples(seed, 500):
+        lv = sorted_levels(x)
+        ok = ~np.isnan(x)
+        values, inverse, counts = np.unique(x[ok], return_inverse=True, return_counts=True)
+        assert np.array_equal(lv.values, values)
+        assert np.array_equal(lv.counts, counts)
+        assert np.array_equal(lv.codes[ok], inverse)
+        assert (lv.codes[~ok] == -1).all()
+        assert lv.n_valid == ok.sum()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_quantiles_from_levels_are_numpys_exactly(seed):
+    probs = np.array((*_PROBS, 0.0, 1.0, 1 / 3))
+    n = int(np.random.default_rng(seed).integers(1, 2000))
+    for x in _samples(seed, n):
+        x = x[~np.isnan(x)]
+        lv = sorted_levels(x)
+        assert np.array_equal(quantiles_from_levels(lv.values, lv.counts, probs), np.quantile(x, probs))
+
+
+def test_summary_statistics_from_levels_equal_those_from_the_values():
+    for x in _samples(3, 3000):
+        assert _stats(x, sorted_levels(x)) == _stats(x.copy())
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_ks_from_levels_is_scipys_statistic_exactly(seed):
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.normal(size=int(rng.integers(5, 3000))), 2)
+    b = np.round(rng.normal(0.1, 1.2, size=int(rng.integers(5, 3000))), 2)
+    la, lb = sorted_levels(a), sorted_levels(b)
+    # scipy's asymptotic mode keeps its statistic as computed (its exact mode rounds it to a multiple of 1/lcm)
+    expected = stats.ks_2samp(a, b, method="asymp").statistic
+    assert ks_levels_statistic(la.values, la.counts, lb.values, lb.counts) == expected
+
+
+def test_weighted_ks_from_levels_matches_the_merge_form():
+    rng = np.random.default_rng(7)
+    a, b = np.round(rng.normal(size=4000), 1), np.round(rng.normal(size=3000), 1)
+    wa, wb = rng.uniform(0.5, 3, 4000), rng.uniform(0.5, 3, 3000)
+    la, lb = sorted_levels(a), sorted_levels(b)
+    ca = np.bincount(la.codes, weights=wa, minlength=la.counts.shape[0])
+    cb = np.bincount(lb.codes, weights=wb, minlength=lb.counts.shape[0])
+    assert ks_levels_statistic(la.values, ca, lb.values, cb) == pytest.approx(ks_weighted(a, wa, b, wb)[0], abs=1e-14)
+
+
+def test_the_ks_measure_on_large_files_uses_the_shared_levels_and_gives_scipys_statistics():
+    rng = np.random.default_rng(11)
+    n = 12_000  # above the size where scipy's exact p-value is used
+    orig = pd.DataFrame({"x": np.round(rng.normal(size=n), 2), "y": rng.exponential(size=n)})
+    prot = orig + rng.normal(0, 0.05, size=orig.shape)
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    pair = encode_pair(orig, prot, spec)
+    res = ks(pair)
+    for name in ("x", "y"):
+        assert res.by_variable[name] == stats.ks_2samp(orig[name], prot[name]).statistic
+        assert ("levels", name, ORIGINAL) in pair.cache and ("levels", name, PROTECTED) in pair.cache
