@@ -61,7 +61,11 @@ def family_body(report: Any, family: str, policy: Policy) -> Markup | None:
         return None
     reason = policy.cache.get("reason", lambda r: r)
     rows = measure_rows(report, ids, reason)
-    body = [measures_table(report, rows, policy)] if rows else []
+    computed = [r for r in rows if any(v is not None for v in r.values)]
+    if rows and not computed and not has_stats and not extras:  # nothing to tabulate: the reasons only
+        return Markup('<p class="note">None of the {} measures of this family could be computed for any '
+                      'scenario.</p>{}').format(len(rows), not_computed_list(report, rows))
+    body = [measures_table(report, computed, policy)] if computed else []  # the others: in the reasons below
     body.append(not_computed_list(report, rows))
     if has_stats:  # the pictures practitioners look at first, before the per-measure charts
         body.append(statistics_charts(report))
@@ -84,12 +88,35 @@ def family_sections(report: Any, reason: Reason, anchors: dict[str, str], policy
 
 
 def not_computed_list(report: Any, rows: Sequence[Row]) -> Markup:
-    """The measures of the family that were not computed, with their reasons."""
-    items = [(r.info.id, s.name, why) for r in rows for s, why in zip(report.scenarios, r.reasons) if why]
-    if not items:
+    """The measures of the family that were not computed, one line per reason (with its measures and where)."""
+    by_reason: dict[str, dict[str, list[str]]] = {}
+    for r in rows:
+        for s, why in zip(report.scenarios, r.reasons):
+            if why:
+                by_reason.setdefault(why, {}).setdefault(r.info.id, []).append(s.name)
+    if not by_reason:
         return Markup("")
-    lis = join(Markup("<li><b>{}</b> in {}: {}</li>").format(mid, scen, why) for mid, scen, why in items)
-    return Markup('<div class="notcomputed"><h3>Not computed</h3><ul>{}</ul></div>').format(lis)
+    every = len(report.scenarios)
+
+    def where(scenarios: list[str]) -> str:
+        if len(scenarios) == every:
+            return "every scenario" if every > 1 else scenarios[0]
+        return ", ".join(scenarios)
+
+    lis = []
+    for why, measures in by_reason.items():
+        groups: dict[str, list[str]] = {}  # the same scenarios: one group of measures
+        for mid, scenarios in measures.items():
+            groups.setdefault(where(scenarios), []).append(mid)
+        parts = Markup("; ").join(
+            Markup("{} (in {})").format(Markup(", ").join(Markup("<b>{}</b>").format(m) for m in mids), place)
+            for place, mids in groups.items())
+        lis.append(Markup("<li>{}: {}</li>").format(_sentence_start(why), parts))
+    return Markup('<div class="notcomputed"><h3>Not computed</h3><ul>{}</ul></div>').format(join(lis))
+
+
+def _sentence_start(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 # ---------------------------------------------------------------------------

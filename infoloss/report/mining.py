@@ -30,9 +30,9 @@ REFERENCES = (  # (key in details scores, legend text, dash pattern)
 )
 
 
-def mining_section(report: Any, policy: Any) -> Markup:
-    """The mining charts inside the mining family's section (see infoloss.report.sections)."""
-    return mining_charts(report)
+def mining_section(report: Any, policy: Any) -> Markup | None:
+    """The mining charts inside the mining family's section (see infoloss.report.sections); None without any."""
+    return mining_charts(report) or None
 
 
 def mining_charts(report: Any) -> Markup:

@@ -170,7 +170,7 @@ register(Section("risk-details", "Risk per file, k-anonymity, SUDA and l-diversi
                  lazy("infoloss.report.risk", "risk_details"), family="risk"))
 register(Section("generalisation-details", "Generalisation per variable and equivalence classes", 0,
                  lazy("infoloss.report.generalisation", "generalisation_section"), family="generalisation"))
-register(Section("mining-details", "Models per target", 0, lazy("infoloss.report.mining", "mining_section"),
+register(Section("mining-details", "Model scores per target and cluster agreement", 0, lazy("infoloss.report.mining", "mining_section"),
                  family="mining"))
 register(Section("analyses-details", "The user's estimates and regressions", 0,
                  lazy("infoloss.report.analyses", "analyses_section"), family="analyses"))
