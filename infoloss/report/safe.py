@@ -109,6 +109,10 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])", re.IGN
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
+#: quoted spec syntax in a reason ('role: household', 'hierarchy:') is advice, not a record value
+_SPEC_SNIPPET = re.compile(r"(role|scale|hierarchy|recode|pram|analyses|target)\s*:")
+
+
 def sanitise_reason(reason: str, known: set[str]) -> str:
     """A not-computed reason without record values: quoted strings that are
     not variable or measure names become '…', numbers are rounded to 2
@@ -116,12 +120,14 @@ def sanitise_reason(reason: str, known: set[str]) -> str:
 
     >>> sanitise_reason("the breaks of 'income' (0 to 100) do not cover the values (e.g. 987654.321) of 'Ruritania'", {"income"})
     "the breaks of 'income' (0 to 100) do not cover the values (e.g. 990000) of '…'"
+    >>> sanitise_reason("no household id: give it 'role: household' in the spec", set())
+    "no household id: give it 'role: household' in the spec"
     """
 
     def quoted(m: re.Match) -> str:
         inner = m.group(1) if m.group(1) is not None else m.group(2)
         q = "'" if m.group(1) is not None else '"'
-        return m.group(0) if inner in known else f"{q}…{q}"
+        return m.group(0) if inner in known or _SPEC_SNIPPET.match(inner) else f"{q}…{q}"
 
     def number(m: re.Match) -> str:
         v = float(m.group(0))
