@@ -301,14 +301,16 @@ def compare(
     if not protected_list:
         raise InputError("give at least one protected file.")
     names = _scenario_names(protected_list, names)
-    original_df = read_table(original, spec, which="original") if isinstance(original, (str, Path)) else original
+    original_df = (read_table(original, spec, which="original", spec_columns=True)
+                   if isinstance(original, (str, Path)) else original)
     steps = len(ids) + (1 if aggregates else 0)  # the report's plot data is a step of its own
     total = steps * len(protected_list)
     original_cache: dict = {}  # the original is converted once for all scenarios
     records_taken: set[str] = set()
     results = []
     for k, (prot, name) in enumerate(zip(protected_list, names)):
-        prot_df = read_table(prot, spec, which="protected") if isinstance(prot, (str, Path)) else prot
+        prot_df = (read_table(prot, spec, which="protected", spec_columns=True)
+                   if isinstance(prot, (str, Path)) else prot)
         pair = encode_pair(original_df, prot_df, spec, original_cache=original_cache)
         del prot_df
         scenario = ScenarioResult(

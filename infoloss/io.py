@@ -34,7 +34,8 @@ _HINTS = {".xls": "save it as .xlsx", ".gz": "unpack it first", ".zip": "unpack 
 # ---------------------------------------------------------------------------
 # public entry point
 # ---------------------------------------------------------------------------
-def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "original") -> pd.DataFrame:
+def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "original",
+               spec_columns: bool = False) -> pd.DataFrame:
     """Read a data file into a DataFrame, choosing the reader by its ending.
 
     Parameters
@@ -46,6 +47,10 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
         ``"", "NA", "NaN"``) and per-variable missing codes.
     which : str
         ``"original"`` or ``"protected"``; used in error messages.
+    spec_columns : bool
+        Read only the columns the spec uses from Parquet and Feather files
+        (all of them when the spec names a column the file lacks, or
+        analyses every column); other formats are read whole.
 
     Returns
     -------
@@ -79,7 +84,8 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
         if given and df.shape[1] == 1 and (problem := _separator_mismatch(path, label, sep)):
             raise InputError(problem)
     else:
-        df = _READERS[ending](path, label)
+        reader = _READERS[ending]
+        df = reader(path, label, spec if spec_columns else None) if ending in _COLUMNAR else reader(path, label)
     df = _finish(df, label)
     return _apply_missing_codes(df, spec, missing, csv_file=ending in CSV_ENDINGS)
 
@@ -408,24 +414,40 @@ def _arrow_to_pandas(table: Any) -> pd.DataFrame:
     return df
 
 
-def _read_parquet(path: Path, label: str) -> pd.DataFrame:
+def _spec_columns(spec: Spec | None, available: list[str]) -> list[str] | None:
+    """The columns of a columnar file the spec uses (None: read them all).
+
+    All are read without a spec, with ``analyse_all``, or when the spec names
+    a column the file lacks (so that the error can suggest a close name).
+    """
+    if spec is None or spec.analyse_all or not spec.variables:
+        return None
+    wanted = set(spec.variables) | ({spec.pairing_id} if spec.pairing_id is not None else set())
+    if not wanted <= set(available):
+        return None
+    return [c for c in available if c in wanted]
+
+
+def _read_parquet(path: Path, label: str, spec: Spec | None = None) -> pd.DataFrame:
+    """A Parquet file; with a spec, only the columns it uses are read."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        columns = _spec_columns(spec, pq.read_schema(path).names) if spec is not None else None
+        table = pq.read_table(path, columns=columns)
     except (pa.ArrowException, OSError, ValueError):
         raise _not_format(label, "Parquet", path) from None
     return _arrow_to_pandas(table)
 
 
-def _read_arrow(path: Path, label: str) -> pd.DataFrame:
-    """Feather v1/v2 or Arrow IPC file; failing that, an Arrow IPC stream."""
+def _read_arrow(path: Path, label: str, spec: Spec | None = None) -> pd.DataFrame:
+    """Feather v1/v2 or Arrow IPC file (with a spec, only the columns it uses); failing that, an Arrow IPC stream."""
     import pyarrow as pa
     import pyarrow.feather as feather
 
     try:
-        table = feather.read_table(path, memory_map=False)
+        table = feather.read_table(path, columns=_arrow_file_columns(path, spec), memory_map=False)
     except (pa.ArrowException, OSError, ValueError):
         try:
             with pa.OSFile(str(path), "rb") as source:
@@ -433,6 +455,19 @@ def _read_arrow(path: Path, label: str) -> pd.DataFrame:
         except (pa.ArrowException, OSError, ValueError):
             raise _not_format(label, "Feather/Arrow", path) from None
     return _arrow_to_pandas(table)
+
+
+def _arrow_file_columns(path: Path, spec: Spec | None) -> list[str] | None:
+    """:func:`_spec_columns` of an Arrow IPC (Feather v2) file; None (read all) for Feather v1 or a stream."""
+    import pyarrow as pa
+
+    if spec is None:
+        return None
+    try:
+        with pa.memory_map(str(path)) as source:
+            return _spec_columns(spec, pa.ipc.open_file(source).schema.names)
+    except (pa.ArrowException, OSError, ValueError):
+        return None
 
 
 def _read_xlsx(path: Path, label: str) -> pd.DataFrame:
@@ -605,7 +640,10 @@ def _is_nan(code: Any) -> bool:
     return isinstance(code, float) and math.isnan(code)
 
 
-_READERS: dict[str, Callable[[Path, str], pd.DataFrame]] = {
+#: endings whose reader takes the spec and reads only its columns
+_COLUMNAR = (".parquet", ".feather", ".arrow")
+
+_READERS: dict[str, Callable[..., pd.DataFrame]] = {
     ".parquet": _read_parquet,
     ".feather": _read_arrow,
     ".arrow": _read_arrow,

@@ -490,3 +490,22 @@ def test_errors_are_one_sentence(tmp_path):
     message = str(info.value)
     assert message.endswith(".") and "\n" not in message and str(path) in message
     assert info.value.__suppress_context__
+
+
+def test_columnar_files_read_only_the_spec_columns_and_keep_close_name_hints(tmp_path):
+    from infoloss.errors import SpecError
+    from infoloss.io import read_table
+    from infoloss.pair import encode_pair
+    from infoloss.spec import spec_from_dict
+
+    df = pd.DataFrame({"income": [1.0, 2.0, 3.0], "region": ["a", "b", "a"], "unused": ["x", "y", "z"]})
+    spec = spec_from_dict({"variables": {"income": {"scale": "continuous"}, "region": {"scale": "nominal"}}})
+    for ending, write in ((".parquet", df.to_parquet), (".feather", df.to_feather)):
+        path = tmp_path / f"data{ending}"
+        write(path)
+        assert list(read_table(path, spec, spec_columns=True).columns) == ["income", "region"]
+        assert list(read_table(path, spec).columns) == ["income", "region", "unused"]
+        misspelt = spec_from_dict({"variables": {"incme": {"scale": "continuous"}}})
+        read = read_table(path, misspelt, spec_columns=True)  # a missing column: everything is read, so the error can suggest
+        with pytest.raises(SpecError, match="income"):
+            encode_pair(read, read, misspelt)
