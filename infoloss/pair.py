@@ -269,8 +269,12 @@ class Levels:
         return int(self.codes.shape[0] - np.count_nonzero(self.codes < 0)) if self.codes.size else 0
 
 
+#: values looked at to guess whether a variable has few distinct values
+_LEVELS_SAMPLE = 10_000
+
+
 def sorted_levels(x: np.ndarray) -> Levels:
-    """The :class:`Levels` of ``x`` (float, NaN = missing): one argsort, no Python loop.
+    """The :class:`Levels` of ``x`` (float, NaN = missing): one sort or one hash pass, no Python loop.
 
     Equal to ``np.unique(x[~isnan(x)], return_inverse=True, return_counts=True)``
     with -1 codes at the missing positions.
@@ -285,22 +289,22 @@ def sorted_levels(x: np.ndarray) -> Levels:
     codes = np.full(x.shape[0], -1, dtype=np.int32)
     if n == 0:
         return Levels(np.zeros(0), codes, np.zeros(0, dtype=np.int64))
-    order = np.argsort(xv)
-    xs = xv[order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(xs[1:], xs[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    dense = np.cumsum(new, dtype=np.int32)
-    dense -= 1
-    sub = np.empty(n, dtype=np.int32)
-    sub[order] = dense
+    head = xv[:_LEVELS_SAMPLE]
+    if n > _LEVELS_SAMPLE and np.unique(head).shape[0] * 20 < head.shape[0]:
+        # few distinct values (rounded amounts, ages): pandas' hash table, then a sort of the few levels
+        sub, values = pd.factorize(xv, sort=True)
+        sub = sub.astype(np.int32, copy=False)
+        counts = np.bincount(sub, minlength=values.shape[0]).astype(np.int64)
+        values = np.asarray(values, dtype=np.float64)
+    else:  # mostly distinct values: one sort (numpy's unique is faster than argsort plus scatter)
+        values, sub, counts = np.unique(xv, return_inverse=True, return_counts=True)
+        sub = sub.astype(np.int32, copy=False)
+        counts = counts.astype(np.int64, copy=False)
     if xv is x:
         codes = sub
     else:
         codes[ok] = sub
-    counts = np.diff(np.r_[starts, n]).astype(np.int64)
-    return Levels(xs[starts], codes, counts)
+    return Levels(values, codes, counts)
 
 
 def _column_stack(columns: list[np.ndarray], n: int) -> np.ndarray:
