@@ -265,7 +265,7 @@ def quantiles_from_levels(values: np.ndarray, counts: np.ndarray, probs: np.ndar
     their counts: the same virtual indexes and interpolation as numpy, order statistics read by binary search.
 
     >>> quantiles_from_levels(np.array([1.0, 2.0, 5.0]), np.array([2, 1, 1]), np.array([0.5, 0.9]))
-    array([1.5, 3.8])
+    array([1.5, 4.1])
     """
     n = int(counts.sum())
     cum = np.cumsum(counts)
