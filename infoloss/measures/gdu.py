@@ -21,6 +21,12 @@ group sums and tables by ``bincount``; the correlations of complete columns
 from one matrix product) and are checked against ``scipy.stats`` in the tests.  Equations whose images are lost in the paper are written as
 in ``formulas.md`` §1.
 
+Layout: this module holds the model's formulas, the univariate tests, the
+plan of bivariate tests and the registered measures; the variables as the
+model sees them are prepared in :mod:`infoloss.measures._gdu_sides`, the
+bivariate test kernels are in :mod:`infoloss.measures._gdu_pairs` and their
+survey-weighted forms in :mod:`infoloss.measures._gdu_weighted`.
+
 Decisions where the paper is silent (each is also stated in ``details``):
 
 * Missing values are left out: univariate tests compare the non-missing values
