@@ -13,10 +13,10 @@ weights give ``n_eff = n`` and the unweighted tests.
 * Kolmogorov–Smirnov: weighted ECDFs, p-value from the effective sizes
   (:func:`infoloss.measures.distributions.ks_weighted`).
 * Pearson: the weighted correlation, p-value at ``n_eff`` (computed in
-  ``gdu._weighted_pair_stats`` from per-variable cached centred values).
+  ``_gdu_pairs._weighted_pair_stats`` from per-variable cached centred values).
 * ANOVA: weighted group means and sums of squares, F with ``n_eff − G``
   within-group degrees of freedom; η² = SSB / TSS (weighted; also in
-  ``gdu._weighted_pair_stats``).
+  ``_gdu_pairs._weighted_pair_stats``).
 * Spearman and Kruskal–Wallis have no standard weighted form: they stay
   unweighted, and the pair's details say so.
 """

@@ -1,0 +1,454 @@
+"""The GDU model's bivariate test kernels (used by :mod:`infoloss.measures.gdu`).
+
+One file's statistics for every planned pair of variables: chi-squared /
+Cramér's V, Kruskal–Wallis / epsilon², one-way ANOVA / eta², Spearman ρ and
+Pearson r, each with the per-record measures of the strength of the
+difference that the direction step compares.  :class:`_SideStats` holds one
+file's shared rank and value matrices (the correlations of complete columns
+come from one matrix product, group sums from ``bincount``);
+:func:`_run_files` tests both files' pairs on two threads;
+:func:`_weighted_pair_stats` gives the survey-weighted forms
+(:mod:`infoloss.measures._gdu_weighted`).  The statistics equal
+``scipy.stats``' (checked in the tests).
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..pair import ORIGINAL, PROTECTED, EncodedPair
+from ._gdu_sides import _Side, _Var
+
+
+class _Degenerate(Exception):
+    """The test cannot be run on this file's data for the pair."""
+
+
+class _SideStats:
+    """One file's machinery for the pair tests.
+
+    The centred ranks (and, for Pearson / ANOVA, the centred values) of the
+    variables that have no missing value in this file are columns of one
+    matrix, so that every Spearman / Pearson correlation between them comes
+    from one matrix product; group sums come from ``bincount``.  Variables
+    with missing values are re-ranked on each pair's complete cases from their
+    level codes (one ``bincount``, no sort).
+    """
+
+    def __init__(self, sides: dict[str, _Side], rank_names: list[str], value_names: list[str]):
+        self.sides = sides
+        self.rank_index = {name: j for j, name in enumerate(rank_names)}
+        self.value_index = {name: j for j, name in enumerate(value_names)}
+        n = next(iter(sides.values())).codes.shape[0] if sides else 0
+        self.rank_matrix = np.empty((n, len(rank_names)), order="F")
+        for j, name in enumerate(rank_names):
+            s = sides[name]
+            table = _avg_rank_table(s.counts, (s.n_valid + 1) / 2.0)
+            np.take(table, s.codes, out=self.rank_matrix[:, j])
+        self.value_matrix = np.empty((n, len(value_names)), order="F")
+        for j, name in enumerate(value_names):
+            x = sides[name].values
+            np.subtract(x, x.mean(), out=self.value_matrix[:, j])
+        self.rank_gram = self.rank_matrix.T @ self.rank_matrix if rank_names else None
+        self.value_gram = self.value_matrix.T @ self.value_matrix if value_names else None
+        self._ranks: dict[str, np.ndarray] = {}
+        self._tied: dict[str, np.ndarray] = {}
+        self._tie_sums: dict[str, float] = {}
+
+    def valid_ranks(self, name: str) -> np.ndarray:
+        """Average ranks among the variable's non-missing values, centred at (N+1)/2; NaN where missing."""
+        if name in self.rank_index:
+            return self.rank_matrix[:, self.rank_index[name]]
+        if name not in self._ranks:
+            s = self.sides[name]
+            table = _avg_rank_table(s.counts, (s.n_valid + 1) / 2.0)
+            r = np.full(s.codes.shape[0], np.nan)
+            ok = s.codes >= 0
+            r[ok] = table[s.codes[ok]]
+            self._ranks[name] = r
+        return self._ranks[name]
+
+    def ranks_on(self, name: str, mask: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Centred average ranks of the variable on the records ``mask`` (all when None), and level counts."""
+        s = self.sides[name]
+        if mask is None or s.n_valid == n:  # the mask is the variable's own non-missing set
+            r = self.valid_ranks(name)
+            return (r if mask is None else r[mask]), s.counts
+        codes = s.codes[mask]
+        if 2 * n > s.n_valid:  # few records left out: count those (a small bincount) rather than the kept ones
+            out = s.codes[~mask]
+            counts = s.counts - np.bincount(out[out >= 0], minlength=s.n_levels)
+        else:
+            counts = np.bincount(codes, minlength=s.n_levels)
+        table = _avg_rank_table(counts, (n + 1) / 2.0)
+        return table[codes], counts
+
+    def tie_sum(self, name: str, counts: np.ndarray) -> float:
+        """Σ(t³ − t) over the tied values; only levels tied in the whole file can be tied in a subset."""
+        s = self.sides[name]
+        full = counts is s.counts
+        if full and name in self._tie_sums:
+            return self._tie_sums[name]
+        if name not in self._tied:
+            self._tied[name] = np.flatnonzero(s.counts > 1)
+        t = counts[self._tied[name]].astype(np.float64)
+        value = float(np.sum(t**3 - t))
+        if full:
+            self._tie_sums[name] = value
+        return value
+
+    def values_on(self, name: str, mask: np.ndarray | None) -> tuple[np.ndarray, float]:
+        """Values on the records ``mask`` centred at their mean, and their sum of squares."""
+        if mask is None and name in self.value_index:
+            j = self.value_index[name]
+            return self.value_matrix[:, j], float(self.value_gram[j, j])
+        x = _take(self.sides[name].values, mask)
+        xc = x - x.mean()
+        return xc, float(np.dot(xc, xc))
+
+    def correlation(self, a: str, b: str, mask: np.ndarray | None, n: int, ranked: bool) -> float | None:
+        index, gram = (self.rank_index, self.rank_gram) if ranked else (self.value_index, self.value_gram)
+        if mask is None and a in index and b in index:
+            i, j = index[a], index[b]
+            sxy, sxx, syy = float(gram[i, j]), float(gram[i, i]), float(gram[j, j])
+        else:
+            if ranked:
+                x, _ = self.ranks_on(a, mask, n)
+                y, _ = self.ranks_on(b, mask, n)
+                sxx, syy = float(np.dot(x, x)), float(np.dot(y, y))
+            else:
+                x, sxx = self.values_on(a, mask)
+                y, syy = self.values_on(b, mask)
+            sxy = float(np.dot(x, y))
+        if not (sxx > 0 and syy > 0):
+            return None
+        return float(np.clip(sxy / math.sqrt(sxx * syy), -1.0, 1.0))
+
+
+def _avg_rank_table(counts: np.ndarray, shift: float = 0.0) -> np.ndarray:
+    """Average rank of each level (ties share the mean of their ranks), minus ``shift``."""
+    table = np.cumsum(counts, dtype=np.float64)
+    table -= counts * 0.5
+    table += 0.5 - shift  # cum − (count − 1)/2 − shift, in place
+    return table
+
+
+def _mask(a: _Side, b: _Side) -> tuple[np.ndarray | None, int]:
+    if a.complete and b.complete:
+        return None, a.codes.shape[0]
+    mask = (a.codes >= 0) & (b.codes >= 0)
+    return mask, int(np.count_nonzero(mask))
+
+
+def _take(x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    return x if mask is None else x[mask]
+
+
+def _crosstab(a: np.ndarray, ka: int, b: np.ndarray, kb: int, mask: np.ndarray | None) -> np.ndarray:
+    a, b = _take(a, mask), _take(b, mask)
+    dtype = np.int32 if ka * kb < 2**31 else np.int64
+    flat = a.astype(dtype) * kb + b
+    return np.bincount(flat, minlength=ka * kb).reshape(ka, kb)
+
+
+def _residuals(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-record standardised residuals (O − E)/√(E·N) of every cell, and where E > 0."""
+    n = table.sum()
+    if n == 0:
+        return np.zeros(table.size), np.zeros(table.size, dtype=bool)
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
+    support = expected > 0
+    sr = np.zeros(table.shape)
+    sr[support] = (table[support] - expected[support]) / np.sqrt(expected[support] * n)
+    return sr.ravel(), support.ravel()
+
+
+def _chi2_pair(table: np.ndarray) -> dict[str, Any]:
+    t = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
+    if t.shape[0] < 2 or t.shape[1] < 2:
+        raise _Degenerate("one of the two variables has a single category among the complete cases")
+    res = stats.chi2_contingency(t, correction=False)
+    n = int(t.sum())
+    chi2 = float(res.statistic)
+    return {"statistic": chi2, "p": float(res.pvalue), "coef": chi2 / (n * (min(t.shape) - 1)), "n": n,
+            "dof": int(res.dof)}
+
+
+def _group_msd(size: np.ndarray, sums: np.ndarray, n: int, power: int) -> tuple[np.ndarray, np.ndarray]:
+    """Signed per-record sums of squares between groups, sign(d)·n_g·d²/N^power, d = group mean − grand mean."""
+    support = size > 0
+    grand = sums.sum() / n
+    d = np.zeros(size.shape[0])
+    d[support] = sums[support] / size[support] - grand
+    return np.sign(d) * size * d * d / float(n) ** power, support
+
+
+def _kruskal_pair(size: np.ndarray, sums: np.ndarray, tie_sum: float, n: int) -> dict[str, Any]:
+    """Kruskal–Wallis H (scipy.stats.kruskal's formula) from group sizes and sums of centred ranks."""
+    present = size > 0
+    n_groups = int(np.count_nonzero(present))
+    if n_groups < 2:
+        raise _Degenerate("the nominal variable has a single category among the complete cases")
+    nf = float(n)
+    ties = 1.0 - tie_sum / (nf**3 - nf)
+    if ties <= 0:
+        raise _Degenerate("the ranked variable is constant among the complete cases")
+    mean_dev = sums[present] / size[present]  # group mean rank − (N+1)/2
+    h = 12.0 / (nf * (nf + 1.0)) * float(np.sum(size[present] * mean_dev**2)) / ties
+    p = float(stats.chi2.sf(h, n_groups - 1))
+    return {"statistic": h, "p": p, "coef": h / (nf - 1.0), "n": n, "dof": n_groups - 1}
+
+
+def _anova_pair(size: np.ndarray, sums: np.ndarray, sumsq: float, n: int) -> dict[str, Any]:
+    """One-way ANOVA F (scipy.stats.f_oneway's statistic) and eta² = SSB / TSS from centred values."""
+    present = size > 0
+    n_groups = int(np.count_nonzero(present))
+    if n_groups < 2:
+        raise _Degenerate("the nominal variable has a single category among the complete cases")
+    if n - n_groups < 1:
+        raise _Degenerate("too few complete cases for the ANOVA (no within-group degrees of freedom)")
+    grand = sums.sum() / n
+    tss = sumsq - n * grand * grand
+    if not tss > 0:
+        raise _Degenerate("the continuous variable is constant among the complete cases")
+    ssb = float(np.sum(sums[present] ** 2 / size[present])) - n * grand * grand
+    ssb = min(max(ssb, 0.0), tss)
+    ssw = tss - ssb
+    dfb, dfw = n_groups - 1, n - n_groups
+    if ssw <= 0:
+        f, p = math.inf, 0.0
+    else:
+        f = (ssb / dfb) / (ssw / dfw)
+        p = float(stats.f.sf(f, dfb, dfw))
+    return {"statistic": f, "p": p, "coef": ssb / tss, "n": n, "dof": [dfb, dfw]}
+
+
+def _spearman_p(r: float, n: int) -> float:
+    dof = n - 2
+    t = r * math.sqrt(max(dof / ((r + 1.0) * (1.0 - r)), 0.0)) if abs(r) < 1 else math.copysign(math.inf, r)
+    return float(min(1.0, 2.0 * stats.t.sf(abs(t), dof)))
+
+
+def _pearson_p(r: float, n: int) -> float:
+    ab = n / 2.0 - 1.0
+    return float(min(1.0, 2.0 * stats.beta.sf(abs(r), ab, ab, loc=-1, scale=2)))
+
+
+def _run_file(
+    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str, use_w: bool = False
+) -> dict[str, Any]:
+    """Test statistics of every planned pair in one file (weighted forms where they exist, with ``use_w``)."""
+    one = _file_tester(pair, variables, plan, which, use_w)
+    return {key: one(item) for key, item in plan.items() if not item.get("skip")}
+
+
+def _run_files(
+    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], use_w: bool
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`_run_file` of both files, the pairs of both shared out between two threads.
+
+    numpy releases the GIL in the heavy steps (gathers, bincounts, products);
+    the protected file usually has more incomplete pairs than the original,
+    so one thread per file would leave a core idle.
+    """
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        testers = list(pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), (ORIGINAL, PROTECTED)))
+        todo = [(k, key, item) for key, item in plan.items() if not item.get("skip") for k in (0, 1)]
+        done = list(pool.map(lambda job: testers[job[0]](job[2]), todo, chunksize=8))
+    out: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+    for (k, key, _), res in zip(todo, done):
+        out[k][key] = res
+    return out
+
+
+def _file_tester(
+    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str, use_w: bool
+) -> Any:
+    """The function that tests one planned pair in one file (its shared rank and value matrices built here)."""
+    w = pair.weights(which) if use_w else None
+    sides = {n: (v.orig if which == ORIGINAL else v.prot) for n, v in variables.items() if not v.removed}
+    ranked: set[str] = set()
+    valued: set[str] = set()
+    for item in plan.values():
+        if item.get("skip"):
+            continue
+        test = item["test_orig" if which == ORIGINAL else "test_prot"]
+        pair_names = (item["a"], item["b"])
+        if test in ("spearman", "kruskal"):
+            ranked.update(n for n in pair_names if sides[n].kind != "nominal")
+        elif test in ("pearson", "anova"):
+            valued.update(n for n in pair_names if sides[n].kind != "nominal")
+    order = list(sides)
+    machine = _SideStats(
+        sides,
+        [n for n in order if n in ranked and sides[n].complete],
+        [n for n in order if n in valued and sides[n].complete],
+    )
+
+    def one(item: dict[str, Any]) -> dict[str, Any]:
+        test = item["test_orig" if which == ORIGINAL else "test_prot"]
+        try:
+            if w is not None:
+                return _weighted_pair_stats(pair, variables, machine, item["a"], item["b"], test, which, w)
+            return _pair_stats(pair, variables, machine, item["a"], item["b"], test, which)
+        except _Degenerate as exc:
+            return {"degenerate": str(exc)}
+
+    return one
+
+
+def _pair_stats(
+    pair: EncodedPair, variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str
+) -> dict[str, Any]:
+    sa, sb = m.sides[a], m.sides[b]
+    mask, n = _mask(sa, sb)
+    if n < 3:
+        raise _Degenerate(f"only {n} complete cases")
+    if test == "chi2":
+        if which == ORIGINAL or not (variables[a].classed or variables[b].classed):
+            table = pair.table((a, b), which)[:-1, :-1]  # the pair's cached two-way table
+        else:
+            table = _crosstab(sa.codes, sa.n_levels, sb.codes, sb.n_levels, mask)
+        res = _chi2_pair(table)
+        ca, cb = _direction_codes(variables[a], which), _direction_codes(variables[b], which)
+        if ca is not sa.codes or cb is not sb.codes:  # recoded nominal: original records in the protected classes
+            ka = sa.n_levels if ca is sa.codes else variables[a].recoded.n_categories
+            kb = sb.n_levels if cb is sb.codes else variables[b].recoded.n_categories
+            table = _crosstab(ca, ka, cb, kb, mask)
+        res["msd"], res["support"] = _residuals(table)
+        return res
+    if test in ("kruskal", "anova"):
+        g_name, x_name = (a, b) if sa.kind == "nominal" else (b, a)
+        sg = m.sides[g_name]
+        g = _take(sg.codes, mask)
+        size = sg.counts if mask is None else np.bincount(g, minlength=sg.n_levels)
+        if test == "kruskal":
+            centred, counts = m.ranks_on(x_name, mask, n)
+            sums = np.bincount(g, weights=centred, minlength=sg.n_levels)
+            res = _kruskal_pair(size, sums, m.tie_sum(x_name, counts), n)
+            power = 3
+        else:
+            centred, sumsq = m.values_on(x_name, mask)
+            sums = np.bincount(g, weights=centred, minlength=sg.n_levels)
+            res = _anova_pair(size, sums, sumsq, n)
+            power = 1
+        dg = _direction_codes(variables[g_name], which)
+        if dg is not sg.codes:  # a recoded nominal variable: its original records in the protected classes
+            kg = variables[g_name].recoded.n_categories
+            dg = _take(dg, mask)
+            size = np.bincount(dg, minlength=kg)
+            sums = np.bincount(dg, weights=centred, minlength=kg)
+        res["msd"], res["support"] = _group_msd(size, sums, n, power)
+        res["group_variable"] = g_name
+        return res
+    ranked = test == "spearman"
+    r = m.correlation(a, b, mask, n, ranked)
+    if r is None:
+        raise _Degenerate("one of the two variables is constant among the complete cases")
+    p = _spearman_p(r, n) if ranked else _pearson_p(r, n)
+    return {"statistic": r, "p": p, "coef": r * r, "n": n, "sign": _sign(r)}
+
+
+def _weighted_pair_stats(
+    pair: EncodedPair, variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str,
+    w: np.ndarray,
+) -> dict[str, Any]:
+    """The weighted form of the pair's test (see ``_gdu_weighted``); Spearman and Kruskal–Wallis stay unweighted.
+
+    Without missing values in the pair, the rescaled weights, group weights
+    and weighted centred values are computed once per file and variable
+    (cached on ``m``), so each pair costs one weighted ``bincount`` or dot
+    product.
+    """
+    from . import _gdu_weighted as gw
+
+    if test in gw.UNWEIGHTED_TESTS:
+        return {**_pair_stats(pair, variables, m, a, b, test, which), "weights": gw.UNWEIGHTED_NOTE}
+    sa, sb = m.sides[a], m.sides[b]
+    mask, n = _mask(sa, sb)
+    if n < 3:
+        raise _Degenerate(f"only {n} complete cases")
+    wm = _take(w, mask)
+    if not wm.sum() > 0:
+        raise _Degenerate("the complete cases have zero total weight")
+    cache: dict = m.__dict__.setdefault("_weighted", {})
+    full = mask is None
+
+    def memo(key: tuple, compute):
+        if not full:
+            return compute()
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
+
+    wr = memo(("rescaled",), lambda: gw.rescaled(wm))
+    n_eff = memo(("n_eff",), lambda: float(wr.sum()))
+    note = "weighted, rescaled to Kish's effective sample size"
+    if test == "chi2":
+        if full and (which == ORIGINAL or not (variables[a].classed or variables[b].classed)):
+            scale = n_eff / memo(("total",), lambda: float(wm.sum()))  # the pair's cached weighted table, rescaled
+            table = pair.table((a, b), which, weighted=True)[:-1, :-1] * scale
+        else:
+            table = gw.crosstab(_take(sa.codes, mask), sa.n_levels, _take(sb.codes, mask), sb.n_levels, wr)
+        try:
+            res = gw.chi2_pair(table)
+        except ValueError as exc:
+            raise _Degenerate(str(exc)) from None
+        ca, cb = _direction_codes(variables[a], which), _direction_codes(variables[b], which)
+        if ca is not sa.codes or cb is not sb.codes:  # recoded nominal: original records in the protected classes
+            ka = sa.n_levels if ca is sa.codes else variables[a].recoded.n_categories
+            kb = sb.n_levels if cb is sb.codes else variables[b].recoded.n_categories
+            table = gw.crosstab(_take(ca, mask), ka, _take(cb, mask), kb, wr)
+        res["msd"], res["support"] = _residuals(table)
+        res["weights"] = note
+        return res
+
+    def centred(name: str) -> tuple[np.ndarray, np.ndarray, float]:
+        """Values centred at their weighted mean, times the weights, and Σ w (x − m)²."""
+        def compute():
+            x = _take(m.sides[name].values, mask)
+            xc = x - float(np.dot(wr, x)) / n_eff
+            wxc = wr * xc
+            return xc, wxc, float(np.dot(wxc, xc))
+        return memo(("centred", name), compute)
+
+    if test == "anova":
+        g_name, x_name = (a, b) if sa.kind == "nominal" else (b, a)
+        sg = m.sides[g_name]
+        g = _take(sg.codes, mask)
+        _, wxc, sumsq = centred(x_name)
+        size = memo(("size", g_name), lambda: np.bincount(g, weights=wr, minlength=sg.n_levels))
+        sums = np.bincount(g, weights=wxc, minlength=sg.n_levels)
+        res = _anova_pair(size, sums, sumsq, n_eff)
+        dg = _direction_codes(variables[g_name], which)
+        if dg is not sg.codes:
+            kg = variables[g_name].recoded.n_categories
+            dgm = _take(dg, mask)
+            size = np.bincount(dgm, weights=wr, minlength=kg)
+            sums = np.bincount(dgm, weights=wxc, minlength=kg)
+        res["msd"], res["support"] = _group_msd(size, sums, n_eff, 1)
+        res["group_variable"] = g_name
+        res["weights"] = note
+        return res
+    xa, wxa, saa = centred(a)
+    xb, _, sbb = centred(b)
+    if not (saa > 0 and sbb > 0):
+        raise _Degenerate("one of the two variables is constant among the complete cases")
+    r = float(np.clip(np.dot(wxa, xb) / math.sqrt(saa * sbb), -1.0, 1.0))
+    return {"statistic": r, "p": _pearson_p(r, n_eff), "coef": r * r, "n": n_eff, "sign": _sign(r), "weights": note}
+
+
+def _sign(r: float) -> int:
+    return 1 if r > 0 else (-1 if r < 0 else 0)
+
+
+def _direction_codes(var: _Var, which: str) -> np.ndarray:
+    """Codes of a nominal variable on the grid shared by both files (protected classes when recoded)."""
+    if which == ORIGINAL and var.direction_codes is not None:
+        return var.direction_codes
+    return (var.orig if which == ORIGINAL else var.prot).codes
