@@ -254,9 +254,13 @@ def _run_files(
 
     numpy releases the GIL in the heavy steps (gathers, bincounts, products);
     the protected file usually has more incomplete pairs than the original,
-    so one thread per file would leave a core idle.
+    so one thread per file would leave a core idle.  BLAS runs on one thread
+    inside the pool (the rank and value Gram matrices), so that the two
+    threads do not each start a full set of BLAS threads.
     """
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
         testers = list(pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), (ORIGINAL, PROTECTED)))
         todo = [(k, key, item) for key, item in plan.items() if not item.get("skip") for k in (0, 1)]
         done = list(pool.map(lambda job: testers[job[0]](job[2]), todo, chunksize=8))
