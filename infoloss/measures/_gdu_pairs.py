@@ -169,14 +169,15 @@ def _residuals(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _chi2_pair(table: np.ndarray) -> dict[str, Any]:
-    t = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
-    if t.shape[0] < 2 or t.shape[1] < 2:
-        raise _Degenerate("one of the two variables has a single category among the complete cases")
-    res = stats.chi2_contingency(t, correction=False)
-    n = int(t.sum())
-    chi2 = float(res.statistic)
-    return {"statistic": chi2, "p": float(res.pvalue), "coef": chi2 / (n * (min(t.shape) - 1)), "n": n,
-            "dof": int(res.dof)}
+    """The χ² test of a table of counts (the weighted form's computation; ``n`` a whole number)."""
+    from ._gdu_weighted import chi2_pair
+
+    try:
+        res = chi2_pair(table)
+    except ValueError as exc:
+        raise _Degenerate(str(exc)) from None
+    res["n"] = int(round(res["n"]))
+    return res
 
 
 def _group_msd(size: np.ndarray, sums: np.ndarray, n: int, power: int) -> tuple[np.ndarray, np.ndarray]:

@@ -290,10 +290,7 @@ class MixedFeatures:
             return self._sparse(which, rows)
         parts = []
         for orig, prot, e, mu, sd, missing in self.continuous:
-            x = (orig, prot)[which][rows]
-            miss = np.isnan(x)
-            z = np.where(miss, 0.0, (scaled(x, e) if e else x) - mu) / sd
-            check_standardised(z, ("original", "protected")[which])
+            z, miss = _standardised((orig, prot)[which][rows], e, mu, sd, which)
             parts.append(z[:, None])
             if missing:
                 parts.append(miss.astype(np.float64)[:, None])
@@ -309,10 +306,7 @@ class MixedFeatures:
 
         blocks = []
         for orig, prot, e, mu, sd, missing in self.continuous:
-            x = (orig, prot)[which][rows]
-            miss = np.isnan(x)
-            z = np.where(miss, 0.0, (scaled(x, e) if e else x) - mu) / sd
-            check_standardised(z, ("original", "protected")[which])
+            z, miss = _standardised((orig, prot)[which][rows], e, mu, sd, which)
             blocks.append(sparse.csr_matrix(z[:, None]))
             if missing:
                 blocks.append(sparse.csr_matrix(miss.astype(np.float64)[:, None]))
@@ -413,3 +407,11 @@ def _row_hash(codes: np.ndarray) -> np.ndarray:
         for j in range(codes.shape[1]):
             h = (h ^ pd.util.hash_array(codes[:, j])) * np.uint64(0x100000001B3)
     return h
+
+
+def _standardised(x: np.ndarray, e: int, mu: float, sd: float, which: int) -> tuple[np.ndarray, np.ndarray]:
+    """Values standardised by the original (missing: 0), after the exact scaling ``2**-e``, and the missing mask."""
+    miss = np.isnan(x)
+    z = np.where(miss, 0.0, (scaled(x, e) if e else x) - mu) / sd
+    check_standardised(z, ("original", "protected")[which])
+    return z, miss
