@@ -292,7 +292,8 @@ def _file_tester(
     machine = _SideStats(
         sides,
         [n for n in order if n in ranked and sides[n].complete],
-        [n for n in order if n in valued and sides[n].complete],
+        # weighted Pearson / ANOVA centre at the weighted means (``_weighted_pair_stats``): no unweighted matrix
+        [n for n in order if n in valued and sides[n].complete] if w is None else [],
     )
 
     def one(item: dict[str, Any]) -> dict[str, Any]:
