@@ -836,8 +836,13 @@ def _transition(pair: EncodedPair, name: str, use_weights: bool) -> tuple[np.nda
     def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         size = pair.categorical[name].n_categories + 1
         flat = limits.combined_codes([pair.cell_codes(name, ORIGINAL), pair.cell_codes(name, PROTECTED)], [size, size])
-        cells, inverse = np.unique(flat, return_inverse=True)
         w = pair.weights(ORIGINAL) if use_weights else None
+        if size * size <= max(flat.shape[0], 1 << 20):  # a dense count is no larger than the records: no sort
+            observed = np.bincount(flat, minlength=size * size)
+            cells = np.flatnonzero(observed)
+            counts = (observed if w is None else np.bincount(flat, weights=w, minlength=size * size))[cells]
+            return cells // size, cells % size, counts.astype(float)
+        cells, inverse = np.unique(flat, return_inverse=True)
         counts = np.bincount(inverse.reshape(-1), weights=w, minlength=cells.shape[0]).astype(float)
         return cells // size, cells % size, counts
 
