@@ -43,7 +43,9 @@ withheld.  The rules:
    ``lower``, ``upper`` and ``n`` withheld, and with them ``difference``,
    ``relative_difference``, ``inside_original_ci`` and ``ci_overlap``;
    quantiles at 0 and 1 (the minimum and maximum) are withheld on both
-   sides (as the HTML report's analyses section does).  Regression
+   sides, and so is a side whose proportion stands for fewer than
+   ``min_cell`` records in or out of its category (``p·n`` or
+   ``(1 − p)·n``; as the HTML report's analyses section does).  Regression
    coefficients are model summaries and stay as they are.
 5. **Descriptive statistics.**  Every statistic of a continuous variable
    observed in fewer than ``min_cell`` records of a file (``statistics``:
@@ -369,7 +371,8 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
             out[side] = values
             continue
         n = values.get("n")
-        if extreme or (_is_number(n) and n < state.min_cell):
+        small_share = row.get("statistic") == "proportion" and small_proportion(values, state.min_cell)
+        if extreme or small_share or (_is_number(n) and n < state.min_cell):
             hidden = True
             values = dict(values)
             for key in SIDE_VALUE_KEYS:
@@ -384,6 +387,22 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
                 state.withhold()
     # keep the original key order
     return {k: out[k] for k in row}
+
+
+def small_proportion(side: dict[str, Any], min_cell: int) -> bool:
+    """Whether a proportion stands for fewer than ``min_cell`` records in or out of its category.
+
+    The implied counts are ``p · n`` and ``(1 − p) · n`` with ``n`` the
+    domain's records; either strictly between 0 and ``min_cell`` discloses a
+    small group (a share of 0.002 of 1,000 records is 2 records).
+
+    >>> small_proportion({"value": 0.002, "n": 1000}, 5), small_proportion({"value": 0.5, "n": 1000}, 5)
+    (True, False)
+    """
+    p, n = side.get("value"), side.get("n")
+    if not (_is_number(p) and _is_number(n)):
+        return False
+    return any(0 < c < min_cell - 1e-9 for c in (p * n, (1.0 - p) * n))
 
 
 def _is_number(x: Any) -> bool:

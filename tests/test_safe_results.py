@@ -272,3 +272,23 @@ def test_statistics_of_a_variable_seen_in_few_records_are_withheld():
     assert safe["n"]["x"] == 20 and safe["mean"]["x"] == pytest.approx(10.5)
     y = report.to_dict()["scenarios"][0]["statistics"]["variables"].index("y")
     assert all(v is None for v in safe["corr"][y]) and all(row[y] is None for row in safe["corr"])
+
+
+def test_a_proportion_that_stands_for_a_few_records_is_withheld():
+    # 3 of 40 records are in category "tiny": a share of 0.075 is 3 records; "big" (37) is safe, but its
+    # complement is those same 3 records, so both shares of dom are withheld; g's shares (8 of 40) stay
+    orig, _, spec = _pair()
+    spec = dict(spec, analyses={"estimates": [{"statistic": "proportion", "variable": "dom"},
+                                              {"statistic": "proportion", "variable": "g"}],
+                                "ci": {"replicates": 20, "seed": 1}})
+    report = infoloss.compare(orig, [orig.copy()], spec, measures=["estimate_ci_overlap"])
+    full = report.to_dict()["scenarios"][0]["analyses"]["estimates"]
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["analyses"]["estimates"]
+    shares = {(r["variable"], r["category"]): r for r in full}
+    assert shares[("dom", "tiny")]["original"]["value"] == pytest.approx(3 / 40)
+    for f, s in zip(full, safe):
+        hidden = f["variable"] == "dom"
+        assert (s["original"]["value"] is None) == hidden, f["key"]
+        assert (s["protected"]["value"] is None) == hidden, f["key"]
+    assert report.to_dict(safe=True, min_cell=3)["scenarios"][0]["analyses"]["estimates"][0]["original"]["value"] \
+        is not None  # 3 records are enough with min_cell 3

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 from markupsafe import Markup
 
+from ..safe_results import small_proportion
 from . import svg
 from .parts import fmt, join
 from .plotdata import Policy
@@ -202,7 +203,7 @@ def _estimates(blocks: Sequence, level: float, policy: Policy) -> Markup:
     note = ("✓: the scenario's estimate lies inside the original's interval; J: interval overlap. Small chart: the "
             "original's interval as a grey band, each scenario's interval in its colour.")
     if hidden:
-        note += f" Safe mode: {hidden} estimates of fewer than {policy.min_cell} records (or minima/maxima) are hidden."
+        note += f" Safe mode: {hidden} estimates of fewer than {policy.min_cell} records (or minima/maxima, or shares standing for fewer records) are hidden."
     return Markup('<h4>Estimates</h4><p class="note">{}</p>{}').format(note, table)
 
 
@@ -211,6 +212,8 @@ def _showable(row: dict, policy: Policy) -> bool:
         return True
     o = row["original"] or {}
     if row["statistic"] == "quantile" and row["estimate"].endswith((", 0)", ", 1)")):
+        return False
+    if row["statistic"] == "proportion" and small_proportion(o, policy.min_cell):
         return False
     return o.get("n") is None or policy.count_ok(int(o["n"])) and (o.get("n") or 0) >= policy.min_cell
 
