@@ -2,7 +2,7 @@
 
     python bench/bench_e2e.py                                # 1,000,000 rows; CSV and Parquet; 1 and 3 scenarios
     python bench/bench_e2e.py --rows 200000 --formats csv --runs one
-    python bench/bench_e2e.py --dir /tmp/infoloss-bench      # where the generated files are kept (reused)
+    python bench/bench_e2e.py --dir DIR                      # where the generated files are kept (reused)
 
 Each run is the command a user types, in a fresh process, timed from start to
 exit (wall clock) with its peak memory (max RSS of the process, from
@@ -27,6 +27,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--formats", default="csv,parquet")
     parser.add_argument("--runs", default="one,three", help="one (one scenario, JSON) and/or three (three + HTML)")
-    parser.add_argument("--dir", default="/tmp/infoloss-bench", help="where the generated files are kept")
+    parser.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "infoloss-bench"), help="where the generated files are kept")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each command (the best is printed)")
     args = parser.parse_args()
     directory = Path(args.dir)

@@ -20,7 +20,7 @@ times each; the median is printed with the ratio:
   ``sdmetrics.reports.single_table.QualityReport().generate(real, synthetic,
   metadata)`` (column shapes: KS / TV complement; column pair trends:
   correlation and contingency similarity), run by ``--sdmetrics-python``
-  (default ``/work/venv-bench/bin/python``; SDMetrics is an optional
+  (default: ``$INFOLOSS_SDMETRICS_PYTHON``, else this Python; SDMetrics is an optional
   benchmark extra, ``pip install infoloss[bench]``, never a dependency).
 
 SDMetrics computes per-column shapes and per-pair trends only; infoloss
@@ -37,12 +37,14 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = "ks,hellinger,cramers_v_il,il1s,lambda,ldu_uni,aldu_uni,ldu_biv,aldu_biv,grc,gdu"
-SDMETRICS_PYTHON = "/work/venv-bench/bin/python"
+#: the Python that has SDMetrics (another virtual environment, so that it never becomes a dependency)
+SDMETRICS_PYTHON = os.environ.get("INFOLOSS_SDMETRICS_PYTHON", sys.executable)
 
 
 def make_files(directory: Path, rows: int) -> dict[str, Path]:
@@ -103,7 +105,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--dir", default="/tmp/infoloss-bench")
+    parser.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "infoloss-bench"))
     parser.add_argument("--sdmetrics-python", default=SDMETRICS_PYTHON)
     parser.add_argument("--sdmetrics-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
