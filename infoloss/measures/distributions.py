@@ -125,27 +125,10 @@ def ks_2samp_fast(x1: np.ndarray, x2: np.ndarray, *, pvalue: str = "auto") -> tu
 
 
 def _ks_statistic(x1: np.ndarray, x2: np.ndarray) -> float:
-    """scipy's two-sided KS statistic, from a merge of the two sorted samples."""
-    n1, n2 = int(x1.shape[0]), int(x2.shape[0])
-    both = np.empty(n1 + n2)
-    both[:n1] = x1
-    both[n1:] = x2
-    both[:n1].sort()
-    both[n1:].sort()
-    order = np.argsort(both, kind="stable")  # merges the two sorted runs
-    values = both[order]
-    k2 = np.cumsum(order >= n1)
-    last = np.empty(n1 + n2, dtype=bool)  # last position of each group of equal values
-    last[-1] = True
-    np.not_equal(values[1:], values[:-1], out=last[:-1])
-    pos = np.flatnonzero(last)
-    k2 = k2[pos]
-    k1 = pos + 1 - k2
-    # the same expressions as scipy (searchsorted counts / n) at the same points
-    diffs = k1 / n1 - k2 / n2
-    max_s = float(diffs.max())
-    min_s = float(np.clip(-diffs.min(), 0, 1))
-    return min_s if min_s > max_s else max_s
+    """scipy's two-sided KS statistic, from each sample's sorted distinct values and counts."""
+    v1, c1 = np.unique(x1, return_counts=True)
+    v2, c2 = np.unique(x2, return_counts=True)
+    return ks_levels_statistic(v1, c1, v2, c2)
 
 
 def ks_levels_statistic(v1: np.ndarray, c1: np.ndarray, v2: np.ndarray, c2: np.ndarray) -> float:
@@ -209,18 +192,16 @@ def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) 
     """
     if _constant(w1) and _constant(w2):
         return ks_2samp_fast(x1, x2)
-    o1, o2 = np.argsort(x1), np.argsort(x2)
-    values = np.concatenate([x1[o1], x2[o2]])
-    order = np.argsort(values, kind="stable")  # two sorted runs: a linear merge
-    v = values[order]
-    # each ECDF accumulated on its own (a mixed running sum would not give exactly 0 for a file and its copy)
-    first = order < x1.shape[0]
-    w = np.concatenate([w1[o1] / w1.sum(), w2[o2] / w2.sum()])[order]
-    diff = np.cumsum(np.where(first, w, 0.0)) - np.cumsum(np.where(first, 0.0, w))
-    last = np.empty(v.shape[0], dtype=bool)  # last position of each group of equal values
-    last[-1] = True
-    np.not_equal(v[1:], v[:-1], out=last[:-1])
-    d = float(np.clip(np.max(np.abs(diff[last])), 0.0, 1.0))
+    v1, i1 = np.unique(x1, return_inverse=True)
+    v2, i2 = np.unique(x2, return_inverse=True)
+    c1 = np.bincount(i1.reshape(-1), weights=w1, minlength=v1.shape[0])
+    c2 = np.bincount(i2.reshape(-1), weights=w2, minlength=v2.shape[0])
+    return _weighted_ks_result(ks_levels_statistic(v1, c1, v2, c2), w1, w2)
+
+
+def _weighted_ks_result(d: float, w1: np.ndarray, w2: np.ndarray) -> tuple[float, float, str]:
+    """The weighted statistic clipped to [0, 1] and its p-value at Kish's effective sizes."""
+    d = float(np.clip(d, 0.0, 1.0))
     e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
     e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
     p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
@@ -236,11 +217,7 @@ def _ks_weighted_levels(pair: EncodedPair, job: tuple, w1_all: np.ndarray, w2_al
                                 lv2.values, _level_counts(lv2, w2_all, False))
         return (d, *ks_asymp_pvalue(d, w1.shape[0], w2.shape[0], "auto"))
     d = ks_levels_statistic(lv1.values, _level_counts(lv1, w1_all, True), lv2.values, _level_counts(lv2, w2_all, True))
-    d = float(np.clip(d, 0.0, 1.0))
-    e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
-    e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
-    p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
-    return d, p, "asymp-effective-n"
+    return _weighted_ks_result(d, w1, w2)
 
 
 def _constant(w: np.ndarray) -> bool:

@@ -375,15 +375,15 @@ def _ks_2samp_weighted(a: _Side, b: _Side, wa: np.ndarray, wb: np.ndarray) -> tu
     """
     from .distributions import ks_asymp_pvalue
 
-    def cumulative(side: _Side, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def per_level(side: _Side, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Summed weights per level (records of weight 0 add nothing) and the weights of the valid records."""
         if side.complete:
             return np.bincount(side.codes, weights=w, minlength=side.n_levels), w
         ok = side.codes >= 0
         return np.bincount(side.codes[ok], weights=w[ok], minlength=side.n_levels), w[ok]
 
-    c1, w1 = cumulative(a, wa)
-    c2, w2 = cumulative(b, wb)
+    c1, w1 = per_level(a, wa)
+    c2, w2 = per_level(b, wb)
     d = float(np.clip(ks_levels_statistic(a.levels, c1, b.levels, c2), 0.0, 1.0))
     e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
     e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
