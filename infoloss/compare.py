@@ -19,6 +19,7 @@ import pandas as pd
 
 from . import __version__, registry
 from ._files import write_atomic
+from ._memory import release as release_memory
 from .errors import InputError, NotComputed
 from .pair import EncodedPair, encode_pair
 from .spec import Spec, load_spec, spec_from_dict
@@ -303,6 +304,7 @@ def compare(
     names = _scenario_names(protected_list, names)
     original_df = (read_table(original, spec, which="original", spec_columns=True)
                    if isinstance(original, (str, Path)) else original)
+    release_memory()
     steps = len(ids) + (1 if aggregates else 0)  # the report's plot data is a step of its own
     total = steps * len(protected_list)
     original_cache: dict = {}  # the original is converted once for all scenarios
@@ -311,8 +313,14 @@ def compare(
     for k, (prot, name) in enumerate(zip(protected_list, names)):
         prot_df = (read_table(prot, spec, which="protected", spec_columns=True)
                    if isinstance(prot, (str, Path)) else prot)
+        release_memory()
         pair = encode_pair(original_df, prot_df, spec, original_cache=original_cache)
         del prot_df
+        if k == len(protected_list) - 1:
+            original_df = None  # no later scenario encodes it: its columns go before the measures run
+        elif k == 0 and isinstance(original, (str, Path)):
+            original_df = _share_original_floats(original_df, pair)
+        release_memory()
         scenario = ScenarioResult(
             name=name,
             path=str(prot) if isinstance(prot, (str, Path)) else None,
@@ -323,6 +331,7 @@ def compare(
             if progress is not None:
                 progress(k * steps + j, total, f"{name}: {mid}")
             _run_measure(scenario, pair, mid, options.get(mid, {}))
+            release_memory()
         if records_dir is not None:
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
         if pair.nearest is not None and pair.nearest.summary is not None:
@@ -340,14 +349,33 @@ def compare(
                 progress(k * steps + len(ids), total, f"{name}: plot data for the report")
             scenario.aggregates = _aggregates(pair)
         results.append(scenario)
+        release_memory()
         if k == 0:
             described = _describe_original(original, pair)
         used_spec = pair.spec
         del pair  # its arrays and caches go before the next protected file is read
+        release_memory()
     if progress is not None:
         progress(total, total, "done")
     return Report(original=described, scenarios=results, spec=used_spec, measure_ids=ids, inputs=inputs,
                   risk_utility_options=ru_choice)
+
+
+def _share_original_floats(original: pd.DataFrame, pair: EncodedPair) -> pd.DataFrame:
+    """The original frame with its float64 columns replaced by the pair's equal encoded arrays (no copy).
+
+    ``compare`` keeps the original frame it read for the later scenarios' encoding;
+    a float64 column equal (NaN for NaN) to its encoded array is then held once
+    instead of twice.  Other columns and unequal ones stay as they were, so the
+    frame holds the same values and types and encodes as before.
+    """
+    shared = original.copy(deep=False)
+    for name, col in pair.continuous.items():
+        if name in shared.columns and shared[name].dtype == np.float64:
+            values = shared[name].to_numpy()
+            if values.shape == col.orig.shape and np.array_equal(values, col.orig, equal_nan=True):
+                shared[name] = pd.Series(col.orig, index=shared.index, name=name, copy=False)
+    return shared
 
 
 def _input_paths(original: Frame, protected: Frame | Sequence[Frame], spec: Spec | None) -> list[Path]:

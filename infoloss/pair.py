@@ -200,6 +200,10 @@ class EncodedPair:
         def compute() -> np.ndarray:
             col = self.categorical[name]
             codes = col.codes(which)
+            if codes.dtype == np.int32 and codes.size and codes.min() >= 0:
+                view = codes.view()  # no missing value: the codes themselves, read-only (no copy of the column)
+                view.flags.writeable = False
+                return view
             return np.where(codes < 0, np.int32(col.n_categories), codes).astype(np.int32, copy=False)
 
         return self.cached(("cell_codes", name, which), compute)
