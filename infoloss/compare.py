@@ -308,6 +308,7 @@ def compare(
     steps = len(ids) + (1 if aggregates else 0)  # the report's plot data is a step of its own
     total = steps * len(protected_list)
     original_cache: dict = {}  # the original is converted once for all scenarios
+    family_done = _last_of_family(ids)
     records_taken: set[str] = set()
     results = []
     for k, (prot, name) in enumerate(zip(protected_list, names)):
@@ -331,6 +332,8 @@ def compare(
             if progress is not None:
                 progress(k * steps + j, total, f"{name}: {mid}")
             _run_measure(scenario, pair, mid, options.get(mid, {}))
+            if mid in family_done:
+                _drop_family_cache(pair, family_done[mid])
             release_memory()
         if records_dir is not None:
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
@@ -359,6 +362,24 @@ def compare(
         progress(total, total, "done")
     return Report(original=described, scenarios=results, spec=used_spec, measure_ids=ids, inputs=inputs,
                   risk_utility_options=ru_choice)
+
+
+#: families whose measures alone read the pair's cache entries named after them (key ``(family, ...)``);
+#: those entries are dropped after the family's last measure of a run.  The cache is a memo, so
+#: a later reader would only compute the entry again.
+_FAMILY_CACHES = ("record", "tables", "distributions", "propensity", "gdu")
+
+
+def _last_of_family(ids: list[str]) -> dict[str, str]:
+    """Measure id -> the family in ``_FAMILY_CACHES`` whose last measure (in run order) it is."""
+    last = {registry.get(mid).family: mid for mid in ids}
+    return {mid: family for family, mid in last.items() if family in _FAMILY_CACHES}
+
+
+def _drop_family_cache(pair: EncodedPair, family: str) -> None:
+    """Drop the pair's cache entries named after ``family`` (its measures have all run)."""
+    for key in [k for k in pair.cache if isinstance(k, tuple) and k and k[0] == family]:
+        del pair.cache[key]
 
 
 def _share_original_floats(original: pd.DataFrame, pair: EncodedPair) -> pd.DataFrame:
