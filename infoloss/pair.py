@@ -262,7 +262,9 @@ class EncodedPair:
 @dataclass(frozen=True)
 class Levels:
     """Dense ranking of one numeric array: ``values`` (sorted distinct, no NaN), ``codes`` (int32 index into
-    ``values``, -1 where missing) and ``counts`` (int64 records per value)."""
+    ``values``, -1 where missing) and ``counts`` (records per value: int32, the smallest type that holds any
+    count of a file of up to 2**31 - 1 records; int64 beyond).  numpy's sum and cumsum of int32 counts are
+    int64, so totals never overflow."""
 
     values: np.ndarray
     codes: np.ndarray
@@ -292,23 +294,28 @@ def sorted_levels(x: np.ndarray) -> Levels:
     n = xv.shape[0]
     codes = np.full(x.shape[0], -1, dtype=np.int32)
     if n == 0:
-        return Levels(np.zeros(0), codes, np.zeros(0, dtype=np.int64))
+        return Levels(np.zeros(0), codes, np.zeros(0, dtype=np.int32))
     head = xv[:_LEVELS_SAMPLE]
     if n > _LEVELS_SAMPLE and np.unique(head).shape[0] * 20 < head.shape[0]:
         # few distinct values (rounded amounts, ages): pandas' hash table, then a sort of the few levels
         sub, values = pd.factorize(xv, sort=True)
         sub = sub.astype(np.int32, copy=False)
-        counts = np.bincount(sub, minlength=values.shape[0]).astype(np.int64)
+        counts = np.bincount(sub, minlength=values.shape[0]).astype(_count_type(n), copy=False)
         values = np.asarray(values, dtype=np.float64)
     else:  # mostly distinct values: one sort (numpy's unique is faster than argsort plus scatter)
         values, sub, counts = np.unique(xv, return_inverse=True, return_counts=True)
         sub = sub.astype(np.int32, copy=False)
-        counts = counts.astype(np.int64, copy=False)
+        counts = counts.astype(_count_type(n), copy=False)
     if xv is x:
         codes = sub
     else:
         codes[ok] = sub
     return Levels(values, codes, counts)
+
+
+def _count_type(n: int) -> type:
+    """int32 for counts of at most ``n`` records while that fits, else int64."""
+    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
 
 
 def _column_stack(columns: list[np.ndarray], n: int) -> np.ndarray:

@@ -1,0 +1,138 @@
+"""Memory savings of compare that must not change a result (issue 14, part 5).
+
+Peak memory itself is measured by bench/bench_memory.py and bench/bench_e2e.py,
+never asserted here.  These tests check that each saving keeps the values: the
+released allocator memory, the family caches dropped after their last measure,
+the original frame sharing its float columns with the encoded arrays, cell
+codes that are the codes themselves, and int32 level counts.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import infoloss
+from infoloss import _memory, registry
+from infoloss.compare import _drop_family_cache, _last_of_family, _share_original_floats
+from infoloss.pair import ORIGINAL, PROTECTED, encode_pair, sorted_levels
+from infoloss.synth import make_spec, make_survey, protect
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A small survey, two protected versions, all written as CSV, and its spec."""
+    folder = tmp_path_factory.mktemp("memory")
+    df = make_survey(1500, n_continuous=4, n_categorical=3, seed=3)
+    prot = [protect(df, noise=0.1 * (k + 1), pram=0.1, seed=5 + k) for k in range(2)]
+    paths = []
+    for name, frame in zip(("orig", "p1", "p2"), [df, *prot]):
+        path = folder / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        paths.append(path)
+    return paths, make_spec(df)
+
+
+MEASURES = ["il1s", "records_changed", "x_mse", "r_mae", "hellinger", "cramers_v_il", "ks", "ecdf_max", "ldu_uni",
+            "ldu_biv", "gdu"]
+
+
+def test_release_keeps_objects():
+    x = np.arange(1000.0)
+    _memory.release()
+    _memory.release()
+    assert x.sum() == 499500.0
+
+
+def test_compare_from_files_equals_compare_of_frames(files):
+    """Read from paths (frame shared, dropped, caches released) or given as frames: the same values."""
+    (orig, p1, p2), spec = files
+    from infoloss.io import read_table
+    from infoloss.spec import spec_from_dict
+
+    spec_obj = spec_from_dict(spec)
+    by_path = infoloss.compare(str(orig), [str(p1), str(p2)], spec, measures=MEASURES, aggregates=True)
+    frames = [read_table(p, spec_obj, which="original") for p in (orig, p1, p2)]
+    for k, prot in enumerate(frames[1:]):  # one scenario at a time: no sharing, no frame dropped early
+        alone = infoloss.compare(frames[0], prot, spec, measures=MEASURES, aggregates=True)
+        got, want = by_path.scenarios[k], alone.scenarios[0]
+        assert set(got.measures) == set(want.measures) and got.not_computed == want.not_computed
+        for mid, res in want.measures.items():  # the same arithmetic on the same arrays: equal, not only close
+            assert _json(got.measures[mid].to_dict()) == _json(res.to_dict()), mid
+        assert _json(got.statistics) == _json(want.statistics)
+        assert _json(got.aggregates) == _json(want.aggregates)
+
+
+def _json(obj) -> str:
+    from infoloss.compare import _plain
+
+    return json.dumps(_plain(obj), sort_keys=True)
+
+
+def test_share_original_floats_is_the_same_frame_without_copies(files):
+    (orig, p1, _), spec = files
+    from infoloss.io import read_table
+    from infoloss.spec import spec_from_dict
+
+    spec_obj = spec_from_dict(spec)
+    o = read_table(orig, spec_obj, which="original")
+    pair = encode_pair(o, read_table(p1, spec_obj, which="protected"), spec_obj, original_cache={})
+    shared = _share_original_floats(o, pair)
+    pd.testing.assert_frame_equal(shared, o)
+    floats = [n for n in pair.continuous if o[n].dtype == np.float64]
+    assert floats
+    for name in floats:
+        assert np.shares_memory(shared[name].to_numpy(), pair.continuous[name].orig)
+    # a frame column that differs from the encoded array (here: a missing code applied) stays as it was
+    changed = o.copy()
+    changed[floats[0]] = changed[floats[0]] + 1.0
+    kept = _share_original_floats(changed, pair)
+    assert not np.shares_memory(kept[floats[0]].to_numpy(), pair.continuous[floats[0]].orig)
+    pd.testing.assert_frame_equal(kept, changed)
+
+
+def test_family_cache_dropped_after_its_last_measure():
+    ids = ["il1s", "records_changed", "ks", "hellinger", "ecdf_max", "ldu_uni", "gdu"]
+    last = _last_of_family(ids)
+    families = {mid: registry.get(mid).family for mid in ids}
+    for mid, family in last.items():
+        assert families[mid] == family
+        assert all(families[m] != family for m in ids[ids.index(mid) + 1:])
+    assert {families[m] for m in last} == {f for f in families.values() if f in ("record", "tables",
+                                                                                  "distributions", "gdu")}
+    orig = pd.DataFrame({"x": [1.0, 2.0, 3.0], "g": ["a", "b", "a"]})
+    spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
+    pair = encode_pair(orig, orig.copy(), spec)
+    pair.cache[("record", "a")] = 1
+    pair.cache[("tables", "b")] = 2
+    pair.cache[("levels", "x", ORIGINAL)] = 3
+    pair.cache["plain"] = 4
+    _drop_family_cache(pair, "record")
+    assert set(pair.cache) == {("tables", "b"), ("levels", "x", ORIGINAL), "plain"}
+
+
+def test_cell_codes_without_missing_are_the_codes_read_only():
+    orig = pd.DataFrame({"g": ["a", "b", "a", "c"], "h": ["x", None, "y", "x"]})
+    spec = {"variables": {"g": {"scale": "nominal"}, "h": {"scale": "nominal"}}}
+    pair = encode_pair(orig, orig.copy(), spec)
+    g = pair.cell_codes("g", ORIGINAL)
+    assert np.shares_memory(g, pair.categorical["g"].orig) and not g.flags.writeable
+    assert g.dtype == np.int32 and g.tolist() == pair.categorical["g"].orig.tolist()
+    h = pair.cell_codes("h", PROTECTED)
+    col = pair.categorical["h"]
+    assert h.tolist() == np.where(col.prot < 0, col.n_categories, col.prot).tolist() and h.dtype == np.int32
+    assert pair.table("g", ORIGINAL).tolist() == [2, 1, 1, 0]
+
+
+def test_level_counts_are_int32_and_sum_as_int64():
+    rng = np.random.default_rng(0)
+    for x in (rng.normal(size=30_000), rng.integers(0, 7, size=30_000).astype(float)):
+        x[::11] = np.nan
+        lv = sorted_levels(x)
+        values, counts = np.unique(x[~np.isnan(x)], return_counts=True)
+        assert lv.counts.dtype == np.int32
+        assert np.array_equal(lv.counts, counts) and np.array_equal(lv.values, values)
+        assert np.cumsum(lv.counts).dtype == np.int64 and lv.counts.sum().dtype == np.int64
