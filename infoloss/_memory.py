@@ -14,8 +14,6 @@ it costs a few milliseconds.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import sys
 from functools import lru_cache
 
@@ -25,9 +23,10 @@ def _malloc_trim():
     """glibc's ``malloc_trim`` or None (another C library, another system)."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
+        trim = ctypes.CDLL("libc.so.6").malloc_trim  # glibc's soname; musl and others have no malloc_trim
     except (OSError, AttributeError):
         return None
     trim.argtypes = [ctypes.c_size_t]
