@@ -674,3 +674,4 @@ def test_pairs_with_missing_values_on_both_sides_equal_scipy():
             assert d[f"n_{suffix}"] == n_cc
             assert d[f"statistic_{suffix}"] == pytest.approx(stat, rel=1e-12)
             assert d[f"p_{suffix}"] == pytest.approx(p, rel=1e-9, abs=1e-300)
+            assert d[f"coef_{suffix}"] == pytest.approx(coef, rel=1e-10)

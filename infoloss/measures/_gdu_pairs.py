@@ -507,7 +507,7 @@ def _weighted_pair_stats(
         res["group_variable"] = g_name
         res["weights"] = note
         return res
-    xa, wxa, saa = centred(a)
+    _, wxa, saa = centred(a)
     xb, _, sbb = centred(b)
     if not (saa > 0 and sbb > 0):
         raise _Degenerate("one of the two variables is constant among the complete cases")
