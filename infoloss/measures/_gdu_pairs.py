@@ -29,6 +29,9 @@ class _Degenerate(Exception):
     """The test cannot be run on this file's data for the pair."""
 
 
+_GROUP_CODES_KEPT = 4  # intp copies of nominal codes kept per file (8 bytes per record each)
+
+
 class _SideStats:
     """One file's machinery for the pair tests.
 
@@ -58,7 +61,7 @@ class _SideStats:
         self.value_gram = self.value_matrix.T @ self.value_matrix if value_names else None
         self._ranks: dict[str, np.ndarray] = {}
         self._missing: dict[str, np.ndarray] = {}
-        self._with_missing_level: dict[str, np.ndarray] = {}
+        self._group_codes: dict[str, np.ndarray] = {}
         self._tied: dict[str, np.ndarray] = {}
         self._tie_sums: dict[str, float] = {}
 
@@ -121,14 +124,28 @@ class _SideStats:
             total -= float(np.dot(r, r))
         return total
 
+    def group_codes(self, name: str) -> np.ndarray:
+        """The nominal variable's codes as ``bincount`` takes them (intp), missing as one extra level at the end.
+
+        ``bincount`` would otherwise copy int32 codes to intp on every call;
+        the pairs are tested grouped by their nominal variable
+        (:func:`_run_files`), so the last few variables' copies are kept.
+        """
+        codes = self._group_codes.pop(name, None)
+        if codes is None:
+            s = self.sides[name]
+            codes = s.codes.astype(np.intp)
+            if not s.complete:
+                codes[codes < 0] = s.n_levels
+            while len(self._group_codes) >= _GROUP_CODES_KEPT:
+                self._group_codes.pop(next(iter(self._group_codes)), None)
+        self._group_codes[name] = codes  # the most recently used last
+        return codes
+
     def group_sums(self, name: str, weights: np.ndarray) -> np.ndarray:
         """Sums of ``weights`` per level of the nominal ``name``; records where it is missing are left out."""
         s = self.sides[name]
-        if s.complete:
-            return np.bincount(s.codes, weights=weights, minlength=s.n_levels)
-        if name not in self._with_missing_level:  # missing → one extra level, dropped from the sums
-            self._with_missing_level[name] = np.where(s.codes < 0, s.n_levels, s.codes)
-        return np.bincount(self._with_missing_level[name], weights=weights, minlength=s.n_levels + 1)[:-1]
+        return np.bincount(self.group_codes(name), weights=weights, minlength=s.n_levels + 1)[: s.n_levels]
 
     def group_sizes(self, name: str, other: str) -> np.ndarray:
         """Records per level of the nominal ``name`` where ``other`` is present too."""
@@ -322,11 +339,19 @@ def _run_files(
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
         testers = list(pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), (ORIGINAL, PROTECTED)))
         todo = [(k, key, item) for key, item in plan.items() if not item.get("skip") for k in (0, 1)]
+        todo.sort(key=lambda job: _nominal_member(job[2], variables))  # pairs sharing a nominal variable together
         done = list(pool.map(lambda job: testers[job[0]](job[2]), todo, chunksize=8))
-    out: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
-    for (k, key, _), res in zip(todo, done):
-        out[k][key] = res
-    return out
+    found = {(k, key): res for (k, key, _), res in zip(todo, done)}
+    keys = [key for key, item in plan.items() if not item.get("skip")]
+    return ({key: found[0, key] for key in keys}, {key: found[1, key] for key in keys})
+
+
+def _nominal_member(item: dict[str, Any], variables: dict[str, _Var]) -> str:
+    """The pair's nominal variable ('' when it has none; the first of two), to test such pairs one after another."""
+    for name in (item["a"], item["b"]):
+        if variables[name].orig.kind == "nominal":
+            return name
+    return ""
 
 
 def _file_tester(
@@ -492,7 +517,7 @@ def _weighted_pair_stats(
     if test == "anova":
         g_name, x_name = (a, b) if sa.kind == "nominal" else (b, a)
         sg = m.sides[g_name]
-        g = _take(sg.codes, mask)
+        g = m.group_codes(g_name) if full else _take(sg.codes, mask)
         _, wxc, sumsq = centred(x_name)
         size = memo(("size", g_name), lambda: np.bincount(g, weights=wr, minlength=sg.n_levels))
         sums = np.bincount(g, weights=wxc, minlength=sg.n_levels)
