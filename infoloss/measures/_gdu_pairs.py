@@ -29,6 +29,9 @@ class _Degenerate(Exception):
     """The test cannot be run on this file's data for the pair."""
 
 
+_GROUP_CODES_KEPT = 4  # intp copies of nominal codes kept per file (8 bytes per record each)
+
+
 class _SideStats:
     """One file's machinery for the pair tests.
 
@@ -57,36 +60,97 @@ class _SideStats:
         self.rank_gram = self.rank_matrix.T @ self.rank_matrix if rank_names else None
         self.value_gram = self.value_matrix.T @ self.value_matrix if value_names else None
         self._ranks: dict[str, np.ndarray] = {}
+        self._missing: dict[str, np.ndarray] = {}
+        self._group_codes: dict[str, np.ndarray] = {}
         self._tied: dict[str, np.ndarray] = {}
         self._tie_sums: dict[str, float] = {}
 
-    def valid_ranks(self, name: str) -> np.ndarray:
-        """Average ranks among the variable's non-missing values, centred at (N+1)/2; NaN where missing."""
+    def n_complete(self, a: str, b: str) -> int:
+        """Records where both variables are present."""
+        sa, sb = self.sides[a], self.sides[b]
+        if sa.complete and sb.complete:
+            return int(sa.codes.shape[0])
+        return sa.n_valid - int(self.dropped(a, b).size)
+
+    def missing_rows(self, name: str) -> np.ndarray:
+        """Indices of the records where the variable is missing (a few, computed once)."""
+        if name not in self._missing:
+            self._missing[name] = np.flatnonzero(self.sides[name].codes < 0)
+        return self._missing[name]
+
+    def dropped(self, name: str, other: str) -> np.ndarray:
+        """Level codes of ``name`` on the records where it is present but ``other`` is missing."""
+        codes = self.sides[name].codes[self.missing_rows(other)]
+        return codes[codes >= 0]
+
+    def present_ranks(self, name: str) -> np.ndarray:
+        """Average ranks among the variable's present values, centred at (N+1)/2, on every record; 0 where missing."""
         if name in self.rank_index:
             return self.rank_matrix[:, self.rank_index[name]]
         if name not in self._ranks:
             s = self.sides[name]
-            table = _avg_rank_table(s.counts, (s.n_valid + 1) / 2.0)
-            r = np.full(s.codes.shape[0], np.nan)
-            ok = s.codes >= 0
-            r[ok] = table[s.codes[ok]]
-            self._ranks[name] = r
+            self._ranks[name] = np.take(_avg_rank_table(s.counts, (s.n_valid + 1) / 2.0, missing=True), s.codes)
         return self._ranks[name]
 
-    def ranks_on(self, name: str, mask: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """Centred average ranks of the variable on the records ``mask`` (all when None), and level counts."""
+    def ranks_without(self, name: str, dropped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Centred average ranks of ``name`` re-ranked without the ``dropped`` records, on every record.
+
+        The ranks are those among the variable's present values less the
+        dropped ones (a pair's complete cases, as ``nan_policy='omit'``
+        ranks them), centred at (n+1)/2, and 0 where the variable is missing:
+        a product with another such vector is then non-zero only on the
+        records where both are present, without selecting them (no
+        ``x[mask]`` copies).  The dropped records keep the rank of their
+        level; callers leave them out through the other vector's zeros.
+        Only the levels' counts change, by the few dropped records, so the
+        ranks come from one table lookup per record.
+
+        Returns the ranks, the level counts among the kept records and the
+        rank table (None when nothing is dropped).
+        """
         s = self.sides[name]
-        if mask is None or s.n_valid == n:  # the mask is the variable's own non-missing set
-            r = self.valid_ranks(name)
-            return (r if mask is None else r[mask]), s.counts
-        codes = s.codes[mask]
-        if 2 * n > s.n_valid:  # few records left out: count those (a small bincount) rather than the kept ones
-            out = s.codes[~mask]
-            counts = s.counts - np.bincount(out[out >= 0], minlength=s.n_levels)
-        else:
-            counts = np.bincount(codes, minlength=s.n_levels)
-        table = _avg_rank_table(counts, (n + 1) / 2.0)
-        return table[codes], counts
+        if dropped.size == 0:
+            return self.present_ranks(name), s.counts, None
+        counts = s.counts.copy()
+        np.subtract.at(counts, dropped, 1)
+        table = _avg_rank_table(counts, (s.n_valid - dropped.size + 1) / 2.0, missing=True)
+        return np.take(table, s.codes), counts, table
+
+    def square_sum(self, ranks: np.ndarray, table: np.ndarray | None, dropped: np.ndarray) -> float:
+        """Σ ranks² over the kept records (the dropped records' own ranks taken out)."""
+        total = float(np.dot(ranks, ranks))
+        if table is not None:
+            r = table[dropped]
+            total -= float(np.dot(r, r))
+        return total
+
+    def group_codes(self, name: str) -> np.ndarray:
+        """The nominal variable's codes as ``bincount`` takes them (intp), missing as one extra level at the end.
+
+        ``bincount`` would otherwise copy int32 codes to intp on every call;
+        the pairs are tested grouped by their nominal variable
+        (:func:`_run_files`), so the last few variables' copies are kept.
+        """
+        codes = self._group_codes.pop(name, None)
+        if codes is None:
+            s = self.sides[name]
+            codes = s.codes.astype(np.intp)
+            if not s.complete:
+                codes[codes < 0] = s.n_levels
+            while len(self._group_codes) >= _GROUP_CODES_KEPT:
+                self._group_codes.pop(next(iter(self._group_codes)), None)
+        self._group_codes[name] = codes  # the most recently used last
+        return codes
+
+    def group_sums(self, name: str, weights: np.ndarray) -> np.ndarray:
+        """Sums of ``weights`` per level of the nominal ``name``; records where it is missing are left out."""
+        s = self.sides[name]
+        return np.bincount(self.group_codes(name), weights=weights, minlength=s.n_levels + 1)[: s.n_levels]
+
+    def group_sizes(self, name: str, other: str) -> np.ndarray:
+        """Records per level of the nominal ``name`` where ``other`` is present too."""
+        s = self.sides[name]
+        return s.counts - np.bincount(self.dropped(name, other), minlength=s.n_levels)
 
     def tie_sum(self, name: str, counts: np.ndarray) -> float:
         """Σ(t³ − t) over the tied values; only levels tied in the whole file can be tied in a subset."""
@@ -111,17 +175,20 @@ class _SideStats:
         xc = x - x.mean()
         return xc, float(np.dot(xc, xc))
 
-    def correlation(self, a: str, b: str, mask: np.ndarray | None, n: int, ranked: bool) -> float | None:
+    def correlation(self, a: str, b: str, mask: Any, n: int, ranked: bool) -> float | None:
+        """Spearman ρ (``ranked``) or Pearson r on the complete cases; ``mask`` gives them (None: every record)."""
         index, gram = (self.rank_index, self.rank_gram) if ranked else (self.value_index, self.value_gram)
         if mask is None and a in index and b in index:
             i, j = index[a], index[b]
             sxy, sxx, syy = float(gram[i, j]), float(gram[i, i]), float(gram[j, j])
         else:
             if ranked:
-                x, _ = self.ranks_on(a, mask, n)
-                y, _ = self.ranks_on(b, mask, n)
-                sxx, syy = float(np.dot(x, x)), float(np.dot(y, y))
+                da, db = self.dropped(a, b), self.dropped(b, a)
+                x, _, ta = self.ranks_without(a, da)
+                y, _, tb = self.ranks_without(b, db)
+                sxx, syy = self.square_sum(x, ta, da), self.square_sum(y, tb, db)
             else:
+                mask = None if mask is None else mask()
                 x, sxx = self.values_on(a, mask)
                 y, syy = self.values_on(b, mask)
             sxy = float(np.dot(x, y))
@@ -130,12 +197,20 @@ class _SideStats:
         return float(np.clip(sxy / math.sqrt(sxx * syy), -1.0, 1.0))
 
 
-def _avg_rank_table(counts: np.ndarray, shift: float = 0.0) -> np.ndarray:
-    """Average rank of each level (ties share the mean of their ranks), minus ``shift``."""
-    table = np.cumsum(counts, dtype=np.float64)
-    table -= counts * 0.5
+def _avg_rank_table(counts: np.ndarray, shift: float = 0.0, missing: bool = False) -> np.ndarray:
+    """Average rank of each level (ties share the mean of their ranks), minus ``shift``.
+
+    With ``missing``, one more entry, 0, at the end: ``np.take(table, codes)``
+    gives 0 for the missing code -1.
+    """
+    full = np.empty(counts.shape[0] + int(missing))
+    table = full[: counts.shape[0]]
+    np.multiply(counts, -0.5, out=table)
+    table += np.cumsum(counts)
     table += 0.5 - shift  # cum − (count − 1)/2 − shift, in place
-    return table
+    if missing:
+        full[-1] = 0.0
+    return full
 
 
 def _mask(a: _Side, b: _Side) -> tuple[np.ndarray | None, int]:
@@ -264,11 +339,19 @@ def _run_files(
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
         testers = list(pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), (ORIGINAL, PROTECTED)))
         todo = [(k, key, item) for key, item in plan.items() if not item.get("skip") for k in (0, 1)]
+        todo.sort(key=lambda job: _nominal_member(job[2], variables))  # pairs sharing a nominal variable together
         done = list(pool.map(lambda job: testers[job[0]](job[2]), todo, chunksize=8))
-    out: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
-    for (k, key, _), res in zip(todo, done):
-        out[k][key] = res
-    return out
+    found = {(k, key): res for (k, key, _), res in zip(todo, done)}
+    keys = [key for key, item in plan.items() if not item.get("skip")]
+    return ({key: found[0, key] for key in keys}, {key: found[1, key] for key in keys})
+
+
+def _nominal_member(item: dict[str, Any], variables: dict[str, _Var]) -> str:
+    """The pair's nominal variable ('' when it has none; the first of two), to test such pairs one after another."""
+    for name in (item["a"], item["b"]):
+        if variables[name].orig.kind == "nominal":
+            return name
+    return ""
 
 
 def _file_tester(
@@ -312,10 +395,12 @@ def _pair_stats(
     pair: EncodedPair, variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str
 ) -> dict[str, Any]:
     sa, sb = m.sides[a], m.sides[b]
-    mask, n = _mask(sa, sb)
+    n = m.n_complete(a, b)
     if n < 3:
         raise _Degenerate(f"only {n} complete cases")
+    both = sa.complete and sb.complete
     if test == "chi2":
+        mask = _mask(sa, sb)[0]
         if which == ORIGINAL or not (variables[a].classed or variables[b].classed):
             table = pair.table((a, b), which)[:-1, :-1]  # the pair's cached two-way table
         else:
@@ -331,14 +416,17 @@ def _pair_stats(
     if test in ("kruskal", "anova"):
         g_name, x_name = (a, b) if sa.kind == "nominal" else (b, a)
         sg = m.sides[g_name]
-        g = _take(sg.codes, mask)
-        size = sg.counts if mask is None else np.bincount(g, minlength=sg.n_levels)
+        size = sg.counts if both else m.group_sizes(g_name, x_name)
+        mask = None if both or test == "kruskal" else _mask(sa, sb)[0]  # Kruskal–Wallis selects no records
         if test == "kruskal":
-            centred, counts = m.ranks_on(x_name, mask, n)
-            sums = np.bincount(g, weights=centred, minlength=sg.n_levels)
+            dropped = m.dropped(x_name, g_name)
+            ranks, counts, _ = m.ranks_without(x_name, dropped)  # 0 where x is missing
+            sums = m.group_sums(g_name, ranks)
             res = _kruskal_pair(size, sums, m.tie_sum(x_name, counts), n)
+            centred = ranks  # selected on the complete cases below, if needed
             power = 3
         else:
+            g = _take(sg.codes, mask)
             centred, sumsq = m.values_on(x_name, mask)
             sums = np.bincount(g, weights=centred, minlength=sg.n_levels)
             res = _anova_pair(size, sums, sumsq, n)
@@ -346,6 +434,9 @@ def _pair_stats(
         dg = _direction_codes(variables[g_name], which)
         if dg is not sg.codes:  # a recoded nominal variable: its original records in the protected classes
             kg = variables[g_name].recoded.n_categories
+            if test == "kruskal" and not both:
+                mask = _mask(sa, sb)[0]
+                centred = centred[mask]
             dg = _take(dg, mask)
             size = np.bincount(dg, minlength=kg)
             sums = np.bincount(dg, weights=centred, minlength=kg)
@@ -353,7 +444,7 @@ def _pair_stats(
         res["group_variable"] = g_name
         return res
     ranked = test == "spearman"
-    r = m.correlation(a, b, mask, n, ranked)
+    r = m.correlation(a, b, None if both else (lambda: _mask(sa, sb)[0]), n, ranked)
     if r is None:
         raise _Degenerate("one of the two variables is constant among the complete cases")
     p = _spearman_p(r, n) if ranked else _pearson_p(r, n)
@@ -426,7 +517,7 @@ def _weighted_pair_stats(
     if test == "anova":
         g_name, x_name = (a, b) if sa.kind == "nominal" else (b, a)
         sg = m.sides[g_name]
-        g = _take(sg.codes, mask)
+        g = m.group_codes(g_name) if full else _take(sg.codes, mask)
         _, wxc, sumsq = centred(x_name)
         size = memo(("size", g_name), lambda: np.bincount(g, weights=wr, minlength=sg.n_levels))
         sums = np.bincount(g, weights=wxc, minlength=sg.n_levels)
@@ -441,7 +532,7 @@ def _weighted_pair_stats(
         res["group_variable"] = g_name
         res["weights"] = note
         return res
-    xa, wxa, saa = centred(a)
+    _, wxa, saa = centred(a)
     xb, _, sbb = centred(b)
     if not (saa > 0 and sbb > 0):
         raise _Degenerate("one of the two variables is constant among the complete cases")

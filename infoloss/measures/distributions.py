@@ -216,8 +216,22 @@ def _ks_weighted_levels(pair: EncodedPair, job: tuple, w1_all: np.ndarray, w2_al
         d = ks_levels_statistic(lv1.values, _level_counts(lv1, w1_all, False),
                                 lv2.values, _level_counts(lv2, w2_all, False))
         return (d, *ks_asymp_pvalue(d, w1.shape[0], w2.shape[0], "auto"))
-    d = ks_levels_statistic(lv1.values, _level_counts(lv1, w1_all, True), lv2.values, _level_counts(lv2, w2_all, True))
-    return _weighted_ks_result(d, w1, w2)
+    return _weighted_ks_result(weighted_levels_ks(pair, name), w1, w2)
+
+
+def weighted_levels_ks(pair: EncodedPair, name: str) -> float:
+    """The weighted-ECDF KS statistic (unclipped) of a continuous variable from the pair's sorted levels.
+
+    Computed once per pair and variable: the GDU model's weighted univariate
+    test uses the same statistic.
+    """
+    def compute() -> float:
+        lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
+        c1 = _level_counts(lv1, pair.weights(ORIGINAL), True)
+        c2 = _level_counts(lv2, pair.weights(PROTECTED), True)
+        return ks_levels_statistic(lv1.values, c1, lv2.values, c2)
+
+    return pair.cached(("weighted_levels_ks", name), compute)
 
 
 def _constant(w: np.ndarray) -> bool:

@@ -368,12 +368,16 @@ def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
     return d, p
 
 
-def _ks_2samp_weighted(a: _Side, b: _Side, wa: np.ndarray, wb: np.ndarray) -> tuple[float, float]:
+def _ks_2samp_weighted(
+    a: _Side, b: _Side, wa: np.ndarray, wb: np.ndarray, pair: EncodedPair | None = None, name: str | None = None
+) -> tuple[float, float]:
     """Weighted-ECDF KS statistic from the sorted distinct values (no sort), p-value at Kish's effective sizes.
 
-    The same statistic as ``distributions.ks_weighted`` (records of weight 0 count for nothing).
+    The same statistic as ``distributions.ks_weighted`` (records of weight 0
+    count for nothing); computed once per pair and variable
+    (``distributions.weighted_levels_ks``) when the sides are the pair's levels.
     """
-    from .distributions import ks_asymp_pvalue
+    from .distributions import ks_asymp_pvalue, weighted_levels_ks
 
     def per_level(side: _Side, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Summed weights per level (records of weight 0 add nothing) and the weights of the valid records."""
@@ -382,9 +386,16 @@ def _ks_2samp_weighted(a: _Side, b: _Side, wa: np.ndarray, wb: np.ndarray) -> tu
         ok = side.codes >= 0
         return np.bincount(side.codes[ok], weights=w[ok], minlength=side.n_levels), w[ok]
 
-    c1, w1 = per_level(a, wa)
-    c2, w2 = per_level(b, wb)
-    d = float(np.clip(ks_levels_statistic(a.levels, c1, b.levels, c2), 0.0, 1.0))
+    cache = pair.cache if pair is not None else {}
+    lv1, lv2 = cache.get(("levels", name, ORIGINAL)), cache.get(("levels", name, PROTECTED))
+    if lv1 is not None and lv2 is not None and a.codes is lv1.codes and b.codes is lv2.codes:
+        w1 = wa if a.complete else wa[a.codes >= 0]
+        w2 = wb if b.complete else wb[b.codes >= 0]
+        d = float(np.clip(weighted_levels_ks(pair, name), 0.0, 1.0))  # shared with the ks measure
+    else:
+        c1, w1 = per_level(a, wa)
+        c2, w2 = per_level(b, wb)
+        d = float(np.clip(ks_levels_statistic(a.levels, c1, b.levels, c2), 0.0, 1.0))
     e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
     e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
     p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
@@ -533,7 +544,7 @@ def _univariate_one(
         if w is None:
             d, pv = _ks_2samp(o, p)
         else:
-            d, pv = _ks_2samp_weighted(o, p, w[0], w[1])
+            d, pv = _ks_2samp_weighted(o, p, w[0], w[1], pair, var.name)
             out["weights"] = "weighted ECDFs; p-value at Kish's effective sizes"
         out.update({"test": "ks_2samp", "statistic": d, "p_value": pv})
         if var.recode_kind in ("top", "bottom"):
