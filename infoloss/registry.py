@@ -488,8 +488,8 @@ def python_name(name: str) -> MeasureInfo | None:
     submodule's name before importing it.
     """
     for mid, (_, _, function) in _index().items():
-        if function == name:
-            return get(mid)
+        if function == name and is_measure(mid):
+            return REGISTRY[mid]
     for info in list(REGISTRY.values()):
         if info.func.__name__ == name:
             return info
