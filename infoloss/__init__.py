@@ -65,19 +65,19 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value
         return value
-    from .registry import registered
+    from .registry import python_name
 
-    for info in registered():
-        if info.func.__name__ == name:
-            return info.func
+    info = python_name(name)  # imports only the module that defines it
+    if info is not None:
+        return info.func
     raise AttributeError(f"module 'infoloss' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
     """The module's names and every measure function (so ``dir(infoloss)`` and tab completion list them)."""
-    from .registry import registered
+    from .registry import python_names
 
-    return sorted(set(globals()) | set(_LAZY) | {info.func.__name__ for info in registered()})
+    return sorted(set(globals()) | set(_LAZY) | python_names())
 
 
 __all__ = [

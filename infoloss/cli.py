@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-import yaml
 from rich.console import Console
-from rich.table import Table
 
 from . import __version__
 from .errors import InputError
@@ -187,6 +185,8 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
 
 
 def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[str]) -> dict[str, dict[str, Any]]:
+    import yaml
+
     options: dict[str, dict[str, Any]] = {}
     for item in option or []:
         target, sep, value = item.partition("=")
@@ -280,6 +280,8 @@ def _write_outputs(report, outputs: list, inputs: list[Path]) -> None:
 
 
 def _print_summary(report) -> None:
+    from rich.table import Table
+
     from .registry import get
 
     table = Table(title=f"Information loss against {report.original.get('path') or 'the original'}", show_lines=False)
@@ -378,6 +380,8 @@ def measures_command(
 ) -> None:
     """List every measure: id, family, what it measures, range, better, needs pairing, options."""
     import json
+
+    from rich.table import Table
 
     from .registry import FAMILIES, markdown_table, registered
 

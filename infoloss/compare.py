@@ -442,16 +442,16 @@ def _load_spec(spec: Spec | dict | str | Path | None, original: Frame) -> Spec |
 
 
 def _select_measures(measures: Iterable[str] | str | None) -> list[str]:
-    known = [m.id for m in registry.registered()]
     if measures is None or measures == "all":
-        return known
+        return [m.id for m in registry.registered()]
     if isinstance(measures, str):
         measures = [m.strip() for m in measures.split(",") if m.strip()]
     chosen = list(dict.fromkeys(measures))
     for mid in chosen:
-        if mid not in registry.REGISTRY:
+        if not registry.is_measure(mid):  # imports only the modules of the measures chosen
             import difflib
 
+            known = [m.id for m in registry.registered()]
             close = difflib.get_close_matches(mid, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(f"unknown measure {mid!r}{hint}; 'infoloss measures' lists them.")

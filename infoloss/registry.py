@@ -16,7 +16,7 @@ import inspect
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -359,7 +359,7 @@ def measure(
             needs_pairing=needs_pairing,
             func=public,
             headline=headline,
-            order=len(REGISTRY),
+            order=_order_of(id),
             options=options,
             ideal=float(ideal),
             plain=plain,
@@ -422,11 +422,83 @@ def _as_pair(pair_or_original: Any, protected: Any, spec: Any) -> Any:
     return encode_pair(pair_or_original, protected, spec)
 
 
+_ALL_LOADED = False
+
+
 def load_all() -> None:
     """Import every measure module so that the registry is complete."""
+    global _ALL_LOADED
+    if _ALL_LOADED:
+        return
+    import importlib
+    import pkgutil
+
+    package = importlib.import_module(f"{__package__}.measures")
+    for module in pkgutil.iter_modules(package.__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{module.name}")  # registers on import
+    _ALL_LOADED = True
+
+
+def _index() -> dict[str, tuple[str, str, str]]:
+    from ._measure_index import MEASURES
+
+    return MEASURES
+
+
+def _order_of(id: str) -> int:
+    """The measure's position in a full load (from the static index), whatever order its module was imported in."""
+    index = _index()
+    if id in index:
+        return list(index).index(id)
+    return len(index) + len(REGISTRY)
+
+
+def load(ids: Iterable[str]) -> None:
+    """Import only the modules that define ``ids`` (infoloss._measure_index); every module for an id not indexed."""
     import importlib
 
-    importlib.import_module(f"{__package__}.measures")  # registers on import
+    index = _index()
+    for mid in ids:
+        if mid in REGISTRY:
+            continue
+        if mid in index:
+            importlib.import_module(f"{__package__}.measures.{index[mid][0]}")
+        if mid not in REGISTRY:
+            load_all()
+            return
+
+
+def is_measure(id: str) -> bool:
+    """Whether ``id`` names a measure, importing at most its own module (every module for an unknown id)."""
+    load([id])
+    return id in REGISTRY
+
+
+def known_ids() -> set[str]:
+    """Every measure id, without importing the measure modules (the index and whatever is registered)."""
+    return set(_index()) | set(REGISTRY)
+
+
+def python_name(name: str) -> MeasureInfo | None:
+    """The measure whose function is called ``name`` (``infoloss.<name>``), None if there is none.
+
+    Looks in the index and among the measures registered so far, never imports
+    every module: ``from infoloss import registry`` asks the package for each
+    submodule's name before importing it.
+    """
+    for mid, (_, _, function) in _index().items():
+        if function == name and is_measure(mid):
+            return REGISTRY[mid]
+    for info in list(REGISTRY.values()):
+        if info.func.__name__ == name:
+            return info
+    return None
+
+
+def python_names() -> set[str]:
+    """The Python names of every measure function, without importing the measure modules."""
+    return {function for _, _, function in _index().values()} | {m.func.__name__ for m in REGISTRY.values()}
 
 
 def registered() -> Iterator[MeasureInfo]:
@@ -438,7 +510,7 @@ def registered() -> Iterator[MeasureInfo]:
 
 def get(id: str) -> MeasureInfo:
     """The metadata of measure ``id``; KeyError names the id when it is unknown."""
-    load_all()
+    load([id])
     try:
         return REGISTRY[id]
     except KeyError:

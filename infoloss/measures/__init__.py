@@ -1,12 +1,8 @@
-"""Measure families, one module each; importing this package registers them all.
+"""Measure families, one module each; importing a module registers its measures.
 
-Every public module in this package is imported here, so a new family is one
-new module and nothing else changes.
+The package itself imports nothing: :func:`infoloss.registry.load_all` imports
+every public module in it (so a new family is one new module and nothing else
+changes) and :func:`infoloss.registry.get` only the module that defines a
+measure (``infoloss/_measure_index.py``, regenerated with
+``python -m infoloss._measure_index``).
 """
-
-import importlib
-import pkgutil
-
-for _module in pkgutil.iter_modules(__path__):
-    if not _module.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_module.name}")

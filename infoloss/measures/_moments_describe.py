@@ -22,7 +22,6 @@ from ._moments_files import _blocks, _column, _complete, _gram, _univariate
 
 def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: bool) -> dict[str, Any]:
     from scipy import stats
-    from statsmodels.stats.weightstats import DescrStatsW
 
     names = pair.continuous_names
     w_all = pair.weights(which) if weighted else None
@@ -49,6 +48,8 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
             if w.sum() <= 0:
                 continue
             x = numeric.scaled(x, e)
+            from statsmodels.stats.weightstats import DescrStatsW  # only for weighted files
+
             d = DescrStatsW(x, weights=w * (k / w.sum()), ddof=1)  # weights rescaled to sum to k
             m, v = float(d.mean), None
             if k >= 2:

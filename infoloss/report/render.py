@@ -11,7 +11,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
-from ..registry import registered
+from ..registry import known_ids
 from . import svg
 from .guide import how_to_read
 from .plotdata import Policy
@@ -76,7 +76,7 @@ def _reason_filter(report: Any, policy: Policy):
     """Not-computed reasons as shown: in safe mode without quoted record values or exact numbers."""
     if not policy.safe:
         return lambda text: text
-    known = set(report.original.get("variables", {})) | {m.id for m in registered()}
+    known = set(report.original.get("variables", {})) | known_ids()
     return lambda text: sanitise_reason(text, known)
 
 

@@ -7,16 +7,17 @@ numbers and per-record arrays; the measures in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy.spatial import cKDTree
-from scipy.spatial.distance import cdist
 
 from ..numeric import MAX_STANDARDISED, column_exponents, safe_exponent, scaled, unscale
 from ..errors import NotComputed
 from .freq import group_ids
+
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
 
 __all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "exact_copies",
            "MixedFeatures", "k_nearest", "standardise_by_original"]
@@ -152,6 +153,8 @@ KD_TREE_MAX_DIMS = 10
 def k_nearest(reference: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     """Distances from each query to its k nearest reference points (k-d tree in few dimensions, else brute force)."""
     if reference.shape[1] <= KD_TREE_MAX_DIMS:
+        from scipy.spatial import cKDTree
+
         dist, _ = cKDTree(reference).query(queries, k=k)
         return dist.reshape(queries.shape[0], k)
     from sklearn.neighbors import NearestNeighbors
@@ -246,6 +249,8 @@ def linkage(original: np.ndarray, protected: np.ndarray, *, ties: str = "share",
         rows = max(1, 20_000_000 // max(original.shape[0], 1))  # at most 20 million distances at a time
         for start in range(0, tied.size, rows):
             chunk = tied[start:start + rows]
+            from scipy.spatial.distance import cdist
+
             d = cdist(protected[chunk], original)
             score[chunk] = 1.0 / (d <= (nearest[chunk] + tol[chunk])[:, None]).sum(axis=1)
     return {"value": float(score.mean()), "linked": score, "tied": int(np.count_nonzero(score[correct] < 1))}
