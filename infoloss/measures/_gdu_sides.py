@@ -13,6 +13,7 @@ first.  :func:`_variables` builds them once per pair (cached).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -28,7 +29,7 @@ class _Side:
 
     kind: str  # "nominal" | "ordinal" | "continuous"
     codes: np.ndarray  # int32; categories / classes, or dense codes of the sorted distinct values
-    counts: np.ndarray  # int64, records per level
+    counts: np.ndarray  # records per level (int32 or int64); never changed after construction
     values: np.ndarray | None = None  # float64 with NaN (continuous)
     levels: np.ndarray | None = None  # sorted distinct values (continuous)
 
@@ -36,8 +37,8 @@ class _Side:
     def n_levels(self) -> int:
         return int(self.counts.shape[0])
 
-    @property
-    def n_valid(self) -> int:
+    @cached_property
+    def n_valid(self) -> int:  # asked for by every pair test: summed once
         return int(self.counts.sum())
 
     @property
