@@ -304,3 +304,31 @@ def test_equal_weights_give_the_unweighted_value_on_every_weighted_measure(seed,
             continue
         b = info.func(pair, weighted=False)
         assert a.value == pytest.approx(b.value, rel=1e-9, abs=1e-12), info.id
+
+
+def test_weighted_gdu_pairs_with_missing_values_use_their_complete_cases():
+    """Weighted Pearson and ANOVA on pairs with missing values equal statsmodels on each pair's complete cases."""
+    orig, prot, spec = _gdu_files(seed=5, n=600)
+    rng = np.random.default_rng(5)
+    for df in (orig, prot):
+        df.loc[rng.random(len(df)) < 0.06, "x"] = np.nan
+    g = prot["g"].astype(object)
+    g[rng.random(len(prot)) < 0.07] = None
+    prot["g"] = g
+    pairs = G.ldu_biv(orig, prot, spec).details["pairs"]
+    assert pairs["x|y"]["test_orig"] == "pearson" and pairs["x|g"]["test_orig"] == "anova"
+    for which, df in (("orig", orig), ("prot", prot)):
+        cc = df[["x", "y"]].notna().all(axis=1).to_numpy()
+        w = df["w"].to_numpy()[cc]
+        rw = DescrStatsW(df.loc[cc, ["x", "y"]].to_numpy(), weights=w).corrcoef[0, 1]
+        assert pairs["x|y"][f"n_{which}"] == pytest.approx(_kish(w), rel=1e-12)
+        assert pairs["x|y"][f"statistic_{which}"] == pytest.approx(rw, rel=1e-10)
+        cc = df[["x", "g"]].notna().all(axis=1).to_numpy()
+        w = df["w"].to_numpy()[cc]
+        sub = df.loc[cc]
+        X = pd.get_dummies(sub["g"], drop_first=True, dtype=float).assign(const=1.0)
+        wls = sm.WLS(sub["x"], X, weights=w).fit()
+        n_eff = _kish(w)
+        assert pairs["x|g"][f"coef_{which}"] == pytest.approx(wls.rsquared, rel=1e-9)
+        f = (wls.rsquared / 2) / ((1 - wls.rsquared) / (n_eff - 3))
+        assert pairs["x|g"][f"statistic_{which}"] == pytest.approx(f, rel=1e-9)

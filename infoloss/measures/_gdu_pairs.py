@@ -62,6 +62,7 @@ class _SideStats:
         self._ranks: dict[str, np.ndarray] = {}
         self._missing: dict[str, np.ndarray] = {}
         self._group_codes: dict[str, np.ndarray] = {}
+        self._filled: dict[str, np.ndarray] = {}
         self._tied: dict[str, np.ndarray] = {}
         self._tie_sums: dict[str, float] = {}
 
@@ -71,6 +72,15 @@ class _SideStats:
         if sa.complete and sb.complete:
             return int(sa.codes.shape[0])
         return sa.n_valid - int(self.dropped(a, b).size)
+
+    def filled_values(self, name: str) -> np.ndarray:
+        """The continuous variable's values with 0 where missing (the values themselves when none is)."""
+        s = self.sides[name]
+        if s.complete:
+            return s.values
+        if name not in self._filled:
+            self._filled[name] = np.where(s.codes >= 0, s.values, 0.0)
+        return self._filled[name]
 
     def missing_rows(self, name: str) -> np.ndarray:
         """Indices of the records where the variable is missing (a few, computed once)."""
@@ -470,6 +480,8 @@ def _weighted_pair_stats(
     mask, n = _mask(sa, sb)
     if n < 3:
         raise _Degenerate(f"only {n} complete cases")
+    if mask is not None and test != "chi2":
+        return _weighted_moments_incomplete(variables, m, a, b, test, which, w, mask)
     wm = _take(w, mask)
     if not wm.sum() > 0:
         raise _Degenerate("the complete cases have zero total weight")
@@ -528,6 +540,54 @@ def _weighted_pair_stats(
             dgm = _take(dg, mask)
             size = np.bincount(dgm, weights=wr, minlength=kg)
             sums = np.bincount(dgm, weights=wxc, minlength=kg)
+        res["msd"], res["support"] = _group_msd(size, sums, n_eff, 1)
+        res["group_variable"] = g_name
+        res["weights"] = note
+        return res
+    _, wxa, saa = centred(a)
+    xb, _, sbb = centred(b)
+    if not (saa > 0 and sbb > 0):
+        raise _Degenerate("one of the two variables is constant among the complete cases")
+    r = float(np.clip(np.dot(wxa, xb) / math.sqrt(saa * sbb), -1.0, 1.0))
+    return {"statistic": r, "p": _pearson_p(r, n_eff), "coef": r * r, "n": n_eff, "sign": _sign(r), "weights": note}
+
+
+def _weighted_moments_incomplete(
+    variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str, w: np.ndarray, mask: np.ndarray
+) -> dict[str, Any]:
+    """Weighted ANOVA or Pearson r of a pair with missing values: the weights are 0 outside its complete cases.
+
+    The same sums as on the complete cases alone (``_weighted_pair_stats``),
+    without copying them out: every array keeps all records, and records
+    outside the complete cases weigh nothing (missing values read as 0,
+    missing groups fall in a level of their own that is dropped).
+    """
+    from . import _gdu_weighted as gw
+
+    wz = np.where(mask, w, 0.0)
+    if not float(wz.sum()) > 0:
+        raise _Degenerate("the complete cases have zero total weight")
+    wr = gw.rescaled(wz)
+    n_eff = float(wr.sum())
+    note = "weighted, rescaled to Kish's effective sample size"
+
+    def centred(name: str) -> tuple[np.ndarray, np.ndarray, float]:
+        x = m.filled_values(name)
+        xc = x - float(np.dot(wr, x)) / n_eff
+        wxc = wr * xc
+        return xc, wxc, float(np.dot(wxc, xc))
+
+    if test == "anova":
+        g_name, x_name = (a, b) if m.sides[a].kind == "nominal" else (b, a)
+        _, wxc, sumsq = centred(x_name)
+        size, sums = m.group_sums(g_name, wr), m.group_sums(g_name, wxc)
+        res = _anova_pair(size, sums, sumsq, n_eff)
+        dg = _direction_codes(variables[g_name], which)
+        if dg is not m.sides[g_name].codes:  # a recoded nominal variable: its original records in the protected classes
+            kg = variables[g_name].recoded.n_categories
+            dgm = dg[mask]
+            size = np.bincount(dgm, weights=wr[mask], minlength=kg)
+            sums = np.bincount(dgm, weights=wxc[mask], minlength=kg)
         res["msd"], res["support"] = _group_msd(size, sums, n_eff, 1)
         res["group_variable"] = g_name
         res["weights"] = note

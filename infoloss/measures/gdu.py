@@ -106,6 +106,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -598,12 +599,13 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
     variables = _variables(pair)
     names = list(variables)
     normality: dict[str, Any] = {}
-    for name, var in variables.items():
-        if var.scale == "continuous":
-            res = _normality(var.orig)
-            if res.get("p_value") is not None:
-                res["normal"] = bool(res["p_value"] >= threshold)
-            normality[name] = res
+    continuous = [name for name, var in variables.items() if var.scale == "continuous"]
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the CDF over every level releases the GIL
+        tested = list(pool.map(lambda name: _normality(variables[name].orig), continuous))
+    for name, res in zip(continuous, tested):
+        if res.get("p_value") is not None:
+            res["normal"] = bool(res["p_value"] >= threshold)
+        normality[name] = res
 
     def kinds(var: _Var) -> tuple[str, str]:
         if var.scale == "continuous":
