@@ -45,6 +45,7 @@ utility for anonymised microdata. CSRM & SRC Methods Paper 4/2018, ANU.
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import stats
@@ -408,10 +409,16 @@ def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> 
         n_o[name], n_p[name] = n1, n2
     large = [name for name, _, sizes in jobs if max(sizes) > _KS_EXACT_MAX_N]
     pair.warm_levels(large)  # the pair's sorted levels, shared with the GDU model
-    results = [_ks_weighted_levels(pair, name, files, masks, sizes) if name in large
-               else ks_weighted(*files[ORIGINAL].take(pair.continuous[name].orig, masks[0]),
-                                *files[PROTECTED].take(pair.continuous[name].prot, masks[1]))
-               for name, masks, sizes in jobs]
+
+    def one(job: tuple) -> tuple:
+        name, masks, sizes = job
+        if name in large:
+            return _ks_weighted_levels(pair, name, files, masks, sizes)
+        return ks_weighted(*files[ORIGINAL].take(pair.continuous[name].orig, masks[0]),
+                           *files[PROTECTED].take(pair.continuous[name].prot, masks[1]))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the searches and sums release the GIL; no BLAS here
+        results = list(pool.map(one, jobs))
     for (name, *_), (d, p, m) in zip(jobs, results):
         by_variable[name], pvalues[name], methods[name] = d, p, m
     if not by_variable:
