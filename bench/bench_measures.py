@@ -29,6 +29,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "infoloss-bench"))
     parser.add_argument("--only", default="", help="comma-separated measure ids (default: every one of the families)")
+    parser.add_argument("--save", default="", help="write every result to this pickle file (to compare two checkouts)")
     parser.add_argument("--min", type=float, default=0.05, help="print only steps slower than this (seconds)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -57,15 +58,20 @@ def main() -> None:
         steps += [("(statistics)", lambda: cmp._statistics(pair)), ("(tables)", lambda: before_after_tables(pair)),
                   ("(aggregates)", lambda: cmp._aggregates(pair))]
     total = total_cpu = 0.0
+    saved = {}
     for name, step in steps:
         start, cpu = time.perf_counter(), time.process_time()
-        step()
+        saved[name] = step()
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         total += seconds
         total_cpu += cpu
         if seconds >= args.min:
             print(f"  {name:<22} {seconds:6.2f} s  (cpu {cpu:6.2f} s)", flush=True)
     print(f"  {'total':<22} {total:6.2f} s  (cpu {total_cpu:6.2f} s)")
+    if args.save:
+        import pickle
+
+        Path(args.save).write_bytes(pickle.dumps(saved))
 
 
 if __name__ == "__main__":

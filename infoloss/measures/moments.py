@@ -96,6 +96,7 @@ from ._moments_files import (
     _pca,
     _singular_reason,
     _standardised_cov,
+    warm_files,
 )
 from ._moments_table import BOUND as BOUND, ZERO_TOLERANCE as ZERO_TOLERANCE  # public names of this module
 from ._moments_table import _MATRICES, _STATS, _make
@@ -193,6 +194,7 @@ def eigen(pair: EncodedPair) -> MeasureResult:
     1.2
     """
     names = _need_two(pair, "eigen")
+    warm_files(pair)
     values = {}
     for which in (ORIGINAL, PROTECTED):
         matrix = _standardised_cov(pair, which)
@@ -347,6 +349,7 @@ def robust_eigen(
     if max_records < 3:
         raise InputError(f"max_records must be at least 3, got {max_records}.")
     names = _need_two(pair, "robust_eigen")
+    warm_files(pair, standardised=False)  # the complete cases the samples are drawn from
     fits = {which: _mcd(pair, which, int(max_records), int(random_state)) for which in (ORIGINAL, PROTECTED)}
     reason = _singular_reason("original's robust (MCD) covariance matrix", fits[ORIGINAL], names)
     if reason:
