@@ -42,3 +42,33 @@ def test_weighted_ks_on_large_files_equals_ks_weighted_on_the_usable_records(wei
         assert res.details["n_orig"][name] == ok1.sum() and res.details["n_prot"][name] == ok2.sum()
         if weights == "constant":
             assert d == stats.ks_2samp(orig[name].dropna(), prot[name].dropna()).statistic
+
+
+def test_per_file_statistics_made_in_two_threads_belong_to_their_file():
+    orig, prot, spec = _weighted_pair(5, 3000, "positive")
+    spec = {"variables": {v: {"scale": "continuous"} for v in "xyz"}}  # unweighted: plain means and covariances
+    from infoloss.measures.moments import continuous_statistics, eigen
+
+    pair = encode_pair(orig, prot, spec)
+    res = continuous_statistics(pair)
+    for key, df in (("orig", orig), ("prot", prot)):
+        for name in "xyz":
+            assert res[key]["mean"][name] == pytest.approx(df[name].mean(), rel=1e-12)
+        complete = df[list("xyz")].dropna()
+        assert np.allclose(res[key]["cov"], np.cov(complete.to_numpy(), rowvar=False), rtol=1e-12)
+    # sdcMicro's eigen: pairwise-complete standardised covariance of each file, eigenvalues decreasing
+    e = eigen(pair).details
+    for key, df in (("eigenvalues_original", orig), ("eigenvalues_protected", prot)):
+        z = (df[list("xyz")] - df[list("xyz")].mean()) / df[list("xyz")].std()
+        expected = np.sort(np.linalg.eigvalsh(z.cov().to_numpy()))[::-1]
+        assert np.allclose(e[key], expected, rtol=1e-10)
+
+
+def test_report_summaries_made_in_two_threads_belong_to_their_variable():
+    from infoloss.aggregates import summarise
+
+    orig, prot, spec = _weighted_pair(6, 2000, "positive")
+    agg = summarise(encode_pair(orig, prot, spec))
+    for name in "xyz":
+        assert agg["variables"][name]["stats"]["orig"]["mean"] == pytest.approx(orig[name].mean(), rel=1e-12)
+        assert agg["variables"][name]["stats"]["prot"]["max"] == prot[name].max()
