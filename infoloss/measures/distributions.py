@@ -417,7 +417,7 @@ def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> 
         return ks_weighted(*files[ORIGINAL].take(pair.continuous[name].orig, masks[0]),
                            *files[PROTECTED].take(pair.continuous[name].prot, masks[1]))
 
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the searches and sums release the GIL; no BLAS here
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the binary searches release the GIL; no BLAS here
         results = list(pool.map(one, jobs))
     for (name, *_), (d, p, m) in zip(jobs, results):
         by_variable[name], pvalues[name], methods[name] = d, p, m
