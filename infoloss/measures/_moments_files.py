@@ -284,8 +284,11 @@ def _both_files(compute: Callable[[str], Any]) -> tuple[Any, Any]:
 
     The per-file passes are numpy work that releases the GIL; BLAS is held to
     one thread meanwhile (``threadpoolctl``), so no thread pool is stacked on a
-    multi-threaded BLAS.  A product's result does not depend on the number of
-    BLAS threads (they split the output, not the sums).
+    multi-threaded BLAS.  Matrix products split their output between BLAS
+    threads (the same numbers), but a long dot product (statsmodels' weighted
+    mean) is summed in one piece instead of per thread: measured on
+    1,000,000 × 50, the weighted statistics of the JSON move by at most
+    3e-15 relative, the measures not at all.
     """
     from concurrent.futures import ThreadPoolExecutor
 

@@ -255,7 +255,7 @@ def _mcd(pair: EncodedPair, which: str, max_records: int, random_state: int) -> 
         x = numeric.scaled(x, [numeric.exponent(x[:, j]) for j in range(p)])  # exact; z does not change
         z = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
         # single-threaded BLAS: the MCD's thousands of small products are several times faster without
-        # thread start-ups (and the same numbers: threads split a product's output, not its sums)
+        # thread start-ups (the same numbers on the 1M x 50 benchmark: the products are small)
         with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
             warnings.simplefilter("ignore")
             try:
