@@ -1004,7 +1004,6 @@ def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use
 
     def compute() -> dict:
         from sklearn.cluster import KMeans
-        from threadpoolctl import threadpool_limits
 
         m = _merged(pair, max_records, seed)
         n = m.n
@@ -1026,9 +1025,7 @@ def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use
         else:
             g_fit = min(g, distinct)
             km = KMeans(n_clusters=g_fit, n_init=1, random_state=seed, algorithm="lloyd")
-            # BLAS single-threaded: k-means++'s products of a few candidates by the records are faster without
-            # thread start-ups (Lloyd's iterations run in scikit-learn's own OpenMP threads either way)
-            with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=1, user_api="blas"):
+            with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 labels = km.fit_predict(x, sample_weight=w)
             caught_msgs = sorted({str(w.message).split("\n")[0] for w in caught
