@@ -17,7 +17,7 @@ import numpy as np
 from .. import numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ._moments_files import _blocks, _column, _complete, _gram, _univariate
+from ._moments_files import _blocks, _both_files, _column, _complete, _gram, _univariate
 
 
 def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: bool) -> dict[str, Any]:
@@ -192,6 +192,5 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
         "variables": list(names),
         "weighted": bool(use),
         "confidence": float(confidence),
-        "orig": _describe_file(pair, ORIGINAL, confidence, use),
-        "prot": _describe_file(pair, PROTECTED, confidence, use),
+        **dict(zip(("orig", "prot"), _both_files(lambda which: _describe_file(pair, which, confidence, use)))),
     }

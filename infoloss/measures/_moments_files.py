@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
@@ -276,6 +277,42 @@ def _standardised_cov(pair: EncodedPair, which: str) -> np.ndarray:
     if isinstance(out, str):
         raise NotComputed(out)
     return out
+
+
+def _both_files(compute: Callable[[str], Any]) -> tuple[Any, Any]:
+    """``(compute(ORIGINAL), compute(PROTECTED))``, the two files in two threads.
+
+    The per-file passes are numpy work that releases the GIL; BLAS is held to
+    one thread meanwhile (``threadpoolctl``), so no thread pool is stacked on a
+    multi-threaded BLAS.  Matrix products split their output between BLAS
+    threads (the same numbers), but a long dot product (statsmodels' weighted
+    mean) is summed in one piece instead of per thread: measured on
+    1,000,000 × 50, the weighted statistics of the JSON move by at most
+    3e-15 relative, the measures not at all.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
+        orig, prot = pool.map(compute, (ORIGINAL, PROTECTED))
+    return orig, prot
+
+
+def warm_files(pair: EncodedPair, *, standardised: bool = True) -> None:
+    """Compute each file's cached statistics (univariate, complete-case and, with ``standardised``, the
+    standardised covariance) at once, the two files in two threads; a statistic that is not computable
+    raises later, where it is used."""
+
+    def one(which: str) -> None:
+        try:
+            _complete(pair, which)
+            if standardised:
+                _standardised_cov(pair, which)
+        except NotComputed:
+            pass
+
+    pair.cached(("moments", "warm_files", standardised), lambda: _both_files(one))
 
 
 def _singular_reason(what: str, eig: _Eigen, names: list[str]) -> str | None:

@@ -45,6 +45,7 @@ utility for anonymised microdata. CSRM & SRC Methods Paper 4/2018, ANU.
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import stats
@@ -202,33 +203,87 @@ def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) 
 def _weighted_ks_result(d: float, w1: np.ndarray, w2: np.ndarray) -> tuple[float, float, str]:
     """The weighted statistic clipped to [0, 1] and its p-value at Kish's effective sizes."""
     d = float(np.clip(d, 0.0, 1.0))
-    e1 = float(w1.sum()) ** 2 / float(np.dot(w1, w1))
-    e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
-    p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
+    p, _ = ks_asymp_pvalue(d, _kish(w1), _kish(w2), "auto")
     return d, p, "asymp-effective-n"
 
 
-def _ks_weighted_levels(pair: EncodedPair, job: tuple, w1_all: np.ndarray, w2_all: np.ndarray) -> tuple:
+class _FileWeights:
+    """One file's weights and what every variable without missing values shares (computed once per file).
+
+    Weights are never negative (``encode_pair`` refuses them), so records of
+    weight 0 add exactly 0.0 to a weighted count: a per-level sum over every
+    record equals the sum over the positive-weight records bit for bit.
+    """
+
+    def __init__(self, w: np.ndarray) -> None:
+        self.w = w
+        self.pos = w > 0
+        self.all_pos = bool(self.pos.all())
+        self._full: tuple[bool, float] | None = None
+
+    def valid(self, x: np.ndarray) -> tuple[np.ndarray | None, int]:
+        """The mask of usable records (value present, positive weight), None when that is every record."""
+        ok = ~np.isnan(x)
+        if not self.all_pos:
+            ok &= self.pos
+        n = int(np.count_nonzero(ok))
+        return (None if n == x.shape[0] else ok), n
+
+    def take(self, x: np.ndarray, ok: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        return (x, self.w) if ok is None else (x[ok], self.w[ok])
+
+    def constant_and_kish(self, ok: np.ndarray | None) -> tuple[bool, float]:
+        """Whether the usable weights are all equal, and Kish's effective size of them."""
+        if ok is not None:
+            w = self.w[ok]
+            return _constant(w), _kish(w)
+        if self._full is None:
+            self._full = (_constant(self.w), _kish(self.w))
+        return self._full
+
+    def level_counts(self, lv: Levels, ok: np.ndarray | None, weighted: bool) -> np.ndarray:
+        """:func:`_level_counts` without copying the usable records out (the same numbers)."""
+        if not weighted:
+            return _level_counts(lv, self.w, False)
+        if ok is None:  # every record usable: no missing code
+            return np.bincount(lv.codes, weights=self.w, minlength=lv.counts.shape[0])
+        w = self.w if self.all_pos else np.where(self.pos, self.w, 0.0)
+        return np.bincount(lv.codes + 1, weights=w, minlength=lv.counts.shape[0] + 1)[1:]
+
+
+def _kish(w: np.ndarray) -> float:
+    """Kish's effective sample size (sum w)^2 / sum w^2."""
+    return float(w.sum()) ** 2 / float(np.dot(w, w))
+
+
+def _ks_weighted_levels(pair: EncodedPair, name: str, files: dict, masks: tuple, sizes: tuple) -> tuple:
     """:func:`ks_weighted` of one variable from the pair's shared sorted levels (the same statistic, no sort)."""
-    name, _, w1, _, w2 = job
     lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
-    if _constant(w1) and _constant(w2):
-        d = ks_levels_statistic(lv1.values, _level_counts(lv1, w1_all, False),
-                                lv2.values, _level_counts(lv2, w2_all, False))
-        return (d, *ks_asymp_pvalue(d, w1.shape[0], w2.shape[0], "auto"))
-    return _weighted_ks_result(weighted_levels_ks(pair, name), w1, w2)
+    f1, f2 = files[ORIGINAL], files[PROTECTED]
+    (c1, e1), (c2, e2) = f1.constant_and_kish(masks[0]), f2.constant_and_kish(masks[1])
+    if c1 and c2:
+        d = ks_levels_statistic(lv1.values, f1.level_counts(lv1, masks[0], False),
+                                lv2.values, f2.level_counts(lv2, masks[1], False))
+        return (d, *ks_asymp_pvalue(d, sizes[0], sizes[1], "auto"))
+    d = float(np.clip(weighted_levels_ks(pair, name), 0.0, 1.0))
+    return d, ks_asymp_pvalue(d, e1, e2, "auto")[0], "asymp-effective-n"
 
 
 def weighted_levels_ks(pair: EncodedPair, name: str) -> float:
     """The weighted-ECDF KS statistic (unclipped) of a continuous variable from the pair's sorted levels.
 
     Computed once per pair and variable: the GDU model's weighted univariate
-    test uses the same statistic.
+    test uses the same statistic.  Weights are never negative, so records of
+    weight 0 add exactly 0.0 to their level's sum, and missing values (code
+    -1) fall in a level of their own that is dropped: no copy of the usable
+    records is made.
     """
+    def level_sums(lv: Levels, w: np.ndarray) -> np.ndarray:
+        return np.bincount(lv.codes + 1, weights=w, minlength=lv.counts.shape[0] + 1)[1:]
+
     def compute() -> float:
         lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
-        c1 = _level_counts(lv1, pair.weights(ORIGINAL), True)
-        c2 = _level_counts(lv2, pair.weights(PROTECTED), True)
+        c1, c2 = level_sums(lv1, pair.weights(ORIGINAL)), level_sums(lv2, pair.weights(PROTECTED))
         return ks_levels_statistic(lv1.values, c1, lv2.values, c2)
 
     return pair.cached(("weighted_levels_ks", name), compute)
@@ -236,11 +291,6 @@ def weighted_levels_ks(pair: EncodedPair, name: str) -> float:
 
 def _constant(w: np.ndarray) -> bool:
     return w.shape[0] == 0 or bool(w.min() == w.max())
-
-
-def _valid_weighted(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    ok = ~np.isnan(x) & (w > 0)
-    return (x, w) if ok.all() else (x[ok], w[ok])
 
 
 def _valid(x: np.ndarray) -> np.ndarray:
@@ -364,23 +414,30 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None)
 
 
 def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> MeasureResult:
-    w1_all, w2_all = pair.weights(ORIGINAL), pair.weights(PROTECTED)
+    files = {which: _FileWeights(pair.weights(which)) for which in (ORIGINAL, PROTECTED)}
     by_variable, pvalues, methods, n_o, n_p, skipped = {}, {}, {}, {}, {}, {}
     jobs = []
     for name in names:
         col = pair.continuous[name]
-        x1, w1 = _valid_weighted(col.orig, w1_all)
-        x2, w2 = _valid_weighted(col.prot, w2_all)
-        if x1.shape[0] == 0 or x2.shape[0] == 0:
-            which = "original" if x1.shape[0] == 0 else "protected"
+        (ok1, n1), (ok2, n2) = files[ORIGINAL].valid(col.orig), files[PROTECTED].valid(col.prot)
+        if n1 == 0 or n2 == 0:
+            which = "original" if n1 == 0 else "protected"
             skipped[name] = f"it has no value of positive weight in the {which} file"
             continue
-        jobs.append((name, x1, w1, x2, w2))
-        n_o[name], n_p[name] = int(x1.shape[0]), int(x2.shape[0])
-    large = [job[0] for job in jobs if max(job[1].shape[0], job[3].shape[0]) > _KS_EXACT_MAX_N]
+        jobs.append((name, (ok1, ok2), (n1, n2)))
+        n_o[name], n_p[name] = n1, n2
+    large = [name for name, _, sizes in jobs if max(sizes) > _KS_EXACT_MAX_N]
     pair.warm_levels(large)  # the pair's sorted levels, shared with the GDU model
-    results = [_ks_weighted_levels(pair, job, w1_all, w2_all) if job[0] in large else ks_weighted(*job[1:])
-               for job in jobs]
+
+    def one(job: tuple) -> tuple:
+        name, masks, sizes = job
+        if name in large:
+            return _ks_weighted_levels(pair, name, files, masks, sizes)
+        return ks_weighted(*files[ORIGINAL].take(pair.continuous[name].orig, masks[0]),
+                           *files[PROTECTED].take(pair.continuous[name].prot, masks[1]))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the binary searches release the GIL; no BLAS here
+        results = list(pool.map(one, jobs))
     for (name, *_), (d, p, m) in zip(jobs, results):
         by_variable[name], pvalues[name], methods[name] = d, p, m
     if not by_variable:
