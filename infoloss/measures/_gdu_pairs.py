@@ -540,16 +540,8 @@ def _weighted_pair_stats(
             dgm = _take(dg, mask)
             size = np.bincount(dgm, weights=wr, minlength=kg)
             sums = np.bincount(dgm, weights=wxc, minlength=kg)
-        res["msd"], res["support"] = _group_msd(size, sums, n_eff, 1)
-        res["group_variable"] = g_name
-        res["weights"] = note
-        return res
-    _, wxa, saa = centred(a)
-    xb, _, sbb = centred(b)
-    if not (saa > 0 and sbb > 0):
-        raise _Degenerate("one of the two variables is constant among the complete cases")
-    r = float(np.clip(np.dot(wxa, xb) / math.sqrt(saa * sbb), -1.0, 1.0))
-    return {"statistic": r, "p": _pearson_p(r, n_eff), "coef": r * r, "n": n_eff, "sign": _sign(r), "weights": note}
+        return _weighted_anova_result(res, size, sums, n_eff, g_name, note)
+    return _weighted_pearson(centred, a, b, n_eff, note)
 
 
 def _weighted_moments_incomplete(
@@ -588,16 +580,28 @@ def _weighted_moments_incomplete(
             dgm = dg[mask]
             size = np.bincount(dgm, weights=wr[mask], minlength=kg)
             sums = np.bincount(dgm, weights=wxc[mask], minlength=kg)
-        res["msd"], res["support"] = _group_msd(size, sums, n_eff, 1)
-        res["group_variable"] = g_name
-        res["weights"] = note
-        return res
+        return _weighted_anova_result(res, size, sums, n_eff, g_name, note)
+    return _weighted_pearson(centred, a, b, n_eff, note)
+
+
+def _weighted_pearson(centred: Any, a: str, b: str, n_eff: float, note: str) -> dict[str, Any]:
+    """Weighted Pearson r from ``centred(name)`` = (x − m, w·(x − m), Σ w (x − m)²), its p-value at ``n_eff``."""
     _, wxa, saa = centred(a)
     xb, _, sbb = centred(b)
     if not (saa > 0 and sbb > 0):
         raise _Degenerate("one of the two variables is constant among the complete cases")
     r = float(np.clip(np.dot(wxa, xb) / math.sqrt(saa * sbb), -1.0, 1.0))
     return {"statistic": r, "p": _pearson_p(r, n_eff), "coef": r * r, "n": n_eff, "sign": _sign(r), "weights": note}
+
+
+def _weighted_anova_result(
+    res: dict[str, Any], size: np.ndarray, sums: np.ndarray, n_eff: float, g_name: str, note: str
+) -> dict[str, Any]:
+    """The weighted ANOVA's result with its per-group strengths (``size``, ``sums`` on the direction's groups)."""
+    res["msd"], res["support"] = _group_msd(size, sums, n_eff, 1)
+    res["group_variable"] = g_name
+    res["weights"] = note
+    return res
 
 
 def _sign(r: float) -> int:
