@@ -675,3 +675,40 @@ def test_pairs_with_missing_values_on_both_sides_equal_scipy():
             assert d[f"statistic_{suffix}"] == pytest.approx(stat, rel=1e-12)
             assert d[f"p_{suffix}"] == pytest.approx(p, rel=1e-9, abs=1e-300)
             assert d[f"coef_{suffix}"] == pytest.approx(coef, rel=1e-10)
+
+
+def test_scenarios_of_one_compare_test_the_original_pairs_once(monkeypatch):
+    """The original's pair tests are shared by the scenarios of one compare, unless a recode ties them to a file.
+
+    Every scenario's bivariate results equal those of the scenario compared
+    alone (bit for bit), and the original's tester is built once for two
+    scenarios; with a recode in the spec it is built for each.
+    """
+    import infoloss
+    from infoloss.measures import _gdu_pairs
+    from infoloss.synth import make_spec, make_survey, protect
+
+    df = make_survey(1200, n_continuous=4, n_categorical=3, seed=8)
+    df.loc[df.index[::17], df.columns[3]] = np.nan  # missing values in the original too
+    prots = [protect(df, noise=0.1 * (k + 1), pram=0.1, seed=11 + k) for k in range(2)]
+    spec = make_spec(df)
+    built = []
+    real = _gdu_pairs._file_tester
+    monkeypatch.setattr(_gdu_pairs, "_file_tester", lambda pair, v, plan, which, w: built.append(which) or
+                        real(pair, v, plan, which, w))
+    together = infoloss.compare(df, prots, spec, measures=["ldu_biv"])
+    assert built.count(_gdu_pairs.ORIGINAL) == 1 and built.count(_gdu_pairs.PROTECTED) == 2
+    for scenario, prot in zip(together.scenarios, prots):
+        alone = infoloss.compare(df, prot, spec, measures=["ldu_biv"]).scenarios[0]
+        assert dumps(scenario.measures["ldu_biv"]) == dumps(alone.measures["ldu_biv"])
+    # a recode makes the original's statistics depend on the protected classes: tested per scenario
+    nominal = next(n for n, v in spec["variables"].items() if v.get("scale") == "nominal" and df[n].nunique() > 2)
+    levels = sorted(df[nominal].dropna().unique())
+    mapping = {level: ("merged" if level in levels[:2] else level) for level in levels}
+    recode = {"map": mapping}
+    recoded = {**spec, "variables": {**spec["variables"], nominal: {**spec["variables"][nominal], "recode": recode}}}
+    merged = [q.assign(**{nominal: q[nominal].astype(object).replace(mapping)}) for q in prots]
+    built.clear()
+    result = infoloss.compare(df, merged, recoded, measures=["ldu_biv"])
+    assert any(nominal in key for key in result.scenarios[0].measures["ldu_biv"].by_pair)
+    assert built.count(_gdu_pairs.ORIGINAL) == 2

@@ -14,6 +14,7 @@ come from one matrix product, group sums from ``bincount``);
 
 from __future__ import annotations
 
+import copy
 import math
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -346,14 +347,53 @@ def _run_files(
     """
     from threadpoolctl import threadpool_limits
 
+    live = [(key, item) for key, item in plan.items() if not item.get("skip")]
+    # the scenarios of one ``compare`` share the original: its pair tests run once (see _shared_original_key)
+    store = pair.original_cache
+    shared = ("original-only", _shared_original_key(pair, variables, live, use_w)) if store is not None else None
+    known = store.get(shared) if shared is not None and shared[1] is not None else None
+    files = (PROTECTED,) if known is not None else (ORIGINAL, PROTECTED)
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
-        testers = list(pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), (ORIGINAL, PROTECTED)))
-        todo = [(k, key, item) for key, item in plan.items() if not item.get("skip") for k in (0, 1)]
+        testers = dict(zip(files, pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), files)))
+        todo = [(which, key, item) for key, item in live for which in files]
         todo.sort(key=lambda job: _nominal_member(job[2], variables))  # pairs sharing a nominal variable together
         done = list(pool.map(lambda job: testers[job[0]](job[2]), todo, chunksize=8))
-    found = {(k, key): res for (k, key, _), res in zip(todo, done)}
-    keys = [key for key, item in plan.items() if not item.get("skip")]
-    return ({key: found[0, key] for key in keys}, {key: found[1, key] for key in keys})
+    found = {(which, key): res for (which, key, _), res in zip(todo, done)}
+    if known is not None:
+        original = copy.deepcopy(known)
+    else:
+        original = {key: found[ORIGINAL, key] for key, _ in live}
+        if shared is not None and shared[1] is not None:
+            store[shared] = copy.deepcopy(original)
+    return original, {key: found[PROTECTED, key] for key, _ in live}
+
+
+def _shared_original_key(
+    pair: EncodedPair, variables: dict[str, _Var], live: list[tuple[str, dict[str, Any]]], use_w: bool
+) -> tuple | None:
+    """What the original file's pair statistics depend on besides its records; None when the protected file counts.
+
+    The same planned pairs and original tests (which also fix the shared
+    rank matrix's columns), the same weighting, and each variable coded the
+    same way: continuous values unscaled, categories in the same order.  A
+    recode or hierarchy (the original's records in the protected classes)
+    or values scaled near the float limits with the protected file's make
+    the original's statistics depend on the protected file: not shared.
+    """
+    names = dict.fromkeys(name for _, item in live for name in (item["a"], item["b"]))
+    coding = []
+    for name in names:
+        var = variables[name]
+        if var.recoded is not None or var.direction_codes is not None or var.recode_kind is not None:
+            return None
+        if var.orig.kind == "continuous":
+            if var.orig.values is not pair.continuous[name].orig:  # scaled with the protected file's values
+                return None
+            coding.append((name, "continuous"))
+        else:
+            coding.append((name, var.orig.kind, tuple(pair.categorical[name].categories)))
+    tests = tuple((key, item["a"], item["b"], item["test_orig"]) for key, item in live)
+    return ("gdu-original-pair-tests", bool(use_w), tests, tuple(coding))
 
 
 def _nominal_member(item: dict[str, Any], variables: dict[str, _Var]) -> str:
