@@ -12,7 +12,7 @@ measure computes them twice.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -152,6 +152,25 @@ class EncodedPair:
             store[key] = compute()
         return store[key]
 
+    def cached_original_arrays(self, key: Any, arrays: Sequence[np.ndarray], compute: Callable[[], Any]) -> Any:
+        """Like :meth:`cached_original`, for work on these arrays of the original file alone.
+
+        The result is shared by the scenarios of one ``compare`` while their
+        pairs hold the very same arrays (``encode_pair`` converts the
+        original's columns once, so they do unless a scenario's recode or
+        hierarchy re-encodes them); ``key`` names everything else the result
+        depends on.  Otherwise it is kept on the pair like any cached value.
+        """
+        if self.original_cache is None:
+            return self.cached(key, compute)
+        store_key = ("original-arrays", key)
+        held = self.original_cache.get(store_key)
+        if held is not None and len(held[0]) == len(arrays) and all(a is b for a, b in zip(held[0], arrays)):
+            return held[1]
+        value = compute()
+        self.original_cache[store_key] = (tuple(arrays), value)
+        return value
+
     def households(self, which: str) -> np.ndarray | None:
         return self.households_orig if which == ORIGINAL else self.households_prot
 
@@ -234,9 +253,17 @@ class EncodedPair:
         """A continuous variable's sorted distinct values, each record's code among them and their counts.
 
         One sort per variable and file, shared by every measure that needs
-        the order of the values (KS statistics, the GDU model's ranks).
+        the order of the values (KS statistics, the GDU model's ranks); the
+        original's are shared by the scenarios of one ``compare``.
         """
-        return self.cached(("levels", name, which), lambda: sorted_levels(self.continuous[name].values(which)))
+
+        def compute() -> Levels:
+            x = self.continuous[name].values(which)
+            if which == ORIGINAL:
+                return self.cached_original_arrays(("levels", name), [x], lambda: sorted_levels(x))
+            return sorted_levels(x)
+
+        return self.cached(("levels", name, which), compute)
 
     def warm_levels(self, names: Iterable[str], which: Iterable[str] = (ORIGINAL, PROTECTED)) -> None:
         """Compute :meth:`levels` of several variables in two threads (the sorts release the GIL)."""
@@ -245,9 +272,7 @@ class EncodedPair:
         todo = [(n, w) for n in names for w in which if ("levels", n, w) not in self.cache
                 and self.continuous[n].values(w) is not None]
         with ThreadPoolExecutor(max_workers=2) as pool:
-            done = list(pool.map(lambda job: sorted_levels(self.continuous[job[0]].values(job[1])), todo))
-        for key, value in zip(todo, done):
-            self.cache[("levels", *key)] = value
+            list(pool.map(lambda job: self.levels(*job), todo))
 
     def recoded(self, name: str) -> CategoricalColumn:
         """The variable after the spec's global recoding, in both files.
@@ -375,7 +400,10 @@ def encode_pair(
             categorical[var.name] = _encode_categorical(var, factors, o, p, missing)
     generalised = _generalised(spec, variables, original, protected, categorical, continuous, missing, paired,
                                original_cache)
-    w_orig = _weights(spec, original, "original")
+    w_orig = None
+    if spec.weight is not None:  # converted once, so that results on the original's weights can be shared
+        weight_var = VariableSpec(spec.weight, "weight")
+        w_orig = _cached_original(original_cache, weight_var, lambda: _weights(spec, original, "original"))
     w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
     if w_prot is None and paired:
         w_prot = w_orig

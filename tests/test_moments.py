@@ -20,7 +20,7 @@ from statsmodels.stats.weightstats import DescrStatsW
 from infoloss.errors import NotComputed
 from infoloss.measures import moments
 from infoloss.measures.moments import continuous_statistics, eigen, gamma, robust_eigen
-from infoloss.pair import encode_pair
+from infoloss.pair import ORIGINAL, PROTECTED, encode_pair
 from infoloss.registry import registered
 from infoloss.spec import load_spec
 
@@ -136,6 +136,39 @@ def test_robust_eigen_sample_size_and_seed_are_options():
     assert a.details["n_fitted"] == {"original": 300, "protected": 300}
     assert a.details["random_state"] == 1
     assert robust_eigen(pair, max_records=300, random_state=1).value == a.value  # reproducible
+
+
+def test_scenarios_of_one_compare_share_the_originals_moments_and_mcd_fit(monkeypatch):
+    """The original's MCD fit, complete-case statistics and descriptive statistics are computed once.
+
+    Each scenario's results and statistics equal the scenario compared alone
+    (the same numbers), with three MCD fits for two scenarios instead of four.
+    """
+    import infoloss
+    from infoloss.measures import _moments_describe
+    from infoloss.synth import make_spec, make_survey, protect
+
+    df = make_survey(900, n_continuous=4, n_categorical=2, seed=3)  # with survey weights
+    df.loc[df.index[::13], df.columns[2]] = np.nan
+    prots = [protect(df, noise=0.2 * (k + 1), pram=0.1, seed=5 + k) for k in range(2)]
+    spec = make_spec(df)
+    fitted, described = [], []
+    real_fit, real_describe = moments._mcd_fit, _moments_describe._describe_file
+    monkeypatch.setattr(moments, "_mcd_fit", lambda pair, which, *a: fitted.append(which) or real_fit(pair, which, *a))
+    monkeypatch.setattr(_moments_describe, "_describe_file",
+                        lambda pair, which, *a: described.append(which) or real_describe(pair, which, *a))
+    ids = ["robust_eigen", "eigen", "x_mse"]
+    together = infoloss.compare(df, prots, spec, measures=ids)
+    assert sorted(fitted) == sorted([ORIGINAL, PROTECTED, PROTECTED])
+    assert sorted(described) == sorted([ORIGINAL, PROTECTED, PROTECTED])
+    assert together.scenarios[0].statistics["weighted"] is True
+    for scenario, prot in zip(together.scenarios, prots):
+        alone = infoloss.compare(df, prot, spec, measures=ids).scenarios[0]
+        assert scenario.statistics == alone.statistics
+        for mid in ids:
+            assert scenario.measures[mid].value == alone.measures[mid].value
+            assert scenario.measures[mid].details == alone.measures[mid].details
+        assert scenario.measures["robust_eigen"].value > 0
 
 
 # ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ reuses the moments family's cached statistics of each file.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -17,7 +18,7 @@ import numpy as np
 from .. import numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ._moments_files import _blocks, _both_files, _column, _complete, _gram, _univariate
+from ._moments_files import _blocks, _both_files, _column, _complete, _file_cached, _gram, _univariate
 
 
 def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: bool) -> dict[str, Any]:
@@ -61,6 +62,12 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
         sd[name] = numeric.unscale(math.sqrt(v), e) if v is not None else None
     cov, corr = _describe_matrices(pair, which, w_all)
     return {"n": n, "mean": mean, "mean_ci": ci, "sd": sd, "variance": var, "cov": cov, "corr": corr}
+
+
+def _described(pair: EncodedPair, which: str, confidence: float, weighted: bool) -> dict[str, Any]:
+    """:func:`_describe_file`, the original's shared by the scenarios of one ``compare`` (a copy for each)."""
+    key = ("moments", "describe", float(confidence), bool(weighted))
+    return copy.deepcopy(_file_cached(pair, which, key, lambda: _describe_file(pair, which, confidence, weighted)))
 
 
 def _weighted_mean_se(x: np.ndarray, w: np.ndarray, mean: float) -> float:
@@ -192,5 +199,5 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
         "variables": list(names),
         "weighted": bool(use),
         "confidence": float(confidence),
-        **dict(zip(("orig", "prot"), _both_files(lambda which: _describe_file(pair, which, confidence, use)))),
+        **dict(zip(("orig", "prot"), _both_files(lambda which: _described(pair, which, confidence, use)))),
     }

@@ -73,6 +73,20 @@ def _column(pair: EncodedPair, name: str, which: str) -> np.ndarray:
     return pair.continuous[name].values(which)
 
 
+def _file_cached(pair: EncodedPair, which: str, key: tuple, compute: Callable[[], Any]) -> Any:
+    """``pair.cached((*key, which), compute)``; the original file's result is shared by the scenarios of one
+    ``compare`` while they hold the same original columns and weights (:meth:`EncodedPair.cached_original_arrays`).
+    """
+    if which != ORIGINAL:
+        return pair.cached((*key, which), compute)
+    arrays = [_column(pair, name, ORIGINAL) for name in pair.continuous_names]
+    w = pair.weights(ORIGINAL)
+    shared = (*key, tuple(pair.continuous_names), w is not None)
+    return pair.cached(
+        (*key, which), lambda: pair.cached_original_arrays(shared, arrays + ([w] if w is not None else []), compute)
+    )
+
+
 def _slices(n: int) -> range:
     """Start rows of the blocks: whole-file passes work block by block, with small temporaries."""
     return range(0, n, _CHUNK)
@@ -126,7 +140,7 @@ def _univariate(pair: EncodedPair, which: str) -> _Univariate:
             var_s,
         )
 
-    return pair.cached(("moments", "univariate", which), compute)
+    return _file_cached(pair, which, ("moments", "univariate"), compute)
 
 
 def _blocks(pair: EncodedPair, which: str, rows: np.ndarray | None = None):
@@ -211,7 +225,7 @@ def _complete(pair: EncodedPair, which: str) -> _Complete:
             return _Complete(n, mean, cov, None, reason, rows, constant, cov_s)
         return _Complete(n, mean, cov, _corr_from_cov(cov_s), None, rows, constant, cov_s)
 
-    return pair.cached(("moments", "complete", which), compute)
+    return _file_cached(pair, which, ("moments", "complete"), compute)
 
 
 def _eigh(matrix: np.ndarray) -> _Eigen:
@@ -273,7 +287,7 @@ def _standardised_cov(pair: EncodedPair, which: str) -> np.ndarray:
         cov = (cross - sums * sums.T / counts) / (counts - 1)
         return (cov + cov.T) / 2
 
-    out = pair.cached(("moments", "standardised_cov", which), compute)
+    out = _file_cached(pair, which, ("moments", "standardised_cov"), compute)
     if isinstance(out, str):
         raise NotComputed(out)
     return out

@@ -235,42 +235,64 @@ def _mcd_sample(pair: EncodedPair, which: str, max_records: int, random_state: i
     return np.column_stack(columns), n_complete
 
 
-def _mcd(pair: EncodedPair, which: str, max_records: int, random_state: int) -> _Eigen:
+def _mcd_fit(pair: EncodedPair, which: str, max_records: int, random_state: int) -> _Eigen | str:
+    """One file's MCD eigen-decomposition, or the reason it cannot be computed."""
     from sklearn.covariance import MinCovDet
+
+    names = pair.continuous_names
+    label = _FILE[which]
+    x, n_complete = _mcd_sample(pair, which, max_records, random_state)
+    p = x.shape[1]
+    if x.shape[0] <= 2 * p:
+        return (
+            f"the {label} file has {x.shape[0]} records with every continuous variable present, too few for a "
+            f"robust (MCD) covariance of {p} variables (more than {2 * p} needed)"
+        )
+    const = [nm for nm, c in zip(names, x.min(axis=0) == x.max(axis=0)) if c]
+    if const:
+        return f"{_join(const)} {'is' if len(const) == 1 else 'are'} constant in the {label} file's sample"
+    x = numeric.scaled(x, [numeric.exponent(x[:, j]) for j in range(p)])  # exact; z does not change
+    z = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
+    try:
+        cov = MinCovDet(random_state=random_state).fit(z).covariance_
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        return f"the robust (MCD) covariance of the {label} file could not be computed ({exc})"
+    result = _eigh((cov + cov.T) / 2)
+    result.n = x.shape[0]  # type: ignore[attr-defined]
+    result.n_complete = n_complete  # type: ignore[attr-defined]
+    return result
+
+
+def _mcd_fits(pair: EncodedPair, max_records: int, random_state: int) -> dict[str, _Eigen]:
+    """Both files' MCD fits; raises NotComputed with the first file's reason.
+
+    The fits run single-threaded BLAS: the MCD's thousands of small products
+    are several times faster without thread start-ups (and, bound by the
+    interpreter, the two fits are no faster on two threads).  The original's
+    fit depends on its own values only, so the scenarios of one ``compare``
+    share it (:meth:`EncodedPair.cached_original_arrays`).
+    """
     from threadpoolctl import threadpool_limits
 
-    def compute() -> _Eigen | str:
-        names = pair.continuous_names
-        label = _FILE[which]
-        x, n_complete = _mcd_sample(pair, which, max_records, random_state)
-        p = x.shape[1]
-        if x.shape[0] <= 2 * p:
-            return (
-                f"the {label} file has {x.shape[0]} records with every continuous variable present, too few for a "
-                f"robust (MCD) covariance of {p} variables (more than {2 * p} needed)"
-            )
-        const = [nm for nm, c in zip(names, x.min(axis=0) == x.max(axis=0)) if c]
-        if const:
-            return f"{_join(const)} {'is' if len(const) == 1 else 'are'} constant in the {label} file's sample"
-        x = numeric.scaled(x, [numeric.exponent(x[:, j]) for j in range(p)])  # exact; z does not change
-        z = (x - x.mean(axis=0)) / x.std(axis=0, ddof=1)
-        # single-threaded BLAS: the MCD's thousands of small products are several times faster without
-        # thread start-ups (the same numbers on the 1M x 50 benchmark: the products are small)
-        with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
-            warnings.simplefilter("ignore")
-            try:
-                cov = MinCovDet(random_state=random_state).fit(z).covariance_
-            except (ValueError, np.linalg.LinAlgError) as exc:
-                return f"the robust (MCD) covariance of the {label} file could not be computed ({exc})"
-        result = _eigh((cov + cov.T) / 2)
-        result.n = x.shape[0]  # type: ignore[attr-defined]
-        result.n_complete = n_complete  # type: ignore[attr-defined]
-        return result
+    key = ("moments", "mcd", max_records, random_state, tuple(pair.continuous_names))
+    columns = [_column(pair, name, ORIGINAL) for name in pair.continuous_names]
 
-    out = pair.cached(("moments", "mcd", which, max_records, random_state), compute)
-    if isinstance(out, str):
-        raise NotComputed(out)
-    return out
+    def fit(which: str) -> _Eigen | str:
+        def compute() -> _Eigen | str:
+            return _mcd_fit(pair, which, max_records, random_state)
+
+        if which == ORIGINAL:
+            return pair.cached_original_arrays(key, columns, compute)
+        return pair.cached((*key, which), compute)
+
+    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
+        warnings.simplefilter("ignore")
+        fits = {}
+        for which in (ORIGINAL, PROTECTED):
+            fits[which] = fit(which)
+            if isinstance(fits[which], str):
+                raise NotComputed(fits[which])
+    return fits
 
 
 @measure(
@@ -353,7 +375,7 @@ def robust_eigen(
         raise InputError(f"max_records must be at least 3, got {max_records}.")
     names = _need_two(pair, "robust_eigen")
     warm_files(pair, standardised=False)  # the complete cases the samples are drawn from
-    fits = {which: _mcd(pair, which, int(max_records), int(random_state)) for which in (ORIGINAL, PROTECTED)}
+    fits = _mcd_fits(pair, int(max_records), int(random_state))
     reason = _singular_reason("original's robust (MCD) covariance matrix", fits[ORIGINAL], names)
     if reason:
         raise NotComputed(reason + ", so the eigenvalue ratios are undefined")
