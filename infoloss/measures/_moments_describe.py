@@ -18,7 +18,15 @@ import numpy as np
 from .. import numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ._moments_files import _blocks, _both_files, _column, _complete, _file_cached, _gram, _univariate
+from ._moments_files import (
+    _blocks,
+    _both_files,
+    _column,
+    _complete,
+    _file_cached,
+    _gram,
+    _univariate,
+)
 
 
 def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: bool) -> dict[str, Any]:
@@ -49,7 +57,9 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
             if w.sum() <= 0:
                 continue
             x = numeric.scaled(x, e)
-            from statsmodels.stats.weightstats import DescrStatsW  # only for weighted files
+            from statsmodels.stats.weightstats import (
+                DescrStatsW,  # only for weighted files
+            )
 
             d = DescrStatsW(x, weights=w * (k / w.sum()), ddof=1)  # weights rescaled to sum to k
             m, v = float(d.mean), None
