@@ -202,7 +202,20 @@ class EncodedPair:
             limits.check_dense(self, names)
             if limits.n_cells(self, names) > limits.MAX_CACHED_CELLS:
                 return self._table(names, which, w)  # large: rebuilt when needed, never held in the cache
-        return self.cached(("table", names, which, w is not None), lambda: self._table(names, which, w))
+        return self.cached(("table", names, which, w is not None), lambda: self._shared_table(names, which, w))
+
+    def _shared_table(self, names: tuple[str, ...], which: str, w: np.ndarray | None) -> np.ndarray:
+        """:meth:`_table`; the original's shared by the scenarios whose pairs hold its very codes and weights."""
+        if which != ORIGINAL:
+            return self._table(names, which, w)
+        arrays = [self.categorical[n].codes(ORIGINAL) for n in names] + ([] if w is None else [w])
+
+        def compute() -> np.ndarray:
+            table = self._table(names, which, w)
+            table.flags.writeable = False  # shared by scenarios: no measure may change it in place
+            return table
+
+        return self.cached_original_arrays(("table", names, w is not None), arrays, compute)
 
     def _table(self, names: tuple[str, ...], which: str, w: np.ndarray | None) -> np.ndarray:
         shape = tuple(self.categorical[n].n_categories + 1 for n in names)
@@ -394,10 +407,10 @@ def encode_pair(
         p = None if var.removed else protected[var.name]
         if var.scale == "continuous":
             orig = _cached_original(original_cache, var, lambda: _original_float(var, o, missing))
-            continuous[var.name] = _encode_continuous(var, orig, o, p, missing)
+            continuous[var.name] = _encode_continuous(var, orig, o, p, missing, original_cache)
         else:
             factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
-            categorical[var.name] = _encode_categorical(var, factors, o, p, missing)
+            categorical[var.name] = _encode_categorical(var, factors, o, p, missing, original_cache)
     generalised = _generalised(spec, variables, original, protected, categorical, continuous, missing, paired,
                                original_cache)
     w_orig = None
@@ -548,13 +561,14 @@ def _original_float(var: VariableSpec, o: pd.Series, missing: set[str]) -> np.nd
 
 
 def _encode_continuous(
-    var: VariableSpec, orig: np.ndarray, o: pd.Series, p: pd.Series | None, missing: set[str]
+    var: VariableSpec, orig: np.ndarray, o: pd.Series, p: pd.Series | None, missing: set[str],
+    cache: dict | None = None,
 ) -> ContinuousColumn:
     prot = None
     if p is not None:
         plain = var.recode is None and var.hierarchy is None
         if plain:
-            _check_same_kind(var, o, p, missing)
+            _check_same_kind(var, o, p, missing, cache)
         prot = _as_float(var, p, "protected", missing) if plain or _numeric_like(p) else None
         if prot is None:  # recoded or generalised into text classes: all-missing here; the recode/hierarchy view has it
             prot = np.full(len(p), np.nan)
@@ -637,11 +651,17 @@ def _value_kind(col: pd.Series, missing: set[str]) -> bool | None:
     return bool(pd.to_numeric(text, errors="coerce").notna().all())
 
 
-def _check_same_kind(var: VariableSpec, o: pd.Series, p: pd.Series, missing: set[str]) -> None:
-    """Numbers in one file and text in the other is an error; a column with no value at all fits either."""
+def _check_same_kind(
+    var: VariableSpec, o: pd.Series, p: pd.Series, missing: set[str], cache: dict | None = None
+) -> None:
+    """Numbers in one file and text in the other is an error; a column with no value at all fits either.
+
+    The original's kind is found once for all scenarios (``cache``, the original cache of ``compare``).
+    """
     drop = missing | {normalise_label(m) for m in var.missing}
     try:
-        kinds = [_value_kind(c, drop) for c in (o, p)]
+        kind_key = VariableSpec(var.name, "kind of values", missing=sorted(drop))
+        kinds = [_cached_original(cache, kind_key, lambda: _value_kind(o, drop)), _value_kind(p, drop)]
     except TypeError:  # unhashable values
         raise _not_scalar(var) from None
     if None not in kinds and kinds[0] != kinds[1]:
@@ -668,14 +688,15 @@ def _encode_categorical(
     o: pd.Series,
     p: pd.Series | None,
     missing: set[str],
+    cache: dict | None = None,
 ) -> CategoricalColumn:
     if p is not None and var.recode is None and var.hierarchy is None:
-        _check_same_kind(var, o, p, missing)
+        _check_same_kind(var, o, p, missing, cache)
     o_codes, o_labels = factors
     p_codes, p_labels = _factorize(var, p, missing) if p is not None else (None, [])
     categories = _category_order(var, o, p, o_labels, p_labels)
     position = {label: i for i, label in enumerate(categories)}
-    orig = _remap(o_codes, o_labels, position)
+    orig = _original_codes(cache, var, categories, lambda: _remap(o_codes, o_labels, position))
     prot = _remap(p_codes, p_labels, position) if p_codes is not None else None
     return CategoricalColumn(var.name, var.scale, categories, orig, prot)
 
@@ -703,6 +724,23 @@ def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np
         codes = np.where(keep[codes], codes, -1)  # codes == -1 indexes the trailing False
         labels = [label if label not in drop else None for label in labels]
     return codes.astype(np.int32, copy=False), labels
+
+
+def _original_codes(
+    cache: dict | None, var: VariableSpec, categories: list[str], compute: Callable[[], np.ndarray]
+) -> np.ndarray:
+    """The original's codes over ``categories``: the same array for the scenarios of one ``compare`` whose
+    protected files give the same categories, so that results on them can be shared
+    (:meth:`EncodedPair.cached_original_arrays`); only the last categories' codes are kept."""
+    if cache is None:
+        return compute()
+    key = ("original codes", var.name, var.scale, tuple(map(str, var.missing)))
+    held = cache.get(key)
+    if held is None or held[0] != tuple(categories):
+        codes = compute()
+        codes.flags.writeable = False  # shared by scenarios: no measure may change it in place
+        held = cache[key] = (tuple(categories), codes)
+    return held[1]
 
 
 def _remap(codes: np.ndarray, labels: list[str], position: dict[str, int]) -> np.ndarray:

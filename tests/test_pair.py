@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infoloss.errors import InputError, NotComputed, SpecError
-from infoloss.pair import encode_pair
+from infoloss.pair import ORIGINAL, PROTECTED, encode_pair
 from infoloss.spec import load_spec
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -197,3 +197,37 @@ def test_the_original_is_converted_once_for_several_scenarios():
     assert a.continuous["x"].orig is b.continuous["x"].orig
     # categories still follow each protected file: "z" exists only in the second scenario
     assert b.categorical["g"].categories == ["a", "b", "c", "z"] and b.categorical["g"].orig.tolist() == [0, 1, 0, 2]
+
+
+def test_the_scenarios_of_one_compare_share_the_originals_codes_and_tables(monkeypatch):
+    """The original's category codes and frequency tables are built once while the protected files give the
+    same categories, again for a protected file that adds one; every result equals the scenario alone."""
+    import infoloss
+    from infoloss.pair import EncodedPair
+    from infoloss.synth import make_spec, make_survey, protect
+
+    df = make_survey(700, n_continuous=2, n_categorical=3, seed=6)
+    spec = make_spec(df)
+    nominal = next(n for n, v in spec["variables"].items() if v.get("scale") == "nominal")
+    same = [protect(df, noise=0.1, pram=0.1 * (k + 1), seed=2 + k) for k in range(2)]
+    added = same[1].copy()
+    added[nominal] = added[nominal].astype(object)
+    added.loc[added.index[:5], nominal] = "a category the original lacks"
+    built = []
+    real = EncodedPair._table
+    monkeypatch.setattr(EncodedPair, "_table", lambda self, names, which, w: built.append((names, which, w is not None))
+                        or real(self, names, which, w))
+    ids = ["ctbil", "cramers_v_il", "ebil"]
+    prots = [*same, added]
+    together = infoloss.compare(df, prots, spec, measures=ids)
+    original = [b for b in built if b[1] == ORIGINAL]
+    protected = [b for b in built if b[1] == PROTECTED]
+    assert len(protected) == 3 * len(set(protected))
+    # the third protected file adds a category: the original's tables with that variable are built again
+    with_nominal = [b for b in set(original) if nominal in b[0]]
+    assert with_nominal and len(original) == len(set(original)) + len(with_nominal)
+    for scenario, prot in zip(together.scenarios, prots):
+        alone = infoloss.compare(df, prot, spec, measures=ids).scenarios[0]
+        for mid in ids:
+            assert scenario.measures[mid].value == alone.measures[mid].value
+            assert scenario.measures[mid].details == alone.measures[mid].details
