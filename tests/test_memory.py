@@ -17,7 +17,12 @@ import pytest
 
 import infoloss
 from infoloss import _memory, registry
-from infoloss.compare import _drop_family_cache, _last_of_family, _share_original_floats
+from infoloss.compare import (
+    _compact_original_text,
+    _drop_family_cache,
+    _last_of_family,
+    _share_original_floats,
+)
 from infoloss.pair import ORIGINAL, PROTECTED, encode_pair, sorted_levels
 from infoloss.synth import make_spec, make_survey, protect
 
@@ -92,6 +97,39 @@ def test_share_original_floats_is_the_same_frame_without_copies(files):
     kept = _share_original_floats(changed, pair)
     assert not np.shares_memory(kept[floats[0]].to_numpy(), pair.continuous[floats[0]].orig)
     pd.testing.assert_frame_equal(kept, changed)
+
+
+def test_compact_original_text_keeps_the_values_in_less_memory(files):
+    """The text columns of plain categorical variables become Arrow dictionary columns with the same values
+    (missing included); other columns stay as they were; a later scenario encodes the same pair from it."""
+    (orig, p1, p2), spec = files
+    from infoloss.io import read_table
+    from infoloss.spec import spec_from_dict
+
+    spec_obj = spec_from_dict(spec)
+    o = read_table(orig, spec_obj, which="original")
+    o = pd.concat([o.iloc[:600], o.iloc[600:]], ignore_index=True)  # text columns in two blocks, as large files are
+    cache: dict = {}
+    pair = encode_pair(o, read_table(p1, spec_obj, which="protected"), spec_obj, original_cache=cache)
+    compact = _compact_original_text(o, pair)
+    text = [n for n in pair.categorical if isinstance(o[n].dtype, pd.StringDtype)]
+    assert text
+    for name in o.columns:
+        if name in text:
+            assert isinstance(compact[name].dtype, pd.ArrowDtype)
+            assert compact[name].memory_usage(deep=True) < o[name].memory_usage(deep=True) / 2
+            assert compact[name].isna().equals(o[name].isna())
+            assert (compact[name].dropna().astype(str).to_numpy() == o[name].dropna().to_numpy()).all()
+            assert not isinstance(compact[name].dtype, pd.CategoricalDtype)  # it would set the category order
+        else:
+            assert compact[name] is o[name] or compact[name].equals(o[name])
+    p2_frame = read_table(p2, spec_obj, which="protected")
+    later = encode_pair(compact, p2_frame, spec_obj, original_cache=cache)
+    fresh = encode_pair(o, p2_frame, spec_obj)
+    for name in pair.categorical:
+        assert later.categorical[name].categories == fresh.categorical[name].categories
+        assert np.array_equal(later.categorical[name].orig, fresh.categorical[name].orig)
+        assert np.array_equal(later.categorical[name].prot, fresh.categorical[name].prot)
 
 
 def test_family_cache_dropped_after_its_last_measure():
