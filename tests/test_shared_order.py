@@ -33,6 +33,26 @@ def test_sorted_levels_are_numpys_unique(seed):
         assert lv.n_valid == ok.sum()
 
 
+def test_sorted_levels_with_infinities_signed_zeros_and_edge_sizes():
+    rng = np.random.default_rng(7)
+    many = rng.normal(size=30_000)  # more than the guessing sample: the sort path on a large array
+    many[::97] = np.nan
+    many[::101] = np.inf
+    many[::103] = -np.inf
+    many[::107] = 0.0
+    many[::109] = -0.0
+    cases = [many, np.array([np.nan, np.nan]), np.array([3.0]), np.array([]), np.array([-0.0, 0.0, np.nan, 0.0]),
+             np.array([np.inf, np.nan, -np.inf, np.inf]), np.arange(12.0)[::-1]]
+    for x in cases:
+        lv = sorted_levels(x)
+        ok = ~np.isnan(x)
+        values, inverse, counts = np.unique(x[ok], return_inverse=True, return_counts=True)
+        assert lv.values.tolist() == values.tolist()  # -0.0 == 0.0: one level, as in numpy
+        assert np.array_equal(lv.counts, counts) and lv.counts.dtype == np.int32
+        assert np.array_equal(lv.codes[ok], inverse) and lv.codes.dtype == np.int32
+        assert (lv.codes[~ok] == -1).all()
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_quantiles_from_levels_are_numpys_exactly(seed):
     probs = np.array((*_PROBS, 0.0, 1.0, 1 / 3))
