@@ -279,6 +279,49 @@ def test_the_weighted_families_have_the_option():
             "chi2_distance", "ebil_joint"} <= ids
 
 
+def test_weighted_gdu_pairs_sharing_a_missing_pattern_each_equal_statsmodels():
+    """Pairs with the same missing variables share their weights in a run; each still equals its own fit."""
+    rng = np.random.default_rng(9)
+    n = 700
+    base = rng.normal(size=n)
+    df = pd.DataFrame({f"y{k}": base * k / 3 + rng.normal(size=n) for k in (1, 2, 3)})
+    df["x"] = base + rng.normal(size=n)
+    df["z"] = base - rng.normal(size=n)
+    for k in (1, 2, 3):
+        df[f"g{k}"] = np.where(df["x"] + rng.normal(size=n) > 0, "a", rng.choice(["b", "c"], n))
+    df["w"] = rng.uniform(1, 10, n)
+    df.loc[rng.random(n) < 0.08, "x"] = np.nan
+    df.loc[rng.random(n) < 0.05, "z"] = np.nan
+    df.loc[rng.random(n) < 0.06, "g3"] = None
+    prot = df.copy()
+    prot["y1"] = prot["y1"] + rng.normal(0, 0.5, n)
+    names = ["x", "y1", "y2", "y3", "z", "g1", "g2", "g3"]
+    spec = {"variables": {nm: {"scale": "nominal" if nm[0] == "g" else "continuous"} for nm in names}}
+    spec["variables"]["w"] = {"role": "weight"}
+    pairs = G.ldu_biv(df, prot, spec).details["pairs"]
+    checked = set()
+    for key, res in pairs.items():
+        a, b = key.split("|")
+        for which, data in (("orig", df), ("prot", prot)):
+            test = res.get(f"test_{which}")
+            if test not in ("pearson", "anova"):
+                continue
+            sub = data.loc[data[[a, b]].notna().all(axis=1)]
+            w = sub["w"].to_numpy()
+            if test == "pearson":
+                expected = DescrStatsW(sub[[a, b]].to_numpy(), weights=w).corrcoef[0, 1]
+                assert res[f"statistic_{which}"] == pytest.approx(expected, rel=1e-10), (key, which)
+            else:
+                g, x = (a, b) if a[0] == "g" else (b, a)
+                X = pd.get_dummies(sub[g], drop_first=True, dtype=float).assign(const=1.0)
+                expected = sm.WLS(sub[x], X, weights=w).fit().rsquared
+                assert res[f"coef_{which}"] == pytest.approx(expected, rel=1e-9), (key, which)
+            checked.add((tuple(sorted(c for c in (a, b) if data[c].isna().any())), test))
+    # several pairs per missing pattern, for both tests, and a pattern of two variables
+    assert {(("x",), "pearson"), (("x",), "anova"), (("z",), "pearson"), (("x", "z"), "pearson"),
+            (("g3", "x"), "anova"), (("g3",), "anova")} <= checked
+
+
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), st.sampled_from([1.0, 3.7]), st.booleans())
 def test_equal_weights_give_the_unweighted_value_on_every_weighted_measure(seed, weight, paired):

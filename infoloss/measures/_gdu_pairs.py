@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import copy
 import math
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from scipy import stats
@@ -66,6 +67,20 @@ class _SideStats:
         self._filled: dict[str, np.ndarray] = {}
         self._tied: dict[str, np.ndarray] = {}
         self._tie_sums: dict[str, float] = {}
+        self._pattern = threading.local()
+
+    def pattern_memo(self, pattern: tuple[str, ...]) -> dict:
+        """This thread's store for the pairs whose complete cases leave out the records where ``pattern`` is missing.
+
+        Weighted ANOVA and Pearson tests of such pairs share their rescaled
+        weights (zero outside the complete cases) and the centred values of
+        the incomplete variables; the pairs are tested one pattern after
+        another (:func:`_job_order`), so only the last pattern is kept.
+        """
+        held = getattr(self._pattern, "held", None)
+        if held is None or held[0] != pattern:
+            held = self._pattern.held = (pattern, {})
+        return held[1]
 
     def n_complete(self, a: str, b: str) -> int:
         """Records where both variables are present."""
@@ -373,7 +388,7 @@ def _run_files(
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
         testers = dict(zip(files, pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), files)))
         todo = [(which, key, item) for key, item in live for which in files]
-        todo.sort(key=lambda job: _nominal_member(job[2], variables))  # pairs sharing a nominal variable together
+        todo.sort(key=lambda job: _job_order(job[0], job[2], variables, use_w))
         done = list(pool.map(lambda job: testers[job[0]](job[2]), todo, chunksize=8))
     found = {(which, key): res for (which, key, _), res in zip(todo, done)}
     if known is not None:
@@ -411,6 +426,23 @@ def _shared_original_key(
             coding.append((name, var.orig.kind, tuple(pair.categorical[name].categories)))
     tests = tuple((key, item["a"], item["b"], item["test_orig"]) for key, item in live)
     return ("gdu-original-pair-tests", bool(use_w), tests, tuple(coding))
+
+
+def _job_order(which: str, item: dict[str, Any], variables: dict[str, _Var], use_w: bool) -> tuple[str, str]:
+    """Where a pair is tested in the run: weighted ANOVA / Pearson pairs with missing values grouped by which
+    variables are missing (they share weights, :meth:`_SideStats.pattern_memo`), the others by nominal variable."""
+    test = item["test_orig" if which == ORIGINAL else "test_prot"]
+    if use_w and test in ("anova", "pearson"):
+        pattern = _missing_pattern(which, item["a"], item["b"], variables)
+        if pattern:
+            return "\x00" + "\x00".join(pattern), ""
+    return "", _nominal_member(item, variables)
+
+
+def _missing_pattern(which: str, a: str, b: str, variables: dict[str, _Var]) -> tuple[str, ...]:
+    """The pair's variables that have missing values in this file, sorted."""
+    sides = {n: (variables[n].orig if which == ORIGINAL else variables[n].prot) for n in (a, b)}
+    return tuple(sorted(n for n, side in sides.items() if not side.complete))
 
 
 def _nominal_member(item: dict[str, Any], variables: dict[str, _Var]) -> str:
@@ -534,11 +566,14 @@ def _weighted_pair_stats(
     if test in gw.UNWEIGHTED_TESTS:
         return {**_pair_stats(pair, variables, m, a, b, test, which), "weights": gw.UNWEIGHTED_NOTE}
     sa, sb = m.sides[a], m.sides[b]
+    if test != "chi2" and not (sa.complete and sb.complete):
+        n = m.n_complete(a, b)
+        if n < 3:
+            raise _Degenerate(f"only {n} complete cases")
+        return _weighted_moments_incomplete(variables, m, a, b, test, which, w, lambda: _mask(sa, sb)[0])
     mask, n = _mask(sa, sb)
     if n < 3:
         raise _Degenerate(f"only {n} complete cases")
-    if mask is not None and test != "chi2":
-        return _weighted_moments_incomplete(variables, m, a, b, test, which, w, mask)
     wm = _take(w, mask)
     if not wm.sum() > 0:
         raise _Degenerate("the complete cases have zero total weight")
@@ -602,7 +637,8 @@ def _weighted_pair_stats(
 
 
 def _weighted_moments_incomplete(
-    variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str, w: np.ndarray, mask: np.ndarray
+    variables: dict[str, _Var], m: _SideStats, a: str, b: str, test: str, which: str, w: np.ndarray,
+    complete_cases: Callable[[], np.ndarray],
 ) -> dict[str, Any]:
     """Weighted ANOVA or Pearson r of a pair with missing values: the weights are 0 outside its complete cases.
 
@@ -610,21 +646,33 @@ def _weighted_moments_incomplete(
     without copying them out: every array keeps all records, and records
     outside the complete cases weigh nothing (missing values read as 0,
     missing groups fall in a level of their own that is dropped).
+    ``complete_cases()`` gives the mask of those records, asked for only when
+    the pattern's weights are not held yet.
     """
     from . import _gdu_weighted as gw
 
-    wz = np.where(mask, w, 0.0)
-    if not float(wz.sum()) > 0:
+    pattern = tuple(sorted(n for n in (a, b) if not m.sides[n].complete))
+    memo = m.pattern_memo(pattern)  # the same complete cases: the same weights and incomplete variables' values
+    if "weights" not in memo:
+        wz = np.where(complete_cases(), w, 0.0)
+        memo["weights"] = (wr := gw.rescaled(wz), float(wr.sum())) if float(wz.sum()) > 0 else None
+    if memo["weights"] is None:
         raise _Degenerate("the complete cases have zero total weight")
-    wr = gw.rescaled(wz)
-    n_eff = float(wr.sum())
+    wr, n_eff = memo["weights"]
     note = "weighted, rescaled to Kish's effective sample size"
 
     def centred(name: str) -> tuple[np.ndarray, np.ndarray, float]:
-        x = m.filled_values(name)
-        xc = x - float(np.dot(wr, x)) / n_eff
-        wxc = wr * xc
-        return xc, wxc, float(np.dot(wxc, xc))
+        def compute() -> tuple[np.ndarray, np.ndarray, float]:
+            x = m.filled_values(name)
+            xc = x - float(np.dot(wr, x)) / n_eff
+            wxc = wr * xc
+            return xc, wxc, float(np.dot(wxc, xc))
+
+        if name not in pattern:  # a complete partner: one pair's, not kept
+            return compute()
+        if ("centred", name) not in memo:
+            memo["centred", name] = compute()
+        return memo["centred", name]
 
     if test == "anova":
         g_name, x_name = (a, b) if m.sides[a].kind == "nominal" else (b, a)
@@ -634,6 +682,7 @@ def _weighted_moments_incomplete(
         dg = _direction_codes(variables[g_name], which)
         if dg is not m.sides[g_name].codes:  # a recoded nominal variable: its original records in the protected classes
             kg = variables[g_name].recoded.n_categories
+            mask = complete_cases()
             dgm = dg[mask]
             size = np.bincount(dgm, weights=wr[mask], minlength=kg)
             sums = np.bincount(dgm, weights=wxc[mask], minlength=kg)
