@@ -696,8 +696,13 @@ def test_scenarios_of_one_compare_test_the_original_pairs_once(monkeypatch):
     real = _gdu_pairs._file_tester
     monkeypatch.setattr(_gdu_pairs, "_file_tester", lambda pair, v, plan, which, w: built.append(which) or
                         real(pair, v, plan, which, w))
+    normality_tests = []
+    real_normality = G._normality
+    monkeypatch.setattr(G, "_normality", lambda side: normality_tests.append(side) or real_normality(side))
     together = infoloss.compare(df, prots, spec, measures=["ldu_biv"])
     assert built.count(_gdu_pairs.ORIGINAL) == 1 and built.count(_gdu_pairs.PROTECTED) == 2
+    continuous = [n for n, v in spec["variables"].items() if v.get("scale") == "continuous"]
+    assert len(normality_tests) == len(continuous)  # the original's normality tests: once for both scenarios
     for scenario, prot in zip(together.scenarios, prots):
         alone = infoloss.compare(df, prot, spec, measures=["ldu_biv"]).scenarios[0]
         assert dumps(scenario.measures["ldu_biv"]) == dumps(alone.measures["ldu_biv"])

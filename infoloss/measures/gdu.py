@@ -426,6 +426,13 @@ def _normality(side: _Side) -> dict[str, Any]:
     return {"statistic": d, "p_value": p, "mean": numeric.unscale(mean, e), "sd": numeric.unscale(sd, e)}
 
 
+def _original_normality(pair: EncodedPair, name: str, side: _Side) -> dict[str, Any]:
+    """:func:`_normality` of the original variable, shared by the scenarios of one ``compare`` (a copy each)
+    while they hold its very values and levels (unscaled; see :meth:`EncodedPair.cached_original_arrays`)."""
+    arrays = [side.values, side.levels, side.counts]
+    return dict(pair.cached_original_arrays(("gdu-normality", name), arrays, lambda: _normality(side)))
+
+
 def _chi2_two_files(o: _Side, p: _Side) -> dict[str, Any]:
     table = np.vstack([o.counts, p.counts])
     table = table[:, table.sum(axis=0) > 0]
@@ -601,7 +608,7 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
     normality: dict[str, Any] = {}
     continuous = [name for name, var in variables.items() if var.scale == "continuous"]
     with ThreadPoolExecutor(max_workers=2) as pool:  # the CDF over every level releases the GIL
-        tested = list(pool.map(lambda name: _normality(variables[name].orig), continuous))
+        tested = list(pool.map(lambda name: _original_normality(pair, name, variables[name].orig), continuous))
     for name, res in zip(continuous, tested):
         if res.get("p_value") is not None:
             res["normal"] = bool(res["p_value"] >= threshold)
