@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import math
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
@@ -32,6 +33,7 @@ class _Degenerate(Exception):
 
 
 _GROUP_CODES_KEPT = 4  # intp copies of nominal codes kept per file (8 bytes per record each)
+_PATTERN_MEMO = threading.local()  # per pool thread: the last missing pattern's weights (_SideStats.pattern_memo)
 _GATHER_BLOCK = 1 << 14
 
 
@@ -67,20 +69,21 @@ class _SideStats:
         self._filled: dict[str, np.ndarray] = {}
         self._tied: dict[str, np.ndarray] = {}
         self._tie_sums: dict[str, float] = {}
-        self._pattern = threading.local()
 
     def pattern_memo(self, pattern: tuple[str, ...]) -> dict:
-        """This thread's store for the pairs whose complete cases leave out the records where ``pattern`` is missing.
+        """This thread's store for this file's pairs whose complete cases leave out the records where ``pattern``
+        is missing.
 
         Weighted ANOVA and Pearson tests of such pairs share their rescaled
         weights (zero outside the complete cases) and the centred values of
-        the incomplete variables; the pairs are tested one pattern after
-        another (:func:`_job_order`), so only the last pattern is kept.
+        the incomplete variables; the pairs are tested file by file, one
+        pattern after another (:func:`_job_order`), so each thread keeps only
+        its last pattern (at most about 40 MB on 1,000,000 records).
         """
-        held = getattr(self._pattern, "held", None)
-        if held is None or held[0] != pattern:
-            held = self._pattern.held = (pattern, {})
-        return held[1]
+        held = getattr(_PATTERN_MEMO, "held", None)
+        if held is None or held[0]() is not self or held[1] != pattern:
+            held = _PATTERN_MEMO.held = (weakref.ref(self), pattern, {})
+        return held[2]
 
     def n_complete(self, a: str, b: str) -> int:
         """Records where both variables are present."""
@@ -435,7 +438,7 @@ def _job_order(which: str, item: dict[str, Any], variables: dict[str, _Var], use
     if use_w and test in ("anova", "pearson"):
         pattern = _missing_pattern(which, item["a"], item["b"], variables)
         if pattern:
-            return "\x00" + "\x00".join(pattern), ""
+            return "\x00" + "\x00".join((which, *pattern)), ""
     return "", _nominal_member(item, variables)
 
 
