@@ -437,16 +437,16 @@ def _job_order(which: str, item: dict[str, Any], variables: dict[str, _Var], use
     variables are missing (they share weights, :meth:`_SideStats.pattern_memo`), the others by nominal variable."""
     test = item["test_orig" if which == ORIGINAL else "test_prot"]
     if use_w and test in ("anova", "pearson"):
-        pattern = _missing_pattern(which, item["a"], item["b"], variables)
+        sides = {n: (variables[n].orig if which == ORIGINAL else variables[n].prot) for n in (item["a"], item["b"])}
+        pattern = _missing_pattern(sides, item["a"], item["b"])
         if pattern:
             return "\x00" + "\x00".join((which, *pattern)), ""
     return "", _nominal_member(item, variables)
 
 
-def _missing_pattern(which: str, a: str, b: str, variables: dict[str, _Var]) -> tuple[str, ...]:
-    """The pair's variables that have missing values in this file, sorted."""
-    sides = {n: (variables[n].orig if which == ORIGINAL else variables[n].prot) for n in (a, b)}
-    return tuple(sorted(n for n, side in sides.items() if not side.complete))
+def _missing_pattern(sides: dict[str, _Side], a: str, b: str) -> tuple[str, ...]:
+    """The pair's variables that have missing values in the file of ``sides``, sorted."""
+    return tuple(sorted(n for n in (a, b) if not sides[n].complete))
 
 
 def _nominal_member(item: dict[str, Any], variables: dict[str, _Var]) -> str:
@@ -655,7 +655,7 @@ def _weighted_moments_incomplete(
     """
     from . import _gdu_weighted as gw
 
-    pattern = tuple(sorted(n for n in (a, b) if not m.sides[n].complete))
+    pattern = _missing_pattern(m.sides, a, b)
     memo = m.pattern_memo(pattern)  # the same complete cases: the same weights and incomplete variables' values
     if "weights" not in memo:
         wz = np.where(complete_cases(), w, 0.0)
