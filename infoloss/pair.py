@@ -353,9 +353,9 @@ def _distinct_levels(x: np.ndarray, xv: np.ndarray, ok: np.ndarray, codes: np.nd
     """:func:`sorted_levels` by one ``argsort`` of the present values ``xv`` (``x[ok]``), level ids scattered back.
 
     What ``np.unique(xv, return_inverse=True, return_counts=True)`` does,
-    with the ids counted in int32 and written straight into ``codes``
-    (numpy's intp inverse, its int32 copy and the masked assignment are
-    three passes fewer): about 20 % faster on 1,000,000 distinct values.
+    with the ids counted in int32 (no intp inverse and int32 copy of it) and,
+    when nothing is missing, scattered straight into ``codes``: about 20 %
+    faster on 1,000,000 distinct values.
     The values are sorted without NaN because numpy's vectorised sort is
     several times slower on arrays that hold NaN.
     """
