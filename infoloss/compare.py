@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -308,7 +309,6 @@ def compare(
     steps = len(ids) + (1 if aggregates else 0)  # the report's plot data is a step of its own
     total = steps * len(protected_list)
     original_cache: dict = {}  # the original is converted once for all scenarios
-    family_done = _last_of_family(ids)
     records_taken: set[str] = set()
     results = []
     for k, (prot, name) in enumerate(zip(protected_list, names)):
@@ -328,13 +328,7 @@ def compare(
             n_records=pair.n_prot,
             paired=pair.paired,
         )
-        for j, mid in enumerate(ids):
-            if progress is not None:
-                progress(k * steps + j, total, f"{name}: {mid}")
-            _run_measure(scenario, pair, mid, options.get(mid, {}))
-            if mid in family_done:
-                _drop_family_cache(pair, family_done[mid])
-            release_memory()
+        _run_measures(scenario, pair, ids, options, progress, k * steps, total)
         if records_dir is not None:
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
         if pair.nearest is not None and pair.nearest.summary is not None:
@@ -365,21 +359,104 @@ def compare(
 
 
 #: families whose measures alone read the pair's cache entries named after them (key ``(family, ...)``);
-#: those entries are dropped after the family's last measure of a run.  The cache is a memo, so
-#: a later reader would only compute the entry again.
+#: those entries are dropped when the family's last measure of a run has finished.  The cache is a
+#: memo, so a later reader would only compute the entry again.
 _FAMILY_CACHES = ("record", "tables", "distributions", "propensity", "gdu")
 
 
-def _last_of_family(ids: list[str]) -> dict[str, str]:
-    """Measure id -> the family in ``_FAMILY_CACHES`` whose last measure (in run order) it is."""
-    last = {registry.get(mid).family: mid for mid in ids}
-    return {mid: family for family, mid in last.items() if family in _FAMILY_CACHES}
+def _lanes() -> int:
+    """How many measures may run at once: 2 with two or more cores for this process, else 1."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this system (macOS, Windows)
+        cores = os.cpu_count() or 1
+    return 2 if cores >= 2 else 1
+
+
+def _run_measures(scenario: ScenarioResult, pair: EncodedPair, ids: list[str], options: dict[str, dict[str, Any]],
+                  progress: Progress | None, step: int, total: int) -> None:
+    """Run one scenario's measures; the results are kept in the order of ``ids``.
+
+    The measures that share cores (``shares_cores``, registry.measure) run
+    first, two at a time (``infoloss._concurrent``); the others then run one
+    after the other, each with the whole machine (their own threads, BLAS).
+    A family's cache entries go when its last measure has finished.
+    """
+    infos = {mid: registry.get(mid) for mid in ids}
+    beside = [mid for mid in ids if infos[mid].shares_cores] if _lanes() > 1 and len(ids) > 1 else []
+    left = {family: sum(1 for i in infos.values() if i.family == family) for family in _FAMILY_CACHES}
+    started = 0
+
+    def start(mid: str) -> None:
+        nonlocal started
+        if progress is not None:
+            progress(step + started, total, f"{scenario.name}: {mid}")
+        started += 1
+
+    def finish(mid: str) -> None:
+        family = infos[mid].family
+        if family in left:
+            left[family] -= 1
+            if left[family] == 0:
+                _drop_family_cache(pair, family)
+        release_memory()
+
+    if beside and pair.nearest is not None and any(infos[mid].needs_pairing for mid in beside):
+        try:  # the nearest-record search (its own threads and BLAS limits) before measures share the cores
+            pair.paired_view()
+        except NotComputed:  # each measure that needs it says why
+            pass
+    if beside:
+        _run_side_by_side(scenario, pair, beside, infos, options, start, finish)
+    for mid in ids:
+        if mid not in scenario.seconds:
+            start(mid)
+            _run_measure(scenario, pair, mid, options.get(mid, {}))
+            finish(mid)
+    for store in (scenario.measures, scenario.not_computed, scenario.seconds):
+        ordered = {mid: store[mid] for mid in ids if mid in store}
+        store.clear()
+        store.update(ordered)
+
+
+def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[str],
+                      infos: dict[str, registry.MeasureInfo], options: dict[str, dict[str, Any]],
+                      start: Callable[[str], None], finish: Callable[[str], None]) -> None:
+    """Run ``queue`` on two threads, BLAS at one thread and warnings kept per thread.
+
+    A family's measures run one after the other on one thread: they share
+    cache entries, and the second would only wait for the first's.
+    """
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+    from itertools import groupby
+
+    from ._concurrent import side_by_side
+
+    def run_group(group: list[str]) -> None:
+        for mid in group:
+            _run_measure(scenario, pair, mid, options.get(mid, {}))
+
+    groups = [list(g) for _, g in groupby(queue, key=lambda mid: infos[mid].family)]
+    running: dict[Any, list[str]] = {}
+    with side_by_side(), ThreadPoolExecutor(max_workers=2, thread_name_prefix="infoloss-measure") as pool:
+        while groups or running:
+            while groups and len(running) < 2:
+                group = groups.pop(0)
+                for mid in group:
+                    start(mid)
+                running[pool.submit(run_group, group)] = group
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                group = running.pop(future)
+                future.result()  # a bug in a measure stops the run here, as it would on one thread
+                for mid in group:
+                    finish(mid)
 
 
 def _drop_family_cache(pair: EncodedPair, family: str) -> None:
-    """Drop the pair's cache entries named after ``family`` (its measures have all run)."""
-    for key in [k for k in pair.cache if isinstance(k, tuple) and k and k[0] == family]:
-        del pair.cache[key]
+    """Drop the pair's cache entries named after ``family`` (its measures have all finished)."""
+    for key in [k for k in list(pair.cache) if isinstance(k, tuple) and k and k[0] == family]:
+        pair.cache.pop(key, None)
 
 
 def _share_original_floats(original: pd.DataFrame, pair: EncodedPair) -> pd.DataFrame:

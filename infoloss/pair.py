@@ -11,6 +11,7 @@ measure computes them twice.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
@@ -21,6 +22,29 @@ from .errors import InputError, NotComputed, SpecError
 from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label
 
 ORIGINAL, PROTECTED = "orig", "prot"
+
+
+class KeyLocks:
+    """One re-entrant lock per cache key.
+
+    ``compare`` may run two measures at the same time (``shares_cores``);
+    when both ask for the same derived array, the first computes it and the
+    second waits for it instead of computing it too.  Entries of different
+    keys are computed at the same time.  The cached values form no cycle (a
+    value that needed itself could not be computed one thread at a time
+    either), so two threads never wait for each other.
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[Any, threading.RLock] = {}
+
+    def __call__(self, key: Any) -> threading.RLock:
+        with self._guard:
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = threading.RLock()
+            return lock
 
 
 @dataclass
@@ -87,6 +111,7 @@ class EncodedPair:
     # there, so that they are computed once for all scenarios (see ``cached_original``)
     original_cache: dict | None = field(default=None, repr=False)
     nearest: Any = None  # infoloss.nearest.NearestPairing with ``pairing: nearest`` (unpaired, paired view on demand)
+    locks: KeyLocks = field(default_factory=KeyLocks, repr=False, compare=False)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -125,14 +150,13 @@ class EncodedPair:
             raise ValueError("paired_view needs 'pairing: nearest'")
         from .nearest import paired_view
 
-        return paired_view(self)
+        with self.locks(("pairing", "view")):  # two measures at once: one nearest-record search
+            return paired_view(self)
 
     # -- caching -----------------------------------------------------------
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
-        """Return ``cache[key]``, computing it once with ``compute()``."""
-        if key not in self.cache:
-            self.cache[key] = compute()
-        return self.cache[key]
+        """Return ``cache[key]``, computing it once with ``compute()`` (once also when two threads ask)."""
+        return _once(self.cache, key, compute, self.locks, ("cache", key))
 
     def cached_original(self, key: Any, compute: Callable[[], Any]) -> Any:
         """Like :meth:`cached`, for work that depends on the original file only.
@@ -148,9 +172,7 @@ class EncodedPair:
         """
         store = self.cache if self.original_cache is None else self.original_cache
         key = ("original-only", key)
-        if key not in store:
-            store[key] = compute()
-        return store[key]
+        return _once(store, key, compute, self.locks, ("original", key))
 
     def cached_original_arrays(self, key: Any, arrays: Sequence[np.ndarray], compute: Callable[[], Any]) -> Any:
         """Like :meth:`cached_original`, for work on these arrays of the original file alone.
@@ -164,12 +186,13 @@ class EncodedPair:
         if self.original_cache is None:
             return self.cached(key, compute)
         store_key = ("original-arrays", key)
-        held = self.original_cache.get(store_key)
-        if held is not None and len(held[0]) == len(arrays) and all(a is b for a, b in zip(held[0], arrays)):
-            return held[1]
-        value = compute()
-        self.original_cache[store_key] = (tuple(arrays), value)
-        return value
+        with self.locks(("original", store_key)):
+            held = self.original_cache.get(store_key)
+            if held is not None and len(held[0]) == len(arrays) and all(a is b for a, b in zip(held[0], arrays)):
+                return held[1]
+            value = compute()
+            self.original_cache[store_key] = (tuple(arrays), value)
+            return value
 
     def households(self, which: str) -> np.ndarray | None:
         return self.households_orig if which == ORIGINAL else self.households_prot
@@ -898,6 +921,18 @@ def _group_codes(col: pd.Series, missing: set[str]) -> np.ndarray:
 
 
 # -- global recoding -------------------------------------------------------
+def _once(store: dict, key: Any, compute: Callable[[], Any], locks: KeyLocks, lock_key: Any) -> Any:
+    """``store[key]``, computed with ``compute()`` under the lock of ``lock_key`` if it is not there yet."""
+    try:
+        return store[key]
+    except KeyError:
+        pass
+    with locks(lock_key):
+        if key not in store:
+            store[key] = compute()
+        return store[key]
+
+
 def _recode(pair: EncodedPair, name: str) -> CategoricalColumn:
     var = pair.variable(name)
     if var.recode is None and name in pair.generalised:

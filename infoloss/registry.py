@@ -170,6 +170,8 @@ class MeasureInfo:
     reference: str = ""  # the main reference (default: the docstring's References section)
     score_scale: float | None = None  # loss that counts as complete loss, for unbounded measures' report scores
     unit: str = ""  # "count" when the values are numbers of records or cells (safe mode hides small ones)
+    # ``compare`` may run it beside another measure that shares cores (docs/architecture.md, "Running the measures")
+    shares_cores: bool = False
 
     @property
     def better_text(self) -> str:
@@ -305,6 +307,7 @@ def measure(
     reference: str = "",
     score_scale: float | None = None,
     unit: str = "",
+    shares_cores: bool = False,
 ) -> Callable[[Callable[..., MeasureResult]], Callable[..., MeasureResult]]:
     """Register a measure function under ``id``.
 
@@ -315,6 +318,14 @@ def measure(
     required for ``"target"``).  ``plain``, ``formula``, ``reference``,
     ``score_scale`` and ``unit`` are optional guidance for the HTML report
     (docs/report.md).
+
+    ``shares_cores``: ``compare`` may run the measure beside another one that
+    shares cores, two at a time on two threads.  Such a measure runs mostly on
+    one core in code that releases the GIL (numpy, scipy), its result does not
+    depend on what runs beside it, it records or silences warnings only with
+    :func:`infoloss._concurrent.recorded_warnings` and holds BLAS to one
+    thread itself when it calls BLAS (``threadpoolctl``).  The default runs
+    alone, with the whole machine.
 
     The returned function accepts either an ``EncodedPair`` or
     ``(original_df, protected_df, spec=None)`` (spec: a dict, a Spec or a path
@@ -367,6 +378,7 @@ def measure(
             reference=reference,
             score_scale=score_scale,
             unit=unit,
+            shares_cores=shares_cores,
         )
         public.info = REGISTRY[id]  # type: ignore[attr-defined]
         return public

@@ -9,6 +9,7 @@ codes that are the codes themselves, and int32 level counts.
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
@@ -20,11 +21,12 @@ from infoloss import _memory, registry
 from infoloss.compare import (
     _compact_original_text,
     _drop_family_cache,
-    _last_of_family,
     _share_original_floats,
 )
 from infoloss.pair import ORIGINAL, PROTECTED, encode_pair, sorted_levels
 from infoloss.synth import make_spec, make_survey, protect
+
+compare_module = importlib.import_module("infoloss.compare")  # the module (infoloss.compare is the function)
 
 
 @pytest.fixture(scope="module")
@@ -132,15 +134,30 @@ def test_compact_original_text_keeps_the_values_in_less_memory(files):
         assert np.array_equal(later.categorical[name].prot, fresh.categorical[name].prot)
 
 
-def test_family_cache_dropped_after_its_last_measure():
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_family_cache_dropped_after_its_last_measure(monkeypatch, files, lanes):
+    # il1s, records_changed and hellinger share cores (they may run side by side); the others run alone
     ids = ["il1s", "records_changed", "ks", "hellinger", "ecdf_max", "ldu_uni", "gdu"]
-    last = _last_of_family(ids)
     families = {mid: registry.get(mid).family for mid in ids}
-    for mid, family in last.items():
-        assert families[mid] == family
-        assert all(families[m] != family for m in ids[ids.index(mid) + 1:])
-    assert {families[m] for m in last} == {f for f in families.values() if f in ("record", "tables",
-                                                                                  "distributions", "gdu")}
+    finished, drops = [], []
+    run_measure, drop = compare_module._run_measure, compare_module._drop_family_cache
+
+    def spy_run(scenario, pair, mid, options):
+        run_measure(scenario, pair, mid, options)
+        finished.append(mid)
+
+    def spy_drop(pair, family):
+        drops.append((family, list(finished)))
+        drop(pair, family)
+
+    monkeypatch.setattr(compare_module, "_lanes", lambda: lanes)
+    monkeypatch.setattr(compare_module, "_run_measure", spy_run)
+    monkeypatch.setattr(compare_module, "_drop_family_cache", spy_drop)
+    (orig, p1, _), spec = files
+    infoloss.compare(orig, p1, spec, measures=ids, aggregates=False, statistics=False, tables=False)
+    assert sorted(f for f, _ in drops) == sorted({"record", "tables", "distributions", "gdu"})
+    for family, done in drops:  # each family once, after every one of its measures
+        assert {m for m in ids if families[m] == family} <= set(done)
     orig = pd.DataFrame({"x": [1.0, 2.0, 3.0], "g": ["a", "b", "a"]})
     spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
     pair = encode_pair(orig, orig.copy(), spec)

@@ -95,6 +95,7 @@ def _one_table(pair: EncodedPair, combo: tuple[str, ...], use_w: bool, form: str
 
 @measure(
     "chi2_distance",
+    shares_cores=True,
     family="tables",
     description="χ² distance between the original and protected one- and two-way tables (symmetric, on proportions)",
     range=(0, None),

@@ -205,6 +205,7 @@ def _chosen(pair: EncodedPair) -> tuple[list[str], str, dict[str, str]]:
 
 @measure(
     "ebil_joint",
+    shares_cores=True,
     family="tables",
     description="multivariate EBIL: uncertainty about the original combination of the PRAMmed variables given the "
     "released one (Kronecker product of their matrices)",
@@ -294,7 +295,10 @@ def ebil_joint(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureRes
     """
     use_w, wdetails = _weighting(pair, weighted, "ebil_joint")
     names, kind, left_out = _chosen(pair)
-    res = _ebil_given(pair, names, use_w) if kind == "given" else _ebil_estimated(pair, names, use_w)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):  # the products of the matrices: the same bits alone or beside
+        res = _ebil_given(pair, names, use_w) if kind == "given" else _ebil_estimated(pair, names, use_w)
     if not res["n"] > 0:
         raise NotComputed("no protected record has every variable of the joint EBIL present")
     value = min(res["ebil"] / (res["n"] * math.log(res["k"])), 1.0) if res["k"] > 1 else 0.0

@@ -74,7 +74,6 @@ Conventions (the literature is silent on most of them):
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -274,6 +273,8 @@ def _mcd_fits(pair: EncodedPair, max_records: int, random_state: int) -> dict[st
     """
     from threadpoolctl import threadpool_limits
 
+    from .._concurrent import recorded_warnings
+
     key = ("moments", "mcd", max_records, random_state, tuple(pair.continuous_names))
     columns = [_column(pair, name, ORIGINAL) for name in pair.continuous_names]
 
@@ -285,8 +286,7 @@ def _mcd_fits(pair: EncodedPair, max_records: int, random_state: int) -> dict[st
             return pair.cached_original_arrays(key, columns, compute)
         return pair.cached((*key, which), compute)
 
-    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
-        warnings.simplefilter("ignore")
+    with recorded_warnings(ignore=True), threadpool_limits(limits=1, user_api="blas"):
         fits = {}
         for which in (ORIGINAL, PROTECTED):
             fits[which] = fit(which)
@@ -297,6 +297,7 @@ def _mcd_fits(pair: EncodedPair, max_records: int, random_state: int) -> dict[st
 
 @measure(
     "robust_eigen",
+    shares_cores=True,
     family="moments",
     description="eigen with a robust (MCD) covariance of the standardised variables, on a seeded sample",
     range=(0, None),

@@ -135,6 +135,7 @@ from scipy import sparse
 from scipy.linalg import lapack
 
 from .. import limits, numeric
+from .._concurrent import recorded_warnings
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -536,8 +537,7 @@ def _logit_fit(m: _Merged, w: np.ndarray | None = None) -> dict:
         else:
             tol = _LOGIT_TOL if rest.shape[0] <= _LOGIT_LARGE else _LOGIT_TOL_LARGE
             model = LogisticRegression(C=np.inf, solver="newton-cg", tol=tol, max_iter=_LOGIT_MAX_ITER)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+            with recorded_warnings() as caught:
                 model.fit(x, y[rest], sample_weight=None if w is None else w[rest])
                 eta = model.decision_function(x)
             messages = [str(w.message).split("\n")[0] for w in caught if not issubclass(w.category, DeprecationWarning)]
@@ -609,7 +609,10 @@ def _fit(pair: EncodedPair, model: str, max_records: int, seed: int, use_w: bool
         m = _merged(pair, max_records, seed)
         w = m.weights() if use_w else None
         if model == "logit":
-            fit = _logit_fit(m, w)
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1, user_api="blas"):  # the same last bits on any machine, alone or beside
+                fit = _logit_fit(m, w)
         else:
             x, _ = _cart_columns(m)
             value, leaves = _cart_pmse(x, m.y, m.c, seed, w)
@@ -740,6 +743,7 @@ CLUSTER_OPTIONS = (
 
 @measure(
     "pmse",
+    shares_cores=True,
     family="propensity",
     description="propensity-score mean squared error: how well a model tells the files apart (0: not at all)",
     range=(0, 0.25),
@@ -823,6 +827,7 @@ def pmse(
 
 @measure(
     "pmse_ratio",
+    shares_cores=True,
     family="propensity",
     description="pMSE over its null expectation E0: about 1 for a correct synthesis; 0 for identical files "
     "(pMSE = 0)",
@@ -911,6 +916,7 @@ def pmse_ratio(
 
 @measure(
     "pmse_std",
+    shares_cores=True,
     family="propensity",
     description="standardised pMSE, (pMSE - E0)/SD0: about 0 for a correct synthesis; negative, "
     "-sqrt((k-1)/2), for identical files (pMSE = 0)",

@@ -171,6 +171,7 @@ def _hierarchy_counts(pair: EncodedPair, names: list[str]) -> dict:
 # ---------------------------------------------------------------------------
 @measure(
     "missing_values",
+    shares_cores=True,
     unit="count",
     family="record",
     description="missing cells in the protected file, per variable (details: the same counts in the original)",
@@ -233,6 +234,7 @@ def missing_values(pair: EncodedPair) -> MeasureResult:
 
 @measure(
     "suppressions",
+    shares_cores=True,
     unit="count",
     family="record",
     description="cells present in the original and missing in the protected file (local suppressions)",
@@ -300,6 +302,7 @@ def suppressions(pair: EncodedPair) -> MeasureResult:
 
 @measure(
     "records_changed",
+    shares_cores=True,
     unit="count",
     family="record",
     description="records whose value differs, per variable (newly missing counts as changed)",
@@ -373,6 +376,7 @@ def records_changed(pair: EncodedPair) -> MeasureResult:
 # ---------------------------------------------------------------------------
 @measure(
     "il1s",
+    shares_cores=True,
     family="record",
     description="IL1s: mean absolute difference of paired continuous values over sqrt(2) times the original sd",
     range=(0, None),
@@ -573,6 +577,7 @@ def _original_median(pair: EncodedPair, name: str) -> float:
 
 @measure(
     "lambda",
+    shares_cores=True,
     family="record",
     description="Młodak's λ: mean distance between paired values over all variables (nominal, ordinal, continuous)",
     range=(0, 1),
@@ -695,6 +700,7 @@ def lambda_(pair: EncodedPair, *, missing_rule: str = "handbook") -> MeasureResu
 # ---------------------------------------------------------------------------
 @measure(
     "categorical_distance",
+    shares_cores=True,
     family="record",
     description="Domingo-Ferrer & Torra direct comparison of categorical values: mean nominal 0/1 or ordinal distance",
     range=(0, 1),

@@ -252,6 +252,7 @@ def _pairs(names: list[str]) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------------------
 @measure(
     "ctbil",
+    shares_cores=True,
     family="tables",
     description="contingency-table-based IL: mean absolute cell difference over all tables of dimension <= K",
     range=(0, None),
@@ -364,6 +365,7 @@ def ctbil(pair: EncodedPair, *, K: int | None = None, weighted: bool | None = No
 # ---------------------------------------------------------------------------
 @measure(
     "aad",
+    shares_cores=True,
     family="tables",
     description="average absolute distance per cell of the one- and two-way tables (Gomatam & Karr; Shlomo)",
     range=(0, None),
@@ -447,6 +449,7 @@ def _hellinger(p: np.ndarray, q: np.ndarray) -> float:
 
 @measure(
     "hellinger",
+    shares_cores=True,
     family="tables",
     description="Hellinger distance between the original and protected one- and two-way tables, on proportions",
     range=(0, 1),
@@ -518,6 +521,7 @@ def hellinger(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResu
 # ---------------------------------------------------------------------------
 @measure(
     "kl_divergence",
+    shares_cores=True,
     family="tables",
     description="Kullback-Leibler divergence D(original || protected) of each one-way distribution (smoothed)",
     range=(0, None),
@@ -658,6 +662,7 @@ def _cramers_v_of(pair: EncodedPair, combo: tuple[str, str], which: str, use_w: 
 
 @measure(
     "cramers_v_il",
+    shares_cores=True,
     family="tables",
     description="Shlomo's relative change in Cramér's V, |CV(prot) - CV(orig)| / CV(orig), per pair",
     range=(0, None),
@@ -861,6 +866,15 @@ def _ebil_estimated(pair: EncodedPair, name: str, use_weights: bool) -> dict:
     return {"ebil": total_h, "n": float(released.sum()), "k": k, "matrix": "estimated"}
 
 
+def _ebil_of(pair: EncodedPair, name: str, use_weights: bool) -> dict:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):  # a long dot product: the same bits alone or beside another
+        if pair.variable(name).pram is not None:
+            return _ebil_given(pair, name, use_weights)
+        return _ebil_estimated(pair, name, use_weights)
+
+
 def _ebil_given(pair: EncodedPair, name: str, use_weights: bool) -> dict:
     col = pair.categorical[name]
     matrix = read_pram_matrix(pair.variable(name).pram, name)
@@ -912,6 +926,7 @@ def _ebil_given(pair: EncodedPair, name: str, use_weights: bool) -> dict:
 
 @measure(
     "ebil",
+    shares_cores=True,
     family="tables",
     description="entropy-based IL for PRAM: uncertainty about the original value given the released one",
     range=(0, 1),
@@ -1012,7 +1027,7 @@ def ebil(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResult:
         )
     by_variable, normalised, matrix, n, k, excluded = {}, {}, {}, {}, {}, {}
     for name in chosen:
-        res = _ebil_given(pair, name, use_w) if pair.variable(name).pram is not None else _ebil_estimated(pair, name, use_w)
+        res = _ebil_of(pair, name, use_w)
         if not res["n"] > 0:
             not_computed[name] = "the protected file has no released (non-missing) value"
             continue

@@ -1,0 +1,76 @@
+"""Process-wide state for measures that run side by side (``shares_cores``, issue 14).
+
+Two things a measure may want to change are global to the process: the
+warnings filters (``warnings.catch_warnings`` swaps them for every thread)
+and the number of BLAS threads (``threadpoolctl``).  While ``compare`` runs
+two measures at once it holds both for the whole phase (:func:`side_by_side`):
+BLAS at one thread, and every warning handed to the thread that raised it.
+A measure that shares cores therefore
+
+* records or silences warnings with :func:`recorded_warnings` (outside the
+  phase it is ``warnings.catch_warnings(record=True)`` with the ``"always"``
+  or ``"ignore"`` filter, as before), and
+* holds BLAS to one thread itself when it calls BLAS (``threadpoolctl``), so
+  that its last bits are the same whether it runs alone or beside another
+  (the phase's limit is then the same limit).
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_local = threading.local()  # .sink: (list to record this thread's warnings in, or None to drop them,) or None
+_phase = threading.Event()  # set while compare runs measures side by side
+
+
+@contextmanager
+def recorded_warnings(ignore: bool = False) -> Iterator[list[warnings.WarningMessage]]:
+    """The warnings raised inside the block, on this thread only while measures run side by side.
+
+    ``ignore``: drop them (the list stays empty).
+    """
+    if not _phase.is_set():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("ignore" if ignore else "always")
+            yield caught
+        return
+    caught: list[warnings.WarningMessage] = []
+    previous = getattr(_local, "sink", None)
+    _local.sink = (None if ignore else caught,)
+    try:
+        yield caught
+    finally:
+        _local.sink = previous
+
+
+@contextmanager
+def side_by_side() -> Iterator[None]:
+    """Hold BLAS at one thread and route each warning to its thread's :func:`recorded_warnings` block.
+
+    Entered by ``compare`` on the main thread around the measures that run
+    side by side.  A warning raised outside any such block goes to the
+    usual ``showwarning``.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("always")  # a block records every warning; the filter is the same for all threads
+        show = warnings.showwarning
+
+        def to_thread(message, category, filename, lineno, file=None, line=None):
+            sink = getattr(_local, "sink", None)
+            if sink is None:
+                return show(message, category, filename, lineno, file, line)
+            if sink[0] is not None:
+                sink[0].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
+            return None
+
+        warnings.showwarning = to_thread
+        _phase.set()
+        try:
+            yield
+        finally:
+            _phase.clear()
