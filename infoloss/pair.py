@@ -643,7 +643,6 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
                 f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
                 f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
             )
-    x = x.copy() if not x.flags.writeable else x
     if var.missing:
         codes = [float(m) for m in var.missing if _is_float(m)]
         if codes:
@@ -655,6 +654,11 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
             f"beyond ±1.8e308) in the {which} file; infinity is not a measurement: replace them by the real values, "
             "or by a missing code listed in the spec."
         )
+    # the pair's arrays are read-only (no measure writes into them), so a read-only column of the frame
+    # (pandas' copy-on-write, an Arrow-backed frame) is used as it is instead of copied; a view, so that
+    # the frame's own array keeps its flags
+    x = x.view()
+    x.flags.writeable = False
     return x
 
 
