@@ -125,6 +125,39 @@ def test_csv_bom_and_quoted_fields(tmp_path):
     assert df["x"].tolist() == [1, 2, 3]
 
 
+@pytest.mark.parametrize("columns", [1, 2, 4])
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_csv_values_spanning_lines_across_blocks(tmp_path, monkeypatch, columns, where):
+    # blocks of 64 bytes: line breaks inside quoted values meet block ends many times over
+    import infoloss.io as io_module
+
+    monkeypatch.setattr(io_module, "CSV_BLOCK_SIZE", 64)
+    rng = np.random.default_rng(columns)
+    rows = []
+    for i in range(300):
+        text = "multi\nline " * int(rng.integers(0, 4)) + f"v{i}"
+        cells = [str(i * 10 + j) for j in range(columns - 1)]
+        rows.append([text, *cells] if where == "first" else [*cells, text])
+    names = [f"c{j}" for j in range(columns)]
+    body = "".join(",".join(f'"{c}"' if "\n" in c or "v" in c else c for c in row) + "\n" for row in rows)
+    path = tmp_path / "d.csv"
+    path.write_text(",".join(names) + "\n" + body)
+    df = read_table(path)
+    expected = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert df.astype(str).values.tolist() == expected.values.tolist()
+    assert len(df) == 300 and any("\n" in v for v in df[names[0] if where == "first" else names[-1]])
+
+
+def test_csv_quotes_without_line_breaks_across_blocks(tmp_path, monkeypatch):
+    import infoloss.io as io_module
+
+    monkeypatch.setattr(io_module, "CSV_BLOCK_SIZE", 64)
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n" + "".join(f'"x, {i}",{i}\n' for i in range(200)))
+    df = read_table(path)
+    assert df["a"].tolist() == [f"x, {i}" for i in range(200)] and df["b"].tolist() == list(range(200))
+
+
 def test_csv_header_only_gives_zero_rows(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("a;b;c\n")
