@@ -182,3 +182,39 @@ def test_two_threads_asking_for_one_cache_entry_compute_it_once():
         assert calls.count(how) == 1 and all(r is results[0] for r in results)
         barrier.reset()
     assert pair.levels("x", ORIGINAL) is pair.levels("x", ORIGINAL)
+
+
+def test_encoding_on_two_threads_gives_the_same_pair(monkeypatch):
+    # 2 x 100,000 records x 10 variables: encode_pair converts the variables on two threads
+    import infoloss.pair as pair_module
+
+    df = make_survey(100_000, n_continuous=6, n_categorical=4, seed=21)
+    prot = protect(df, noise=0.3, pram=0.2, suppress=0.05, seed=22)
+    spec = make_spec(df)
+    calls = []
+    real = pair_module._map_in_order
+
+    def one_thread(func, items, n_records):
+        calls.append(n_records * len(items))
+        return [func(x) for x in items]
+
+    two = encode_pair(df, prot, spec)
+    monkeypatch.setattr(pair_module, "_map_in_order", one_thread)
+    one = encode_pair(df, prot, spec)
+    assert calls and calls[0] >= 2_000_000  # large enough for two threads
+    assert list(two.continuous) == list(one.continuous) and list(two.categorical) == list(one.categorical)
+    for name, col in one.continuous.items():
+        assert np.array_equal(col.orig, two.continuous[name].orig, equal_nan=True)
+        assert np.array_equal(col.prot, two.continuous[name].prot, equal_nan=True)
+    for name, col in one.categorical.items():
+        assert col.categories == two.categorical[name].categories
+        assert np.array_equal(col.orig, two.categorical[name].orig)
+        assert np.array_equal(col.prot, two.categorical[name].prot)
+    # of two variables that cannot be encoded, the first in the spec's order is the one reported
+    bad = prot.copy()
+    first, second = [n for n, v in spec["variables"].items() if v.get("scale") == "continuous"][:2]
+    bad[second] = "text"
+    bad[first] = "words"
+    monkeypatch.setattr(pair_module, "_map_in_order", real)
+    with pytest.raises(infoloss.InputError, match=repr(first)):
+        encode_pair(df, bad, spec)
