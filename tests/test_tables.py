@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import chi2
 from scipy.stats.contingency import association
@@ -222,8 +222,17 @@ def test_cramers_v_equals_scipy_on_a_textbook_table():
     assert pair.table(("x", "y"), "orig")[:2, :2].tolist() == table
 
 
+def test_cramers_v_of_proportional_rows_is_exactly_zero():
+    # N * (sum O^2 / (row * col) - 1) left about 1e-16 N here, and V = 1.5e-8 instead of 0
+    for rows in ([[16, 27, 1], [16, 27, 1]], [[3, 6], [1, 2], [5, 10]]):
+        padded = np.zeros((len(rows) + 1, len(rows[0]) + 1))
+        padded[:-1, :-1] = rows
+        assert _cramers_v(padded) == (0.0, None)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.lists(st.integers(1, 30), min_size=3, max_size=3), min_size=2, max_size=4))
+@example(rows=[[16, 27, 1], [16, 27, 1]])
 def test_cramers_v_equals_scipy_on_random_tables(rows):
     table = np.array(rows)
     padded = np.zeros((table.shape[0] + 1, table.shape[1] + 1))

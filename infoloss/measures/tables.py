@@ -625,14 +625,15 @@ def _cramers_v(table: np.ndarray) -> tuple[float | None, str | None]:
         which = "the first" if r < 2 else "the second"
         return None, f"{which} variable has only one observed category among the complete cases"
     rows, cols = table.sum(axis=1), table.sum(axis=0)
-    # Pearson chi-squared without continuity correction: N * (sum O^2 / (row * col) - 1)
-    ratio = float((np.square(table) / np.outer(rows, cols)).sum())
-    return _v_from_ratio(ratio, total, r, c), None
+    # Pearson chi-squared without continuity correction, sum (O - E)^2 / E as scipy computes it: exactly 0
+    # for a table whose rows are proportional (N * (sum O^2 / (row * col) - 1) leaves about 1e-16 N there)
+    expected = np.outer(rows, cols) / total
+    chi2 = float((np.square(table - expected) / expected).sum())
+    return _v_from_chi2(chi2, total, r, c), None
 
 
-def _v_from_ratio(ratio: float, total: float, r: int, c: int) -> float:
-    chi2 = max(total * (ratio - 1.0), 0.0)
-    return min(math.sqrt(chi2 / (total * (min(r, c) - 1))), 1.0)
+def _v_from_chi2(chi2: float, total: float, r: int, c: int) -> float:
+    return min(math.sqrt(max(chi2, 0.0) / (total * (min(r, c) - 1))), 1.0)
 
 
 def _cramers_v_sparse(pair: EncodedPair, combo: tuple[str, str], which: str, use_w: bool) -> tuple[float | None, str | None]:
@@ -650,8 +651,9 @@ def _cramers_v_sparse(pair: EncodedPair, combo: tuple[str, str], which: str, use
     if min(r, c) < 2:
         which_var = "the first" if r < 2 else "the second"
         return None, f"{which_var} variable has only one observed category among the complete cases"
+    # only the observed cells are at hand: chi2 = N * (sum O^2 / (row * col) - 1)
     ratio = float((np.square(o) / (rows[a] * cols[b])).sum())
-    return _v_from_ratio(ratio, total, r, c), None
+    return _v_from_chi2(total * (ratio - 1.0), total, r, c), None
 
 
 def _cramers_v_of(pair: EncodedPair, combo: tuple[str, str], which: str, use_w: bool) -> tuple[float | None, str | None]:
