@@ -17,6 +17,7 @@ A measure that shares cores therefore
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections.abc import Iterator
@@ -24,6 +25,14 @@ from contextlib import contextmanager
 
 _local = threading.local()  # .sink: (list to record this thread's warnings in, or None to drop them,) or None
 _phase = threading.Event()  # set while compare runs measures side by side
+
+
+def cores() -> int:
+    """The number of cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this system (macOS, Windows)
+        return os.cpu_count() or 1
 
 
 @contextmanager

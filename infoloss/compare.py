@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -366,11 +365,9 @@ _FAMILY_CACHES = ("record", "tables", "distributions", "propensity", "gdu")
 
 def _lanes() -> int:
     """How many measures may run at once: 2 with two or more cores for this process, else 1."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # no affinity on this system (macOS, Windows)
-        cores = os.cpu_count() or 1
-    return 2 if cores >= 2 else 1
+    from ._concurrent import cores
+
+    return 2 if cores() >= 2 else 1
 
 
 def _run_measures(scenario: ScenarioResult, pair: EncodedPair, ids: list[str], options: dict[str, dict[str, Any]],
@@ -428,7 +425,6 @@ def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[s
     cache entries, and the second would only wait for the first's.
     """
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-    from itertools import groupby
 
     from ._concurrent import side_by_side
 
@@ -436,7 +432,10 @@ def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[s
         for mid in group:
             _run_measure(scenario, pair, mid, options.get(mid, {}))
 
-    groups = [list(g) for _, g in groupby(queue, key=lambda mid: infos[mid].family)]
+    by_family: dict[str, list[str]] = {}
+    for mid in queue:
+        by_family.setdefault(infos[mid].family, []).append(mid)
+    groups = list(by_family.values())
     running: dict[Any, list[str]] = {}
     with side_by_side(), ThreadPoolExecutor(max_workers=2, thread_name_prefix="infoloss-measure") as pool:
         while groups or running:

@@ -934,9 +934,9 @@ def _map_in_order(func: Callable[[Any], Any], items: list, n_records: int) -> li
     GIL (conversions, hashing the categories); each variable writes only its
     own entries of the original cache.
     """
-    import os
+    from ._concurrent import cores
 
-    if len(items) < 2 or n_records * len(items) < 2_000_000 or (os.cpu_count() or 1) < 2:
+    if len(items) < 2 or n_records * len(items) < 2_000_000 or cores() < 2:
         return [func(x) for x in items]
     from concurrent.futures import ThreadPoolExecutor
 
