@@ -20,8 +20,9 @@ from __future__ import annotations
 import os
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 _local = threading.local()  # .sink: (list to record this thread's warnings in, or None to drop them,) or None
 _phase = threading.Event()  # set while compare runs measures side by side
@@ -33,6 +34,22 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # no affinity on this system (macOS, Windows)
         return os.cpu_count() or 1
+
+
+def map_in_order(func: Callable[[Any], Any], items: list, size: int, max_workers: int = 2) -> list:
+    """``[func(x) for x in items]``, on up to ``max_workers`` threads when ``size`` (cells of work) is large.
+
+    For per-item work in numpy or Arrow code that releases the GIL.  The
+    results keep the order of ``items``; of several items that fail, the
+    first in order raises, as on one thread.
+    """
+    workers = min(len(items), cores(), max_workers)
+    if workers < 2 or size < 2_000_000:
+        return [func(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(func, items))
 
 
 @contextmanager

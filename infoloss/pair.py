@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from ._concurrent import map_in_order
 from .errors import InputError, NotComputed, SpecError
 from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label
 
@@ -460,7 +461,9 @@ def encode_pair(
         factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
         return _encode_categorical(var, factors, o, p, missing, original_cache)
 
-    columns = _map_in_order(encode, variables, len(original) + len(protected))
+    # on two threads for large files: the conversions and the hashing of categories release the GIL,
+    # and each variable writes only its own entries of the original cache
+    columns = map_in_order(encode, variables, (len(original) + len(protected)) * len(variables))
     continuous = {c.name: c for c in columns if isinstance(c, ContinuousColumn)}
     categorical = {c.name: c for c in columns if isinstance(c, CategoricalColumn)}
     generalised = _generalised(spec, variables, original, protected, categorical, continuous, missing, paired,
@@ -927,23 +930,6 @@ def _group_codes(col: pd.Series, missing: set[str]) -> np.ndarray:
 
 
 # -- global recoding -------------------------------------------------------
-def _map_in_order(func: Callable[[Any], Any], items: list, n_records: int) -> list:
-    """``[func(x) for x in items]``, on two threads for large files; the first item's error in order is raised.
-
-    The per-variable encoding is mostly numpy and Arrow work that releases the
-    GIL (conversions, hashing the categories); each variable writes only its
-    own entries of the original cache.
-    """
-    from ._concurrent import cores
-
-    if len(items) < 2 or n_records * len(items) < 2_000_000 or cores() < 2:
-        return [func(x) for x in items]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(func, items))
-
-
 def _once(store: dict, key: Any, compute: Callable[[], Any], locks: KeyLocks, lock_key: Any) -> Any:
     """``store[key]``, computed with ``compute()`` under the lock of ``lock_key`` if it is not there yet."""
     try:

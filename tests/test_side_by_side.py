@@ -192,14 +192,14 @@ def test_encoding_on_two_threads_gives_the_same_pair(monkeypatch):
     prot = protect(df, noise=0.3, pram=0.2, suppress=0.05, seed=22)
     spec = make_spec(df)
     calls = []
-    real = pair_module._map_in_order
+    real = pair_module.map_in_order
 
-    def one_thread(func, items, n_records):
-        calls.append(n_records * len(items))
+    def one_thread(func, items, size, max_workers=2):
+        calls.append(size)
         return [func(x) for x in items]
 
     two = encode_pair(df, prot, spec)
-    monkeypatch.setattr(pair_module, "_map_in_order", one_thread)
+    monkeypatch.setattr(pair_module, "map_in_order", one_thread)
     one = encode_pair(df, prot, spec)
     assert calls and calls[0] >= 2_000_000  # large enough for two threads
     assert list(two.continuous) == list(one.continuous) and list(two.categorical) == list(one.categorical)
@@ -215,6 +215,6 @@ def test_encoding_on_two_threads_gives_the_same_pair(monkeypatch):
     first, second = [n for n, v in spec["variables"].items() if v.get("scale") == "continuous"][:2]
     bad[second] = "text"
     bad[first] = "words"
-    monkeypatch.setattr(pair_module, "_map_in_order", real)
+    monkeypatch.setattr(pair_module, "map_in_order", real)
     with pytest.raises(infoloss.InputError, match=repr(first)):
         encode_pair(df, bad, spec)

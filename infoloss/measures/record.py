@@ -26,12 +26,11 @@ Conventions for missing values (the literature is silent on most of them):
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .. import numeric
+from .._concurrent import map_in_order
 from ..errors import InputError, NotComputed
 from ..generalised import changed as hierarchy_changed
 from ..generalised import leaf_categories, partial_changes
@@ -113,19 +112,6 @@ def _original_sd(pair: EncodedPair, name: str, e: int = 0) -> float:
         return float(numeric.scaled(x, e).std(ddof=1))
 
     return pair.cached(("record", "sd", name, e), compute)
-
-
-def _map_variables(func, names: list[str], n: int) -> list:
-    """``[func(name) for name in names]``, on a few threads for large files.
-
-    The per-variable work (arctan, median) is numpy code that releases the
-    GIL, so two or more cores share it; small inputs stay on one thread.
-    """
-    workers = min(len(names), os.cpu_count() or 1, 4)
-    if workers < 2 or n * len(names) < 2_000_000:
-        return [func(name) for name in names]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(func, names))
 
 
 def _per_cent(count: int, n: int) -> float:
@@ -684,7 +670,7 @@ def lambda_(pair: EncodedPair, *, missing_rule: str = "handbook") -> MeasureResu
     by_variable: dict[str, float] = {}
     one_side: dict[str, int] = {}
     constants: dict[str, float] = {}
-    for name, (total, k, gap) in zip(names, _map_variables(one, names, n)):
+    for name, (total, k, gap) in zip(names, map_in_order(one, names, n * len(names), max_workers=4)):
         by_variable[name] = total / n
         one_side[name] = k
         if gap is not None:
