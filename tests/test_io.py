@@ -132,6 +132,7 @@ def test_csv_values_spanning_lines_across_blocks(tmp_path, monkeypatch, columns,
     import infoloss.io as io_module
 
     monkeypatch.setattr(io_module, "CSV_BLOCK_SIZE", 64)
+    monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 64)
     rng = np.random.default_rng(columns)
     rows = []
     for i in range(300):
@@ -152,6 +153,7 @@ def test_csv_quotes_without_line_breaks_across_blocks(tmp_path, monkeypatch):
     import infoloss.io as io_module
 
     monkeypatch.setattr(io_module, "CSV_BLOCK_SIZE", 64)
+    monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 64)
     path = tmp_path / "d.csv"
     path.write_text("a,b\n" + "".join(f'"x, {i}",{i}\n' for i in range(200)))
     df = read_table(path)
@@ -542,3 +544,88 @@ def test_columnar_files_read_only_the_spec_columns_and_keep_close_name_hints(tmp
         read = read_table(path, misspelt, spec_columns=True)  # a missing column: everything is read, so the error can suggest
         with pytest.raises(SpecError, match="income"):
             encode_pair(read, read, misspelt)
+
+
+# ---------------------------------------------------------------------------
+# the typed CSV read (io._typed_csv) gives the type-inferring read's table
+# ---------------------------------------------------------------------------
+def _inferring_read(path):
+    """The table of pyarrow's type-inferring read, as ``_arrow_csv`` makes it without the typed read."""
+    import pyarrow.csv as pcsv
+
+    convert = pcsv.ConvertOptions(null_values=["", "NA", "NaN"], strings_can_be_null=True,
+                                  quoted_strings_can_be_null=True, true_values=[], false_values=[])
+    return pcsv.read_csv(path, convert_options=convert)
+
+
+def _typed_read(path):
+    import pyarrow.csv as pcsv
+
+    import infoloss.io as io_module
+
+    convert = pcsv.ConvertOptions(null_values=["", "NA", "NaN"], strings_can_be_null=True,
+                                  quoted_strings_can_be_null=True, true_values=[], false_values=[])
+    return io_module._typed_csv(path, ",", "utf8", convert)
+
+
+LATE_VALUES = {  # column values: many of the first kind, then (in a later block) the second
+    "int then float": ("7", "1.5"),
+    "int then text": ("7", "x"),
+    "int then too big": ("7", "99999999999999999999"),
+    "float then int": ("0.5", "3"),
+    "float then text": ("0.5", "abc"),
+    "text then number": ("abc", "3"),
+    "empty then int": ("", "3"),
+    "empty then text": ("", "x"),
+    "empty then empty": ("", ""),
+    "date then text": ("2020-01-01", "x"),
+    "int then NA": ("7", "NA"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LATE_VALUES))
+def test_typed_csv_read_equals_the_inferring_read(tmp_path, monkeypatch, case):
+    # blocks of 256 bytes: the late value is many blocks after the first
+    import infoloss.io as io_module
+
+    monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 256)
+    early, late = LATE_VALUES[case]
+    rows = [f"{i},{early},{i * 0.25}" for i in range(400)] + [f"400,{late},1.0"]
+    path = tmp_path / "d.csv"
+    path.write_text("id,v,x\n" + "\n".join(rows) + "\n")
+    expected = _inferring_read(path)
+    typed = _typed_read(path)
+    if typed is not None:  # None: the caller reads the file the inferring way
+        assert typed.schema == expected.schema and typed.equals(expected)
+    # None only where the first block leaves the type open or a later value breaks it
+    breaks = {("7", "1.5"), ("7", "x"), ("7", "99999999999999999999"), ("0.5", "abc")}
+    assert (typed is None) == ((early == "" and late != "") or (early, late) in breaks)
+    # through read_table: the same frame as without the typed read
+    typed_frame = read_table(path)
+    monkeypatch.setattr(io_module, "_typed_csv", lambda *args: None)
+    pd.testing.assert_frame_equal(typed_frame, read_table(path))
+
+
+def test_typed_csv_read_of_dates_gives_the_text_as_before(tmp_path, monkeypatch):
+    import infoloss.io as io_module
+
+    monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 128)
+    path = tmp_path / "d.csv"
+    path.write_text("d,t,n\n" + "".join(f"2020-01-{1 + i % 28:02d},12:00:0{i % 10},{i}\n" for i in range(300)))
+    typed_frame = read_table(path)
+    monkeypatch.setattr(io_module, "_typed_csv", lambda *args: None)
+    pd.testing.assert_frame_equal(typed_frame, read_table(path))
+    assert typed_frame["d"].iloc[0] == "2020-01-01" and typed_frame["n"].dtype == np.int64
+
+
+def test_typed_csv_read_on_a_generated_survey_file(tmp_path, monkeypatch):
+    # a realistic file (numbers, text, missing values) in small blocks: the same table, typed or inferred
+    import infoloss.io as io_module
+    from infoloss.synth import make_survey, protect
+
+    monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 4096)
+    df = protect(make_survey(3000, n_continuous=5, n_categorical=4, seed=3), noise=0.2, pram=0.1, seed=4)
+    path = tmp_path / "s.csv"
+    df.to_csv(path, index=False)
+    typed = _typed_read(path)
+    assert typed is not None and typed.equals(_inferring_read(path))
