@@ -6,6 +6,7 @@ error, no traceback); 1 a bug.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -481,12 +482,41 @@ def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optio
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the command, then a quick exit with its status (:func:`_exit_now`)."""
     try:
         app()
+        status: object = 0
     except InputError as exc:  # raised outside a command's own handler
         err.print(f"infoloss: error: {exc}", markup=False, highlight=False)
-        sys.exit(2)
+        status = 2
+    except SystemExit as exc:  # how the command ends (click's standalone mode)
+        status = exc.code
+    _exit_now(status)
+
+
+def _exit_now(status: object) -> None:
+    """End the process with ``status`` as ``sys.exit`` would, without the interpreter's teardown.
+
+    The command has finished and its outputs are written and closed; freeing
+    every module and object one by one then takes 0.1-0.3 s, 5-10 % of a
+    200,000-record comparison.  The standard streams are flushed and the
+    ``atexit`` functions run (temporary folders, logging), as on a normal
+    exit; an exception (a bug) never comes here and ends the process normally.
+    """
+    if status is None:
+        status = 0
+    elif not isinstance(status, int):  # sys.exit("message") prints the message and exits 1
+        print(status, file=sys.stderr)
+        status = 1
+    import atexit
+
+    atexit._run_exitfuncs()  # noqa: SLF001 (what a normal exit runs first)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed or broken (a closed pipe): nothing more can be written
+            pass
+    os._exit(status)
 
 
 if __name__ == "__main__":

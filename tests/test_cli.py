@@ -216,6 +216,17 @@ def test_console_script_exit_codes(small):
     assert json.loads(good.stdout)["scenarios"][0]["measures"]["suppressions"]["value"] == 2.0
 
 
+def test_quick_exit_keeps_the_status_the_output_and_the_atexit_functions():
+    """cli._exit_now ends like sys.exit (status, message, flushed output, atexit functions), without the teardown."""
+    code = ("import atexit, sys; from infoloss import cli; atexit.register(print, 'atexit ran'); "
+            "sys.stdout.write('unflushed'); cli._exit_now({!r})")
+    for status, returncode in ((None, 0), (0, 0), (2, 2), ("a message", 1)):
+        done = subprocess.run([sys.executable, "-c", code.format(status)], capture_output=True, text=True)
+        assert done.returncode == returncode, done.stderr
+        assert done.stdout == "unflushedatexit ran\n"
+        assert done.stderr == ("a message\n" if status == "a message" else "")
+
+
 def test_example_command_writes_and_refuses_to_overwrite(tmp_path):
     target = tmp_path / "ex"
     result = run("example", target)
