@@ -258,14 +258,7 @@ def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
     import pyarrow.csv as pcsv
 
     read = pcsv.ReadOptions(encoding=encoding, block_size=CSV_BLOCK_SIZE)
-    convert = pcsv.ConvertOptions(
-        null_values=nulls,
-        strings_can_be_null=True,
-        quoted_strings_can_be_null=True,
-        true_values=[],
-        false_values=[],
-        column_types=types,
-    )
+    convert = _csv_convert_options(nulls, types)
 
     def parse(newlines_in_values: bool) -> Any:
         options = pcsv.ParseOptions(delimiter=sep, newlines_in_values=newlines_in_values)
@@ -274,7 +267,7 @@ def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
     broken = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, UnicodeError)
     try:
         try:
-            table = _typed_csv(path, sep, encoding, convert) if not types else None
+            table = _typed_csv(path, sep, encoding, nulls) if not types else None
             if table is None:
                 table = parse(False)
         except broken:
@@ -290,7 +283,21 @@ def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
         raise InputError(f"{label} cannot be read ({exc.strerror or exc}); check the file.") from None
 
 
-def _typed_csv(path: Path, sep: str, encoding: str, convert: Any) -> Any:
+def _csv_convert_options(nulls: list, types: dict) -> Any:
+    """How pyarrow converts the CSV's fields: ``nulls`` are missing (quoted or not), no booleans, ``types`` given."""
+    import pyarrow.csv as pcsv
+
+    return pcsv.ConvertOptions(
+        null_values=nulls,
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=True,
+        true_values=[],
+        false_values=[],
+        column_types=types,
+    )
+
+
+def _typed_csv(path: Path, sep: str, encoding: str, nulls: list) -> Any:
     """The table that pyarrow's type-inferring read gives, read with each column's type given; None when unsure.
 
     Inferring a column's type, pyarrow keeps every parsed block until the
@@ -315,7 +322,8 @@ def _typed_csv(path: Path, sep: str, encoding: str, convert: Any) -> Any:
     read = pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPED_BLOCK_SIZE)
     parse = pcsv.ParseOptions(delimiter=sep)
     try:
-        with pcsv.open_csv(path, read_options=read, parse_options=parse, convert_options=convert) as first:
+        inferring = _csv_convert_options(nulls, {})
+        with pcsv.open_csv(path, read_options=read, parse_options=parse, convert_options=inferring) as first:
             schema = first.schema
         names = schema.names
         if len(set(names)) != len(names) or len(names) < 2:  # one column: the quote check of the caller
@@ -323,15 +331,8 @@ def _typed_csv(path: Path, sep: str, encoding: str, convert: Any) -> Any:
         kept = (pa.types.is_int64, pa.types.is_float64, pa.types.is_string)
         types = {f.name: (f.type if any(test(f.type) for test in kept) else pa.string()) for f in schema}
         unknown = [f.name for f in schema if pa.types.is_null(f.type)]
-        convert = pcsv.ConvertOptions(
-            null_values=convert.null_values,
-            strings_can_be_null=True,
-            quoted_strings_can_be_null=True,
-            true_values=[],
-            false_values=[],
-            column_types=types,
-        )
-        table = pcsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+        table = pcsv.read_csv(path, read_options=read, parse_options=parse,
+                              convert_options=_csv_convert_options(nulls, types))
     except (pa.ArrowException, UnicodeError, OSError, ValueError):
         return None
     for name in unknown:

@@ -549,23 +549,22 @@ def test_columnar_files_read_only_the_spec_columns_and_keep_close_name_hints(tmp
 # ---------------------------------------------------------------------------
 # the typed CSV read (io._typed_csv) gives the type-inferring read's table
 # ---------------------------------------------------------------------------
+NULLS = ["", "NA", "NaN"]
+
+
 def _inferring_read(path):
     """The table of pyarrow's type-inferring read, as ``_arrow_csv`` makes it without the typed read."""
     import pyarrow.csv as pcsv
 
-    convert = pcsv.ConvertOptions(null_values=["", "NA", "NaN"], strings_can_be_null=True,
-                                  quoted_strings_can_be_null=True, true_values=[], false_values=[])
-    return pcsv.read_csv(path, convert_options=convert)
+    import infoloss.io as io_module
+
+    return pcsv.read_csv(path, convert_options=io_module._csv_convert_options(NULLS, {}))
 
 
 def _typed_read(path):
-    import pyarrow.csv as pcsv
-
     import infoloss.io as io_module
 
-    convert = pcsv.ConvertOptions(null_values=["", "NA", "NaN"], strings_can_be_null=True,
-                                  quoted_strings_can_be_null=True, true_values=[], false_values=[])
-    return io_module._typed_csv(path, ",", "utf8", convert)
+    return io_module._typed_csv(path, ",", "utf8", NULLS)
 
 
 LATE_VALUES = {  # column values: many of the first kind, then (in a later block) the second
