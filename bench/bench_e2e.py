@@ -28,7 +28,8 @@ machine does) a page idle for a few seconds costs about ten times more than
 one freed a moment ago (about 2.6 s against 0.2 s per GB there): the same
 command can differ by seconds with what ran just before it.  ``--settle``
 waits that many seconds before each run (default 8), so that every run starts
-from idle memory, the state a user's first run meets.
+from idle memory, the state a user's first run meets.  The first line printed
+is ``bench/machine.py``'s reference line: how fast the machine is that day.
 """
 
 from __future__ import annotations
@@ -113,6 +114,9 @@ def main() -> None:
     args = parser.parse_args()
     directory = Path(args.dir)
     ids = ",".join(measure_ids())
+    from machine import reference_line
+
+    print(reference_line(), flush=True)
     print(f"infoloss compare end to end: {args.rows:,} rows x 50 variables, {len(ids.split(','))} measures of "
           f"{', '.join(FAMILIES)}; {os.cpu_count()} cores")
     for fmt in args.formats.split(","):

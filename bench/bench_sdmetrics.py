@@ -112,6 +112,9 @@ def main() -> None:
     if args.sdmetrics_child:
         sdmetrics_child(*args.sdmetrics_child)
         return
+    from machine import reference_line
+
+    print(reference_line(), flush=True)
     files = make_files(Path(args.dir), args.rows)
     out = Path(args.dir) / f"out_sdmetrics_{args.rows}.json"
     ours = [sys.executable, "-m", "infoloss.cli", "compare", str(files["original"]), str(files["protected"]),
