@@ -17,8 +17,8 @@ times each; the median is printed with the ratio:
   spec.yaml --measures ks,hellinger,cramers_v_il,il1s,lambda,<the GDU family>
   --json out.json`` (this checkout's code);
 * SDMetrics: ``pandas.read_csv`` of both files and
-  ``sdmetrics.reports.single_table.QualityReport().generate(real, synthetic,
-  metadata)`` (column shapes: KS / TV complement; column pair trends:
+  ``sdmetrics.reports.QualityReport().generate(...)`` on the one table
+  (column shapes: KS / TV complement; column pair trends:
   correlation and contingency similarity), run by ``--sdmetrics-python``
   (default: ``$INFOLOSS_SDMETRICS_PYTHON``, else this Python; SDMetrics is an optional
   benchmark extra, ``pip install infoloss[bench]``, never a dependency).
@@ -76,16 +76,33 @@ def make_files(directory: Path, rows: int) -> dict[str, Path]:
 
 
 def sdmetrics_child(original: str, protected: str, metadata: str) -> None:
-    """Run in the SDMetrics environment: read both CSV files with pandas and generate the QualityReport."""
+    """Run in the SDMetrics environment: read both CSV files with pandas and generate the QualityReport.
+
+    SDMetrics 0.32 (current when this was written) has one
+    ``sdmetrics.reports.QualityReport`` for one or several tables, the data
+    and metadata keyed by table name; the single-table report it replaces
+    warns on import that it is deprecated.  On this pair both compute the
+    same two properties (column shapes, column pair trends) in the same time
+    (2.6-2.7 s each, two runs each in separate processes); the pair trends'
+    score varies from run to run in both (SDMetrics subsamples).  An older
+    SDMetrics without the unified report gets the single-table one.
+    """
     import pandas as pd
-    from sdmetrics.reports.single_table import QualityReport
 
     meta = json.loads(Path(metadata).read_text())
     dtypes = {c: ("category" if m["sdtype"] == "categorical" else "float64") for c, m in meta["columns"].items()}
     real = pd.read_csv(original, dtype=dtypes)
     synthetic = pd.read_csv(protected, dtype=dtypes)
-    report = QualityReport()
-    report.generate(real, synthetic, meta, verbose=False)
+    try:
+        from sdmetrics.reports import QualityReport
+    except ImportError:  # an SDMetrics from before the unified reports
+        from sdmetrics.reports.single_table import QualityReport
+
+        report = QualityReport()
+        report.generate(real, synthetic, meta, verbose=False)
+    else:
+        report = QualityReport()
+        report.generate({"table": real}, {"table": synthetic}, {"tables": {"table": meta}}, verbose=False)
     print(json.dumps({"score": report.get_score()}))
 
 
@@ -112,6 +129,9 @@ def main() -> None:
     if args.sdmetrics_child:
         sdmetrics_child(*args.sdmetrics_child)
         return
+    from machine import reference_line
+
+    print(reference_line(), flush=True)
     from machine import reference_line
 
     print(reference_line(), flush=True)
