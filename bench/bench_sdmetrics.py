@@ -132,9 +132,6 @@ def main() -> None:
     from machine import reference_line
 
     print(reference_line(), flush=True)
-    from machine import reference_line
-
-    print(reference_line(), flush=True)
     files = make_files(Path(args.dir), args.rows)
     out = Path(args.dir) / f"out_sdmetrics_{args.rows}.json"
     ours = [sys.executable, "-m", "infoloss.cli", "compare", str(files["original"]), str(files["protected"]),
