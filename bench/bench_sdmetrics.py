@@ -95,14 +95,14 @@ def sdmetrics_child(original: str, protected: str, metadata: str) -> None:
     synthetic = pd.read_csv(protected, dtype=dtypes)
     try:
         from sdmetrics.reports import QualityReport
+
+        inputs = ({"table": real}, {"table": synthetic}, {"tables": {"table": meta}})
     except ImportError:  # an SDMetrics from before the unified reports
         from sdmetrics.reports.single_table import QualityReport
 
-        report = QualityReport()
-        report.generate(real, synthetic, meta, verbose=False)
-    else:
-        report = QualityReport()
-        report.generate({"table": real}, {"table": synthetic}, {"tables": {"table": meta}}, verbose=False)
+        inputs = (real, synthetic, meta)
+    report = QualityReport()
+    report.generate(*inputs, verbose=False)
     print(json.dumps({"score": report.get_score()}))
 
 
