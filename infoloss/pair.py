@@ -274,6 +274,8 @@ class EncodedPair:
         def compute() -> np.ndarray:
             from scipy.stats import rankdata
 
+            if which == PROTECTED and self.unchanged(name):
+                return self.ranks(name, ORIGINAL)
             if name in self.continuous:
                 x = self.continuous[name].values(which)
                 ok = ~np.isnan(x)
@@ -286,6 +288,11 @@ class EncodedPair:
 
         return self.cached(("ranks", name, which), compute)
 
+    def unchanged(self, name: str) -> bool:
+        """True when the continuous variable's protected values are the original's (one array for both files)."""
+        col = self.continuous.get(name)
+        return col is not None and col.prot is col.orig
+
     def levels(self, name: str, which: str) -> "Levels":
         """A continuous variable's sorted distinct values, each record's code among them and their counts.
 
@@ -296,6 +303,8 @@ class EncodedPair:
 
         def compute() -> Levels:
             x = self.continuous[name].values(which)
+            if which == PROTECTED and self.unchanged(name):
+                return self.levels(name, ORIGINAL)
             if which == ORIGINAL:
                 return self.cached_original_arrays(("levels", name), [x], lambda: sorted_levels(x))
             return sorted_levels(x)
@@ -307,7 +316,7 @@ class EncodedPair:
         from concurrent.futures import ThreadPoolExecutor
 
         todo = [(n, w) for n in names for w in which if ("levels", n, w) not in self.cache
-                and self.continuous[n].values(w) is not None]
+                and self.continuous[n].values(w) is not None and not (w == PROTECTED and self.unchanged(n))]
         with ThreadPoolExecutor(max_workers=2) as pool:
             list(pool.map(lambda job: self.levels(*job), todo))
 
@@ -627,7 +636,25 @@ def _encode_continuous(
         prot = _as_float(var, p, "protected", missing) if plain or _numeric_like(p) else None
         if prot is None:  # recoded or generalised into text classes: all-missing here; the recode/hierarchy view has it
             prot = np.full(len(p), np.nan)
+        elif _same_floats(orig, prot):
+            # a variable the protection left alone (local suppression or PRAM of other variables): one array
+            # for both files, so that the work on it (sorted levels, ranks) is done once (EncodedPair.unchanged)
+            prot = orig
     return ContinuousColumn(var.name, orig, prot)
+
+
+#: values compared first by :func:`_same_floats`, so that a changed variable costs almost nothing
+_SAME_PREFIX = 4096
+
+
+def _same_floats(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when the two float arrays hold the same values in the same places: NaN where the other has NaN,
+    and the same sign on zeros (-0.0 == 0.0 for numpy, but not for a value taken from the other file)."""
+    if a.shape != b.shape:
+        return False
+    head = slice(0, _SAME_PREFIX)
+    return bool(np.array_equal(a[head], b[head], equal_nan=True) and np.array_equal(a, b, equal_nan=True)
+                and np.array_equal(np.signbit(a), np.signbit(b)))
 
 
 def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) -> np.ndarray:

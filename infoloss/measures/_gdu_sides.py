@@ -92,7 +92,7 @@ def _variables(pair: EncodedPair) -> dict[str, _Var]:
             # is scale-invariant, and the direction compares both files on the same scale
             e = numeric.safe_exponent(col.orig, col.prot)
             for x, which in ((col.orig, ORIGINAL), (col.prot, PROTECTED)):
-                if x is not None:
+                if x is not None and id(x) not in sides:  # an unchanged variable's one array: one side
                     sides[id(x)] = _continuous_side(x, pair.levels(name, which), e)
         return {name: _make_var(pair, name, sides) for name in names}
 
