@@ -229,8 +229,12 @@ class EncodedPair:
         return self.cached(("table", names, which, w is not None), lambda: self._shared_table(names, which, w))
 
     def _shared_table(self, names: tuple[str, ...], which: str, w: np.ndarray | None) -> np.ndarray:
-        """:meth:`_table`; the original's shared by the scenarios whose pairs hold its very codes and weights."""
+        """:meth:`_table`; the original's shared by the scenarios whose pairs hold its very codes and weights,
+        and by the protected file when its variables are the original's (:meth:`unchanged`) with the same
+        weights array."""
         if which != ORIGINAL:
+            if all(self.unchanged(n) for n in names) and (w is None or w is self.weights(ORIGINAL)):
+                return self._shared_table(names, ORIGINAL, w)
             return self._table(names, which, w)
         arrays = [self.categorical[n].codes(ORIGINAL) for n in names] + ([] if w is None else [w])
 
@@ -254,6 +258,8 @@ class EncodedPair:
         """Category codes with missing moved to the last cell (``n_categories``), as int32."""
 
         def compute() -> np.ndarray:
+            if which == PROTECTED and self.unchanged(name):
+                return self.cell_codes(name, ORIGINAL)
             col = self.categorical[name]
             codes = col.codes(which)
             if codes.dtype == np.int32 and codes.size and codes.min() >= 0:
@@ -289,8 +295,9 @@ class EncodedPair:
         return self.cached(("ranks", name, which), compute)
 
     def unchanged(self, name: str) -> bool:
-        """True when the continuous variable's protected values are the original's (one array for both files)."""
-        col = self.continuous.get(name)
+        """True when the variable's protected values (or category codes) are the original's: one array for
+        both files, so that what is computed on it for the original serves the protected file too."""
+        col = self.continuous.get(name) or self.categorical.get(name)
         return col is not None and col.prot is col.orig
 
     def levels(self, name: str, which: str) -> "Levels":
@@ -784,7 +791,15 @@ def _encode_categorical(
     position = {label: i for i, label in enumerate(categories)}
     orig = _original_codes(cache, var, categories, lambda: _remap(o_codes, o_labels, position))
     prot = _remap(p_codes, p_labels, position) if p_codes is not None else None
+    if prot is not None and _same_codes(orig, prot):
+        prot = orig  # a variable the protection left alone: one array for both files (EncodedPair.unchanged)
     return CategoricalColumn(var.name, var.scale, categories, orig, prot)
+
+
+def _same_codes(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when the two code arrays are equal (the first few codes compared first, as in :func:`_same_floats`)."""
+    head = slice(0, _SAME_PREFIX)
+    return a.shape == b.shape and bool(np.array_equal(a[head], b[head]) and np.array_equal(a, b))
 
 
 def _not_scalar(var: VariableSpec) -> InputError:

@@ -379,7 +379,8 @@ def _run_files(
     the protected file usually has more incomplete pairs than the original,
     so one thread per file would leave a core idle.  BLAS runs on one thread
     inside the pool (the rank and value Gram matrices), so that the two
-    threads do not each start a full set of BLAS threads.
+    threads do not each start a full set of BLAS threads.  A pair of
+    variables the protection left alone is tested once (:func:`_unchanged_pairs`).
     """
     from threadpoolctl import threadpool_limits
 
@@ -389,9 +390,11 @@ def _run_files(
     shared = ("original-only", _shared_original_key(pair, variables, live, use_w)) if store is not None else None
     known = store.get(shared) if shared is not None and shared[1] is not None else None
     files = (PROTECTED,) if known is not None else (ORIGINAL, PROTECTED)
+    same = _unchanged_pairs(pair, variables, live, use_w)
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
         testers = dict(zip(files, pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), files)))
-        todo = [(which, key, item) for key, item in live for which in files]
+        todo = [(which, key, item) for key, item in live for which in files
+                if not (which == PROTECTED and key in same)]
         todo.sort(key=lambda job: _job_order(job[0], job[2], variables, use_w))
         done = list(pool.map(lambda job: testers[job[0]](job[2]), todo, chunksize=8))
     found = {(which, key): res for (which, key, _), res in zip(todo, done)}
@@ -401,7 +404,28 @@ def _run_files(
         original = {key: found[ORIGINAL, key] for key, _ in live}
         if shared is not None and shared[1] is not None:
             store[shared] = copy.deepcopy(original)
-    return original, {key: found[PROTECTED, key] for key, _ in live}
+    protected = {key: copy.deepcopy(original[key]) if key in same else found[PROTECTED, key] for key, _ in live}
+    return original, protected
+
+
+def _unchanged_pairs(
+    pair: EncodedPair, variables: dict[str, _Var], live: list[tuple[str, dict[str, Any]]], use_w: bool
+) -> set[str]:
+    """The planned pairs whose test in the protected file is the original's: the same test of two continuous
+    variables the protection left alone (one array for both files, ``EncodedPair.unchanged``, so one side)
+    with the same weights.  Their protected results are copies of the original's instead of a second run."""
+    if use_w:
+        w_orig, w_prot = pair.weights(ORIGINAL), pair.weights(PROTECTED)
+        if not (w_orig is w_prot or (w_orig.shape == w_prot.shape and np.array_equal(w_orig, w_prot))):
+            return set()
+
+    def alone(name: str) -> bool:
+        var = variables[name]
+        return (pair.unchanged(name) and var.prot is var.orig and var.recoded is None
+                and var.direction_codes is None and var.recode_kind is None)
+
+    return {key for key, item in live
+            if item["test_orig"] == item["test_prot"] and alone(item["a"]) and alone(item["b"])}
 
 
 def _shared_original_key(

@@ -112,11 +112,15 @@ def _make_var(pair: EncodedPair, name: str, sides: dict[int, _Side]) -> _Var:
             # the pair's cached one-way tables (last cell: missing) give the counts
             orig = _categorical_side(col.orig, col.n_categories, spec.scale, pair.table(name, ORIGINAL)[:-1])
             raw_prot = None
-            if col.prot is not None:
+            if col.prot is not None and not pair.unchanged(name):
                 raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale, pair.table(name, PROTECTED)[:-1])
         else:
             orig = _categorical_side(position[col.orig], col.n_categories, spec.scale)
-            raw_prot = None if col.prot is None else _categorical_side(position[col.prot], col.n_categories, spec.scale)
+            raw_prot = None
+            if col.prot is not None and not pair.unchanged(name):
+                raw_prot = _categorical_side(position[col.prot], col.n_categories, spec.scale)
+        if pair.unchanged(name):  # one array for both files: one side
+            raw_prot = orig
     var = _Var(name, spec.scale, spec.removed, orig, None if spec.removed else raw_prot)
     if spec.removed or (spec.recode is None and not is_lifted(pair, name)):
         return var
