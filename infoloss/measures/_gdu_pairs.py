@@ -411,9 +411,10 @@ def _run_files(
 def _unchanged_pairs(
     pair: EncodedPair, variables: dict[str, _Var], live: list[tuple[str, dict[str, Any]]], use_w: bool
 ) -> set[str]:
-    """The planned pairs whose test in the protected file is the original's: the same test of two continuous
-    variables the protection left alone (one array for both files, ``EncodedPair.unchanged``, so one side)
-    with the same weights.  Their protected results are copies of the original's instead of a second run."""
+    """The planned pairs whose test in the protected file is the original's: the same test of two variables
+    the protection left alone (one array for both files, ``EncodedPair.unchanged``, so one side), neither
+    recoded nor generalised, with the same weights.  Their protected results are copies of the original's
+    instead of a second run."""
     if use_w:
         w_orig, w_prot = pair.weights(ORIGINAL), pair.weights(PROTECTED)
         if not (w_orig is w_prot or (w_orig.shape == w_prot.shape and np.array_equal(w_orig, w_prot))):

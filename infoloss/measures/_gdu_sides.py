@@ -111,16 +111,14 @@ def _make_var(pair: EncodedPair, name: str, sides: dict[int, _Side]) -> _Var:
         if position is None:
             # the pair's cached one-way tables (last cell: missing) give the counts
             orig = _categorical_side(col.orig, col.n_categories, spec.scale, pair.table(name, ORIGINAL)[:-1])
-            raw_prot = None
-            if col.prot is not None and not pair.unchanged(name):
-                raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale, pair.table(name, PROTECTED)[:-1])
         else:
             orig = _categorical_side(position[col.orig], col.n_categories, spec.scale)
-            raw_prot = None
-            if col.prot is not None and not pair.unchanged(name):
-                raw_prot = _categorical_side(position[col.prot], col.n_categories, spec.scale)
-        if pair.unchanged(name):  # one array for both files: one side
-            raw_prot = orig
+        if col.prot is None or pair.unchanged(name):  # unchanged: one array for both files, one side
+            raw_prot = None if col.prot is None else orig
+        elif position is None:
+            raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale, pair.table(name, PROTECTED)[:-1])
+        else:
+            raw_prot = _categorical_side(position[col.prot], col.n_categories, spec.scale)
     var = _Var(name, spec.scale, spec.removed, orig, None if spec.removed else raw_prot)
     if spec.removed or (spec.recode is None and not is_lifted(pair, name)):
         return var
