@@ -218,6 +218,7 @@ def test_the_gdu_tests_a_pair_of_unchanged_variables_once(monkeypatch):
     """With two continuous variables left alone, their pair is tested in the original only; the protected
     file's result is a copy (the model then sees no loss on that pair)."""
     import infoloss.measures._gdu_pairs as gdu_pairs
+    import infoloss.pair as pair_module
     from infoloss.measures.gdu import ldu_biv
 
     rng = np.random.default_rng(12)
@@ -239,8 +240,6 @@ def test_the_gdu_tests_a_pair_of_unchanged_variables_once(monkeypatch):
     pairs = {tuple(sorted(p[1:])) for p in tested}
     assert pairs == {("x", "y"), ("x", "z"), ("y", "z")}
     assert sorted(tuple(sorted(p[1:])) for p in tested if p[0] == PROTECTED) == [("x", "z"), ("y", "z")]
-    import infoloss.pair as pair_module
-
     monkeypatch.setattr(pair_module, "_same_floats", lambda a, b: False)  # two equal arrays: tested twice
     apart = ldu_biv(encode_pair(orig, prot, spec))
     assert len(tested) == 5 + 6
