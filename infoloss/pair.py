@@ -353,7 +353,7 @@ class Levels:
         return int(self.codes.shape[0] - np.count_nonzero(self.codes < 0)) if self.codes.size else 0
 
 
-#: values looked at to guess whether a variable has few distinct values
+#: values looked at to guess whether a variable repeats values often (see _tied)
 _LEVELS_SAMPLE = 10_000
 
 
@@ -373,9 +373,8 @@ def sorted_levels(x: np.ndarray) -> Levels:
     codes = np.empty(x.shape[0], dtype=np.int32) if xv is x else np.full(x.shape[0], -1, dtype=np.int32)
     if n == 0:
         return Levels(np.zeros(0), codes, np.zeros(0, dtype=np.int32))
-    head = xv[:_LEVELS_SAMPLE]
-    if n > _LEVELS_SAMPLE and np.unique(head).shape[0] * 20 < head.shape[0]:
-        # few distinct values (rounded amounts, ages): pandas' hash table, then a sort of the few levels
+    if n > _LEVELS_SAMPLE and _tied(xv):
+        # repeated values (ages, rounded amounts): pandas' hash table, then a sort of the distinct values
         sub, values = pd.factorize(xv, sort=True)
         sub = sub.astype(np.int32, copy=False)
         counts = np.bincount(sub, minlength=values.shape[0]).astype(_count_type(n), copy=False)
@@ -387,6 +386,22 @@ def sorted_levels(x: np.ndarray) -> Levels:
     else:
         codes[ok] = sub
     return Levels(values, codes, counts)
+
+
+def _tied(xv: np.ndarray) -> bool:
+    """Whether a sample of ``xv`` repeats values often enough that hashing beats sorting.
+
+    On 1,000,000 values, ``pd.factorize(sort=True)`` (a hash table, then a
+    sort of the distinct values) takes 12-25 ms up to 30,000 distinct values
+    and about 90 ms at 400,000, against about 95 ms for the ``argsort`` of
+    :func:`_distinct_levels` whatever the values, but 190 ms when every value
+    is distinct.  An evenly spaced sample of 10,000 values repeats more than
+    2.5 % of them (250 repeats; about 10,000²/2D for D distinct values spread
+    evenly) below some 200,000 distinct values.  Either path gives the same
+    levels.
+    """
+    sample = xv[:: xv.shape[0] // _LEVELS_SAMPLE][:_LEVELS_SAMPLE]
+    return np.unique(sample).shape[0] < 0.975 * sample.shape[0]
 
 
 def _distinct_levels(x: np.ndarray, xv: np.ndarray, ok: np.ndarray, codes: np.ndarray) -> Levels:

@@ -8,7 +8,7 @@ from scipy import stats
 
 from infoloss.aggregates import _PROBS, _stats, quantiles_from_levels
 from infoloss.measures.distributions import ks, ks_levels_statistic, ks_weighted
-from infoloss.pair import ORIGINAL, PROTECTED, encode_pair, sorted_levels
+from infoloss.pair import ORIGINAL, PROTECTED, _tied, encode_pair, sorted_levels
 
 
 def _samples(seed: int, n: int) -> list[np.ndarray]:
@@ -51,6 +51,28 @@ def test_sorted_levels_with_infinities_signed_zeros_and_edge_sizes():
         assert np.array_equal(lv.counts, counts) and lv.counts.dtype == np.int32
         assert np.array_equal(lv.codes[ok], inverse) and lv.codes.dtype == np.int32
         assert (lv.codes[~ok] == -1).all()
+
+
+@pytest.mark.parametrize("distinct", [3, 2_000, 12_000, None])
+def test_sorted_levels_of_large_arrays_by_hash_or_sort_are_numpys_unique(distinct):
+    # 60,000 values drawn from `distinct` ones (None: continuous draws, all distinct) with infinities, signed
+    # zeros and NaN: the first three take the hash path, the last the sort path; both give numpy's levels
+    rng = np.random.default_rng(0 if distinct is None else distinct)
+    specials = [np.inf, -np.inf, 0.0, -0.0, -5.5]
+    if distinct is None:
+        x = rng.lognormal(size=60_000) * 100
+        x[rng.integers(0, x.shape[0], 50)] = rng.choice(specials, 50)
+    else:
+        pool = np.concatenate([rng.lognormal(size=distinct) * 100, specials])
+        x = pool[rng.integers(0, pool.shape[0], 60_000)]
+    x[rng.random(x.shape[0]) < 0.05] = np.nan
+    ok = ~np.isnan(x)
+    assert _tied(x[ok]) == (distinct is not None)
+    values, inverse, counts = np.unique(x[ok], return_inverse=True, return_counts=True)
+    lv = sorted_levels(x)
+    assert lv.values.tolist() == values.tolist()
+    assert np.array_equal(lv.counts, counts) and np.array_equal(lv.codes[ok], inverse)
+    assert (lv.codes[~ok] == -1).all() and lv.codes.dtype == np.int32
 
 
 @pytest.mark.parametrize("seed", range(20))
