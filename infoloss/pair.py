@@ -506,6 +506,8 @@ def encode_pair(
     w_prot = _weights(spec, protected, "protected") if spec.weight in protected.columns else None
     if w_prot is None and paired:
         w_prot = w_orig
+    elif w_prot is not None and w_orig is not None and _same_floats(w_orig, w_prot):
+        w_prot = w_orig  # the same weights: one array, so weighted tables of unchanged variables are shared too
     h_orig, h_prot = _households(spec, original, protected, paired, original_cache)
     design = _design_codes(spec, original, protected, paired, original_cache)
     nearest = None

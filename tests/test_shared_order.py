@@ -198,13 +198,15 @@ def test_sharing_an_unchanged_variables_array_changes_no_result(monkeypatch):
     from infoloss.synth import make_spec, make_survey, protect
 
     df = make_survey(600, n_continuous=4, n_categorical=3, seed=5)
-    spec = make_spec(df)
+    spec = make_spec(df)  # with the weight column, which the protected file keeps: one array for both files
     prot = protect(df, noise=0.2, pram=0.1, seed=8)
     continuous = [n for n, v in spec["variables"].items() if v.get("scale") == "continuous"]
     categorical = [n for n, v in spec["variables"].items() if v.get("scale") in ("nominal", "ordinal")]
     for name in continuous[:2] + categorical[:2]:  # variables left alone, the others noised or PRAM-ed
         prot[name] = df[name]
-    assert sum(encode_pair(df, prot, spec).unchanged(n) for n in continuous + categorical) == 4
+    pair = encode_pair(df, prot, spec)
+    assert sum(pair.unchanged(n) for n in continuous + categorical) == 4
+    assert pair.weights(PROTECTED) is pair.weights(ORIGINAL)
     ids = ["ks", "ecdf_max", "ecdf_mean", "ldu_uni", "ldu_biv", "aldu_biv", "grc", "gdu", "il1s", "eigen",
            "records_changed", "x_mse", "ctbil", "ebil", "ebil_joint", "cramers_v_il", "hellinger", "lambda",
            "chi2_distance", "categorical_distance"]
