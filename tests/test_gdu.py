@@ -717,3 +717,29 @@ def test_scenarios_of_one_compare_test_the_original_pairs_once(monkeypatch):
     result = infoloss.compare(df, merged, recoded, measures=["ldu_biv"])
     assert any(nominal in key for key in result.scenarios[0].measures["ldu_biv"].by_pair)
     assert built.count(_gdu_pairs.ORIGINAL) == 2
+
+
+def test_normality_of_large_files_takes_the_limit_law_only_for_small_p_values():
+    """Above 20,000 values a p-value below 0.025 comes from the limiting Kolmogorov distribution (scipy's
+    series costs a second per variable at 1,000,000), within 2 % of scipy's; near the threshold scipy's decides."""
+    rng = np.random.default_rng(5)
+    n = 60_000
+    orig = pd.DataFrame({"x": np.round(rng.normal(50, 10, n) / 0.4) * 0.4,  # rounded: slightly non-normal
+                         "y": rng.normal(size=n)})
+    prot = orig + rng.normal(0, 1, (n, 2))
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}, "pairing": "row"}
+    expected = {name: stats.kstest(orig[name], "norm", args=(orig[name].mean(), orig[name].std(ddof=1)))
+                for name in orig.columns}
+    assert 1e-10 < expected["x"].pvalue < 0.025 and expected["y"].pvalue > 0.025
+    normality = G.ldu_biv(encode_pair(orig, prot, spec)).details["normality"]
+    for name in orig.columns:
+        assert normality[name]["statistic"] == pytest.approx(expected[name].statistic, rel=1e-12)
+    assert normality["x"]["method"] == "asymp-limit"
+    assert normality["x"]["p_value"] == pytest.approx(expected["x"].pvalue, rel=0.02)
+    assert normality["y"]["method"] == "asymp"
+    assert normality["y"]["p_value"] == pytest.approx(expected["y"].pvalue, rel=1e-9)
+    threshold = normality["x"]["p_value"] * 1.01  # within 5 % of the limit law's value: scipy's p-value decides
+    near = G.ldu_biv(encode_pair(orig, prot, spec), threshold=threshold).details["normality"]["x"]
+    assert near["method"] == "asymp"
+    assert near["p_value"] == pytest.approx(expected["x"].pvalue, rel=1e-9)
+    assert near["normal"] == (expected["x"].pvalue >= threshold)

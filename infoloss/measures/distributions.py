@@ -176,10 +176,26 @@ def _level_counts(lv: Levels, w: np.ndarray | None, weighted: bool) -> np.ndarra
 def ks_asymp_pvalue(d: float, n1: int, n2: int, pvalue: str = "auto") -> tuple[float, str]:
     """scipy's asymptotic two-sample KS p-value, with the limit law for very large samples (see ks_2samp_fast)."""
     m, n = sorted([float(n1), float(n2)], reverse=True)
-    en = float(np.round(m * n / (m + n)))
-    if pvalue == "auto" and en > _KS_SMIRNOV_MAX_N and en * d * d >= 2.2 and d < 0.5:
-        return float(np.clip(stats.kstwobign.sf(d * np.sqrt(en)), 0, 1)), "asymp-limit"
-    return float(np.clip(stats.kstwo.sf(d, en), 0, 1)), "asymp"
+    return kstwo_sf(d, float(np.round(m * n / (m + n))), pvalue)
+
+
+def kstwo_sf(d: float, n: float, pvalue: str = "auto") -> tuple[float, str]:
+    """``scipy.stats.kstwo.sf(d, n)``, or the limit law where scipy's series costs O(n) and the p-value is small.
+
+    scipy evaluates the exact one-sided Smirnov series where ``n d² ≥ 2.2``:
+    about 1.2 s per call at n = 1,000,000 (0.1 s at 100,000).  With
+    ``pvalue="auto"``, when ``n > 20,000``, ``n d² ≥ 2.2`` and ``d < 0.5``
+    (the p-value is then below about 0.025) the limiting Kolmogorov
+    distribution ``kstwobign.sf(d √n)`` is used instead (method
+    ``"asymp-limit"``), within 2 % of scipy's value for p-values down to 1e-10
+    (0.7 % when n ≥ 100,000); otherwise scipy's value (method ``"asymp"``).
+
+    >>> kstwo_sf(0.01, 100)[1], kstwo_sf(0.003, 1_000_000)[1]
+    ('asymp', 'asymp-limit')
+    """
+    if pvalue == "auto" and n > _KS_SMIRNOV_MAX_N and n * d * d >= 2.2 and d < 0.5:
+        return float(np.clip(stats.kstwobign.sf(d * np.sqrt(n)), 0, 1)), "asymp-limit"
+    return float(np.clip(stats.kstwo.sf(d, n), 0, 1)), "asymp"
 
 
 def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) -> tuple[float, float, str]:
