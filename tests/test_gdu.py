@@ -738,8 +738,18 @@ def test_normality_of_large_files_takes_the_limit_law_only_for_small_p_values():
     assert normality["x"]["p_value"] == pytest.approx(expected["x"].pvalue, rel=0.02)
     assert normality["y"]["method"] == "asymp"
     assert normality["y"]["p_value"] == pytest.approx(expected["y"].pvalue, rel=1e-9)
-    threshold = normality["x"]["p_value"] * 1.01  # within 5 % of the limit law's value: scipy's p-value decides
+    # the limit law's p-value never below scipy's; a threshold it does not clearly fall below: scipy's decides
+    assert normality["x"]["p_value"] >= expected["x"].pvalue
+    threshold = normality["x"]["p_value"] * 1.01
     near = G.ldu_biv(encode_pair(orig, prot, spec), threshold=threshold).details["normality"]["x"]
     assert near["method"] == "asymp"
     assert near["p_value"] == pytest.approx(expected["x"].pvalue, rel=1e-9)
     assert near["normal"] == (expected["x"].pvalue >= threshold)
+    # a threshold between scipy's p-value and the limit law's: the limit law alone would say "normal"
+    between = (expected["x"].pvalue + normality["x"]["p_value"]) / 2
+    assert expected["x"].pvalue < between < normality["x"]["p_value"]
+    mid = G.ldu_biv(encode_pair(orig, prot, spec), threshold=between).details["normality"]["x"]
+    assert mid["method"] == "asymp" and mid["normal"] is False
+    # a threshold clearly above the limit law's p-value: the limit law's value stands, "not normal" as for scipy
+    far = G.ldu_biv(encode_pair(orig, prot, spec), threshold=normality["x"]["p_value"] * 2).details["normality"]["x"]
+    assert far["method"] == "asymp-limit" and far["normal"] is False
