@@ -423,6 +423,17 @@ def test_continuous_statistics_unweighted_against_pandas_and_t_interval():
     json.dumps(out, allow_nan=False)
 
 
+def test_weighted_mean_and_variance_are_descrstatsws_bit_for_bit():
+    from infoloss.measures._moments_describe import _weighted_mean_var
+
+    rng = np.random.default_rng(4)
+    for n in (2, 7, 1000):
+        x, w = rng.lognormal(3, 1, n), rng.uniform(0, 400, n)
+        w = w * (n / w.sum())
+        d = DescrStatsW(x, weights=w, ddof=1)
+        assert _weighted_mean_var(x, w) == (d.mean, d.var)
+
+
 def test_continuous_statistics_weighted_uses_descrstatsw():
     orig, prot = random_frames(n=150, seed=9, missing=0.04)
     rng = np.random.default_rng(9)

@@ -24,3 +24,20 @@ def test_lazy_names_resolve_to_the_public_objects():
     assert callable(infoloss.compare) and infoloss.compare.__name__ == "compare"
     assert infoloss.Report.__name__ == "Report" and infoloss.EncodedPair.__name__ == "EncodedPair"
     assert {"compare", "Report", "il1s"} <= set(dir(infoloss))
+
+
+def test_a_common_comparison_loads_neither_scipy_stats_nor_statsmodels_nor_sklearn():
+    # KS, the tables, record and GDU families and the descriptive statistics of a weighted survey file:
+    # their tests' p-values come from scipy.special (as scipy.stats computes them), which starts half a
+    # second faster than scipy.stats, and statsmodels would add as much again
+    code = (
+        "import sys, infoloss\n"
+        "from infoloss.synth import make_spec, make_survey, protect\n"
+        "df = make_survey(30_000, n_continuous=4, n_categorical=4, seed=0)\n"
+        "pr = protect(df, noise=0.1, pram=0.05, seed=1)\n"
+        "ids = 'ks,hellinger,cramers_v_il,chi2_distance,il1s,lambda,ldu_uni,ldu_biv,gdu'\n"
+        "infoloss.compare(df, pr, make_spec(df), measures=ids).to_dict()\n"
+        "print(','.join(m for m in ('scipy.stats', 'statsmodels', 'sklearn') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -30,7 +30,8 @@ from ._moments_files import (
 
 
 def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: bool) -> dict[str, Any]:
-    from scipy import stats
+    # special.stdtrit(df, q) is what scipy.stats.t.ppf(q, df) computes
+    from scipy import special
 
     names = pair.continuous_names
     w_all = pair.weights(which) if weighted else None
@@ -47,7 +48,7 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
         if w_all is None:
             m, v = float(uni.mean_s[j]), (float(uni.var_s[j]) if k >= 2 else None)
             if v is not None:
-                half = float(stats.t.ppf(0.5 + confidence / 2, k - 1)) * math.sqrt(v / k)
+                half = float(special.stdtrit(k - 1, 0.5 + confidence / 2)) * math.sqrt(v / k)
                 ci[name] = [numeric.unscale(m - half, e), numeric.unscale(m + half, e)]
         else:
             x, w = _column(pair, name, which), w_all
@@ -57,15 +58,11 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
             if w.sum() <= 0:
                 continue
             x = numeric.scaled(x, e)
-            from statsmodels.stats.weightstats import (
-                DescrStatsW,  # only for weighted files
-            )
-
-            d = DescrStatsW(x, weights=w * (k / w.sum()), ddof=1)  # weights rescaled to sum to k
-            m, v = float(d.mean), None
+            wm, wv = _weighted_mean_var(x, w * (k / w.sum()))  # weights rescaled to sum to k
+            m, v = float(wm), None
             if k >= 2:
-                v = 0.0 if uni.constant[j] else float(d.var)
-                half = float(stats.t.ppf(0.5 + confidence / 2, k - 1)) * _weighted_mean_se(x, w, m)
+                v = 0.0 if uni.constant[j] else float(wv)
+                half = float(special.stdtrit(k - 1, 0.5 + confidence / 2)) * _weighted_mean_se(x, w, m)
                 ci[name] = [numeric.unscale(m - half, e), numeric.unscale(m + half, e)]
         mean[name] = numeric.unscale(m, e)
         var[name] = numeric.unscale(v, 2 * e) if v is not None else None  # infinite (None in JSON) if too large
@@ -78,6 +75,19 @@ def _described(pair: EncodedPair, which: str, confidence: float, weighted: bool)
     """:func:`_describe_file`, the original's shared by the scenarios of one ``compare`` (a copy for each)."""
     key = ("moments", "describe", float(confidence), bool(weighted))
     return copy.deepcopy(_file_cached(pair, which, key, lambda: _describe_file(pair, which, confidence, weighted)))
+
+
+def _weighted_mean_var(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """Weighted mean ``Σ w x / Σ w`` and variance ``Σ w (x − m)² / (Σ w − 1)``.
+
+    What ``statsmodels.stats.weightstats.DescrStatsW(x, weights=w, ddof=1)``
+    computes for ``mean`` and ``var``, the same operations, written out so
+    that the descriptive statistics of every weighted run need not import
+    statsmodels (about half a second of start-up); the tests compare the two.
+    """
+    total = w.sum(0)
+    mean = np.dot(x, w) / total
+    return mean, np.dot((x - mean) ** 2, w) / (total - 1)
 
 
 def _weighted_mean_se(x: np.ndarray, w: np.ndarray, mean: float) -> float:

@@ -48,11 +48,12 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair, Levels
 from ..registry import MeasureResult, Option, measure
+from . import _kolmogorov
 from .tables import WEIGHTED, _weighting
 
 PVALUE = Option(
@@ -116,6 +117,9 @@ def ks_2samp_fast(x1: np.ndarray, x2: np.ndarray, *, pvalue: str = "auto") -> tu
         raise ValueError("pvalue must be 'auto' or 'scipy'")
     n1, n2 = int(x1.shape[0]), int(x2.shape[0])
     if max(n1, n2) <= _KS_EXACT_MAX_N:
+        # only here: importing scipy.stats costs about 0.5 s of start-up
+        from scipy import stats
+
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = stats.ks_2samp(x1, x2)
@@ -188,14 +192,17 @@ def kstwo_sf(d: float, n: float, pvalue: str = "auto") -> tuple[float, str]:
     (the p-value is then below about 0.025) the limiting Kolmogorov
     distribution ``kstwobign.sf(d √n)`` is used instead (method
     ``"asymp-limit"``), within 2 % of scipy's value for p-values down to 1e-10
-    (0.7 % when n ≥ 100,000); otherwise scipy's value (method ``"asymp"``).
+    (0.7 % when n ≥ 100,000); otherwise scipy's value (method ``"asymp"``,
+    computed as scipy computes it without importing scipy.stats where that can
+    be done: :mod:`infoloss.measures._kolmogorov`).
 
     >>> kstwo_sf(0.01, 100)[1], kstwo_sf(0.003, 1_000_000)[1]
     ('asymp', 'asymp-limit')
     """
     if pvalue == "auto" and n > _KS_SMIRNOV_MAX_N and n * d * d >= 2.2 and d < 0.5:
-        return float(np.clip(stats.kstwobign.sf(d * np.sqrt(n)), 0, 1)), "asymp-limit"
-    return float(np.clip(stats.kstwo.sf(d, n), 0, 1)), "asymp"
+        # kstwobign.sf(x) is scipy.special.kolmogorov(x), which scipy.stats calls
+        return float(np.clip(special.kolmogorov(d * np.sqrt(n)), 0, 1)), "asymp-limit"
+    return float(np.clip(_kolmogorov.kstwo_sf(d, n), 0, 1)), "asymp"  # scipy's kstwo.sf, without scipy.stats
 
 
 def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) -> tuple[float, float, str]:

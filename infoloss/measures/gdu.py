@@ -110,12 +110,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .. import limits, numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
+from ._contingency import chi2_independence
 from ._gdu_pairs import _run_file, _run_files
 from ._gdu_sides import _categorical_side, _numeric_values, _Side, _Var, _variables
 from .distributions import ks_asymp_pvalue, ks_levels_statistic, kstwo_sf
@@ -361,6 +362,9 @@ def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
     if max(n1, n2) <= _KS_EXACT_MAX_N:
         x1 = a.values[~np.isnan(a.values)]
         x2 = b.values[~np.isnan(b.values)]
+        # only for small files: importing scipy.stats costs about 0.5 s
+        from scipy import stats
+
         with warnings.catch_warnings():  # scipy falls back to its asymptotic method with a warning
             warnings.simplefilter("ignore", RuntimeWarning)
             res = stats.ks_2samp(x1, x2)
@@ -446,7 +450,7 @@ def _chi2_two_files(o: _Side, p: _Side) -> dict[str, Any]:
     table = table[:, table.sum(axis=0) > 0]
     if table.shape[1] < 2:
         raise NotComputed("it has a single category in both files, so the chi-squared test has no degrees of freedom")
-    res = stats.chi2_contingency(table, correction=False)
+    res = chi2_independence(table)
     return {"statistic": float(res.statistic), "p_value": float(res.pvalue), "dof": int(res.dof)}
 
 
