@@ -290,3 +290,28 @@ def test_a_categorical_variable_left_alone_is_one_code_array_with_its_tables_sha
     # a category the protected file adds: the codes differ, so two arrays
     prot.loc[0, "a"] = "new"
     assert not encode_pair(orig, prot, spec).unchanged("a")
+
+
+def test_the_original_weighted_level_sums_are_summed_once_for_all_scenarios():
+    from infoloss.measures.distributions import weighted_levels_ks
+    from infoloss.synth import make_spec, make_survey, protect
+
+    df = make_survey(12_000, n_continuous=2, n_categorical=1, seed=5)
+    names = [n for n, v in make_spec(df)["variables"].items() if v.get("scale") == "continuous"]
+    df.loc[df.index[::13], names[0]] = np.nan  # one variable with missing values, one without
+    spec = make_spec(df)
+    assert any(v.get("role") == "weight" for v in spec["variables"].values())
+    prots = [protect(df, noise=0.1 * (k + 1), pram=0.1, seed=3 + k) for k in range(2)]
+    cache: dict = {}
+    pairs = [encode_pair(df, prot, spec, original_cache=cache) for prot in prots]
+    for name in names:
+        shared = [weighted_levels_ks(pairs[0], name)]
+        held = cache[("original-arrays", ("weighted-level-sums", name))]
+        shared.append(weighted_levels_ks(pairs[1], name))
+        assert cache[("original-arrays", ("weighted-level-sums", name))] is held  # not summed again
+        assert [weighted_levels_ks(encode_pair(df, prot, spec), name) for prot in prots] == shared
+        w = df[next(n for n, v in spec["variables"].items() if v.get("role") == "weight")].to_numpy(float)
+        x = df[name].to_numpy(float)
+        lv = sorted_levels(x)
+        ok = ~np.isnan(x)
+        assert np.array_equal(held[1], np.bincount(lv.codes[ok], weights=w[ok], minlength=lv.counts.shape[0]))

@@ -311,11 +311,16 @@ def weighted_levels_ks(pair: EncodedPair, name: str) -> float:
     records is made.
     """
     def level_sums(lv: Levels, w: np.ndarray) -> np.ndarray:
+        if int(lv.counts.sum()) == lv.codes.shape[0]:  # nothing missing: no shifted copy of the codes
+            return np.bincount(lv.codes, weights=w, minlength=lv.counts.shape[0])
         return np.bincount(lv.codes + 1, weights=w, minlength=lv.counts.shape[0] + 1)[1:]
 
     def compute() -> float:
         lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
-        c1, c2 = level_sums(lv1, pair.weights(ORIGINAL)), level_sums(lv2, pair.weights(PROTECTED))
+        w1 = pair.weights(ORIGINAL)
+        # the original's sums are the same for every scenario of one compare (its levels and weights are)
+        c1 = pair.cached_original_arrays(("weighted-level-sums", name), [lv1.codes, w1], lambda: level_sums(lv1, w1))
+        c2 = level_sums(lv2, pair.weights(PROTECTED))
         return ks_levels_statistic(lv1.values, c1, lv2.values, c2)
 
     return pair.cached(("weighted_levels_ks", name), compute)
