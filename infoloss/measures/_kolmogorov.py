@@ -46,7 +46,7 @@ def kstwo_sf(d: float, n: float) -> float:
     if d >= 1.0:
         return 0.0
     t = n * d
-    if n > 140 and n == int(n) and 1.0 < t < n - 1:
+    if n > 140 and math.isfinite(n) and n == int(n) and 1.0 < t < n - 1:
         nd2 = t * d
         if d < 0.5 and nd2 >= 370.0:
             return 0.0
