@@ -753,3 +753,29 @@ def test_normality_of_large_files_takes_the_limit_law_only_for_small_p_values():
     # a threshold clearly above the limit law's p-value: the limit law's value stands, "not normal" as for scipy
     far = G.ldu_biv(encode_pair(orig, prot, spec), threshold=normality["x"]["p_value"] * 2).details["normality"]["x"]
     assert far["method"] == "asymp-limit" and far["normal"] is False
+
+
+def test_pair_p_values_are_the_scipy_stats_distributions_bit_for_bit():
+    """The pair tests' p-values call scipy.special as scipy.stats does (no scipy.stats import): the same bits."""
+    from infoloss.measures._gdu_pairs import (
+        _anova_pair,
+        _kruskal_pair,
+        _pearson_p,
+        _spearman_p,
+    )
+
+    rng = np.random.default_rng(12)
+    for n in (3, 4, 10, 1_000, 1_000_000):
+        for r in np.concatenate([rng.uniform(-1, 1, 50), [0.0, 1.0, -1.0, 0.999999, 1e-9]]):
+            ab, dof = n / 2 - 1, n - 2
+            assert _pearson_p(float(r), n) == min(1.0, 2 * stats.beta.sf(abs(r), ab, ab, loc=-1, scale=2))
+            t = r * math.sqrt(dof / ((r + 1) * (1 - r))) if abs(r) < 1 else math.copysign(math.inf, r)
+            assert _spearman_p(float(r), n) == min(1.0, 2 * stats.t.sf(abs(t), dof))
+    for _ in range(20):
+        size = rng.integers(5, 50, 4).astype(float)
+        sums = rng.normal(0, 30, 4) * size
+        n = int(size.sum())
+        res = _kruskal_pair(size, sums, 0.0, n)
+        assert res["p"] == stats.chi2.sf(res["statistic"], 3)
+        res = _anova_pair(size, sums, float(np.sum(sums**2 / size)) * 3 + 1e4, n)
+        assert res["p"] == stats.f.sf(res["statistic"], 3, n - 4)

@@ -360,7 +360,7 @@ def _spearman_p(r: float, n: int) -> float:
 def _pearson_p(r: float, n: int) -> float:
     ab = n / 2.0 - 1.0
     # 2 scipy.stats.beta.sf(|r|, ab, ab, loc=-1, scale=2), as pearsonr: the standardised value (|r| + 1) / 2
-    return float(min(1.0, 2.0 * special.betaincc(ab, ab, (abs(r) - -1.0) / 2.0)))
+    return float(min(1.0, 2.0 * special.betaincc(ab, ab, (abs(r) + 1.0) / 2.0)))
 
 
 def _run_file(
