@@ -14,7 +14,7 @@ L'Ecuyer (2011) choose for ``n`` and ``d``; for more than 140 values
 
 :func:`kstwo_sf` follows the same choice: the first two are scipy's own
 calls (bit for bit), the Pelz–Good series is written out below from the
-paper (within a few units of 1e-16 of scipy's evaluation), and every other
+paper (within 1e-14 relative of scipy's evaluation: 9.3e-15 at worst for 141 to 10,000,000 values), and every other
 case (up to 140 values, Durbin's region, ``n d ≤ 1``) is passed to
 ``scipy.stats.kstwo`` itself, imported then.  ``tests/test_kolmogorov.py``
 compares the two over the whole range.
