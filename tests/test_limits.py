@@ -65,6 +65,22 @@ def test_combined_codes_are_equal_exactly_for_equal_combinations_even_beyond_int
     assert np.array_equal(by_rows.ravel(), by_flat.ravel())
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("distinct", [1, 7, 5_000, 200_000])
+def test_unique_inverse_is_numpys_unique(dtype, distinct):
+    rng = np.random.default_rng(distinct)
+    codes = rng.integers(-3, distinct, 200_000).astype(dtype) * 1_000_003 % (2**31 - 1)
+    uniques, inverse = limits.unique_inverse(codes)
+    want_uniques, want_inverse = np.unique(codes, return_inverse=True)
+    assert np.array_equal(uniques, want_uniques) and uniques.dtype == want_uniques.dtype
+    assert np.array_equal(inverse, want_inverse) and inverse.dtype == np.intp and inverse.ndim == 1
+
+
+def test_unique_inverse_of_no_codes():
+    uniques, inverse = limits.unique_inverse(np.zeros(0, dtype=np.int64))
+    assert uniques.shape == (0,) and inverse.shape == (0,) and inverse.dtype == np.intp
+
+
 def test_aligned_counts_match_pandas_groupby(testdata_pram):
     orig, prot, spec = testdata_pram
     pair = encode_pair(orig, prot, spec)

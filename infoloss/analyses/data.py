@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, NotComputed
+from ..limits import unique_inverse
 from ..pair import ORIGINAL, EncodedPair
 
 WHICH_TEXT = {ORIGINAL: "original", "prot": "protected"}
@@ -102,7 +103,7 @@ class FileData:
             combined = combined * (len(labels) + 1) + codes
             missing |= codes < 0
         combined[missing] = -1
-        present, inverse = np.unique(combined, return_inverse=True)
+        present, inverse = unique_inverse(combined)
         labels = []
         for value in present:
             if value < 0:
@@ -248,4 +249,4 @@ def _dense(columns: list[np.ndarray]) -> np.ndarray:
     combined = np.zeros(columns[0].shape[0], dtype=np.int64)
     for col in columns:
         combined = combined * (int(col.max(initial=0)) + 1) + col
-    return np.unique(combined, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    return unique_inverse(combined)[1].astype(np.int64, copy=False)

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import entr, xlogy
 
 from ..errors import InputError, NotComputed
+from ..limits import unique_inverse
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, measure
 from .tables import WEIGHTED, _weighting, read_pram_matrix
@@ -151,8 +152,7 @@ def _joint_codes(pair: EncodedPair, names: list[str], which: str) -> np.ndarray:
     for name in names:
         cells = pair.cell_codes(name, which).astype(np.int64)
         code = code * (pair.categorical[name].n_categories + 1) + cells
-        _, code = np.unique(code, return_inverse=True)
-        code = code.reshape(-1).astype(np.int64)
+        code = unique_inverse(code)[1].astype(np.int64, copy=False)
     return code
 
 
@@ -161,9 +161,9 @@ def _ebil_estimated(pair: EncodedPair, names: list[str], use_w: bool) -> dict:
     o = _joint_codes(pair, names, ORIGINAL)
     p = _joint_codes(pair, names, PROTECTED)
     k_o = int(o.max()) + 1
-    pairs, inverse = np.unique(o + k_o * p, return_inverse=True)
+    pairs, inverse = unique_inverse(o + k_o * p)
     w = pair.weights(ORIGINAL) if use_w else None
-    n_ij = np.bincount(inverse.reshape(-1), weights=w)
+    n_ij = np.bincount(inverse, weights=w)
     j = pairs // k_o
     n_j = np.bincount(j, weights=n_ij)
     ok = n_ij > 0

@@ -849,8 +849,8 @@ def _transition(pair: EncodedPair, name: str, use_weights: bool) -> tuple[np.nda
             cells = np.flatnonzero(observed)
             counts = (observed if w is None else np.bincount(flat, weights=w, minlength=size * size))[cells]
             return cells // size, cells % size, counts.astype(float)
-        cells, inverse = np.unique(flat, return_inverse=True)
-        counts = np.bincount(inverse.reshape(-1), weights=w, minlength=cells.shape[0]).astype(float)
+        cells, inverse = limits.unique_inverse(flat)
+        counts = np.bincount(inverse, weights=w, minlength=cells.shape[0]).astype(float)
         return cells // size, cells % size, counts
 
     return pair.cached(("tables", "transition", name, use_weights), compute)
