@@ -734,24 +734,20 @@ def _numeric_like(col: pd.Series) -> bool:
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         return True
     # only the distinct values are converted to text: a million-row column has few of them
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        codes = col.cat.codes.to_numpy()
-        distinct = col.cat.categories[np.unique(codes[codes >= 0])]
-    else:
-        distinct = pd.unique(col.dropna())
-    values = pd.Series(np.asarray(distinct, dtype=object)).astype(str)
+    values = pd.Series(np.asarray(_distinct_present(col), dtype=object)).astype(str)
     return len(values) > 0 and pd.to_numeric(values, errors="coerce").notna().all()
 
 
-def _value_kind(col: pd.Series, missing: set[str]) -> bool | None:
-    """True for numbers, False for text, None when every value is missing (or a missing code)."""
+def _value_kind(col: pd.Series, missing: set[str], distinct: Any = None) -> bool | None:
+    """True for numbers, False for text, None when every value is missing (or a missing code).
+
+    ``distinct``: the column's distinct present values when already known
+    (the uniques of its ``pd.factorize``), so that they are not found again.
+    """
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         return None if col.isna().all() else True
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        codes = col.cat.codes.to_numpy()
-        distinct = col.cat.categories[np.unique(codes[codes >= 0])]
-    else:
-        distinct = pd.unique(col.dropna())
+    if distinct is None:
+        distinct = _distinct_present(col)
     text = pd.Series(np.asarray(distinct, dtype=object)).astype(str).str.strip()
     text = text[~text.isin(missing)]
     if len(text) <= len(missing):  # few values left: they may still be missing codes written differently ("-99.0")
@@ -761,8 +757,17 @@ def _value_kind(col: pd.Series, missing: set[str]) -> bool | None:
     return bool(pd.to_numeric(text, errors="coerce").notna().all())
 
 
+def _distinct_present(col: pd.Series) -> Any:
+    """The distinct values of a column, without missing values."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        return col.cat.categories[np.unique(codes[codes >= 0])]
+    return pd.unique(col.dropna())
+
+
 def _check_same_kind(
-    var: VariableSpec, o: pd.Series, p: pd.Series, missing: set[str], cache: dict | None = None
+    var: VariableSpec, o: pd.Series, p: pd.Series, missing: set[str], cache: dict | None = None,
+    distinct: tuple[Any, Any] = (None, None),
 ) -> None:
     """Numbers in one file and text in the other is an error; a column with no value at all fits either.
 
@@ -771,7 +776,8 @@ def _check_same_kind(
     drop = missing | {normalise_label(m) for m in var.missing}
     try:
         kind_key = VariableSpec(var.name, "kind of values", missing=sorted(drop))
-        kinds = [_cached_original(cache, kind_key, lambda: _value_kind(o, drop)), _value_kind(p, drop)]
+        kinds = [_cached_original(cache, kind_key, lambda: _value_kind(o, drop, distinct[0])),
+                 _value_kind(p, drop, distinct[1])]
     except TypeError:  # unhashable values
         raise _not_scalar(var) from None
     if None not in kinds and kinds[0] != kinds[1]:
@@ -783,27 +789,27 @@ def _check_same_kind(
 
 
 # -- categorical -----------------------------------------------------------
-def _original_factors(var: VariableSpec, o: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str]]:
-    o_codes, o_labels = _factorize(var, o, missing)
+def _original_factors(var: VariableSpec, o: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str], Any]:
+    o_codes, o_labels, o_distinct = _factorize(var, o, missing)
     if (o_codes < 0).all():
         raise InputError(
             f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
         )
-    return o_codes, o_labels
+    return o_codes, o_labels, o_distinct
 
 
 def _encode_categorical(
     var: VariableSpec,
-    factors: tuple[np.ndarray, list[str]],
+    factors: tuple[np.ndarray, list[str], Any],
     o: pd.Series,
     p: pd.Series | None,
     missing: set[str],
     cache: dict | None = None,
 ) -> CategoricalColumn:
+    o_codes, o_labels, o_distinct = factors
+    p_codes, p_labels, p_distinct = _factorize(var, p, missing) if p is not None else (None, [], None)
     if p is not None and var.recode is None and var.hierarchy is None:
-        _check_same_kind(var, o, p, missing, cache)
-    o_codes, o_labels = factors
-    p_codes, p_labels = _factorize(var, p, missing) if p is not None else (None, [])
+        _check_same_kind(var, o, p, missing, cache, (o_distinct, p_distinct))
     categories = _category_order(var, o, p, o_labels, p_labels)
     position = {label: i for i, label in enumerate(categories)}
     orig = _original_codes(cache, var, categories, lambda: _remap(o_codes, o_labels, position))
@@ -826,7 +832,8 @@ def _not_scalar(var: VariableSpec) -> InputError:
     )
 
 
-def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str]]:
+def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str], Any]:
+    """The column's codes (int32, -1 for missing and missing codes), its labels and its distinct present values."""
     try:
         codes, uniques = pd.factorize(col, use_na_sentinel=True)
     except TypeError:  # unhashable values
@@ -841,7 +848,7 @@ def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np
         keep = np.array([label not in drop for label in labels] + [False])
         codes = np.where(keep[codes], codes, -1)  # codes == -1 indexes the trailing False
         labels = [label if label not in drop else None for label in labels]
-    return codes.astype(np.int32, copy=False), labels
+    return codes.astype(np.int32, copy=False), labels, uniques
 
 
 def _original_codes(

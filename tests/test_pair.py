@@ -231,3 +231,25 @@ def test_the_scenarios_of_one_compare_share_the_originals_codes_and_tables(monke
         for mid in ids:
             assert scenario.measures[mid].value == alone.measures[mid].value
             assert scenario.measures[mid].details == alone.measures[mid].details
+
+
+@pytest.mark.parametrize(
+    "col",
+    [
+        pd.Series(["1", "2", None, "2.0", " 3 "], dtype=object),
+        pd.Series(["a", "1", None, "b"], dtype="str"),
+        pd.Series(["-99", "-99.0", " -99 ", None]),  # only missing codes, written three ways
+        pd.Series(["-99", "4", "5", "6"]),
+        pd.Series(pd.Categorical(["x", None, "y"], categories=["x", "y", "z"])),
+        pd.Series(pd.Categorical([1, 2, 2], categories=[1, 2, 3])),
+        pd.Series([True, False, None], dtype=object),
+        pd.Series([None, None], dtype=object),
+    ],
+)
+def test_the_kind_of_a_column_from_its_factorisation_is_the_kind_from_its_values(col):
+    from infoloss.pair import _factorize, _value_kind
+    from infoloss.spec import VariableSpec
+
+    missing = {"-99", "NA"}
+    distinct = _factorize(VariableSpec("v", "nominal"), col, missing)[2]
+    assert _value_kind(col, missing, distinct) == _value_kind(col, missing)
