@@ -201,7 +201,7 @@ def combined_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndar
     for c, size in zip(codes[1:], sizes[1:]):
         if span * int(size) >= _RADIX_LIMIT:
             uniques, flat = unique_inverse(flat)
-            flat = flat.astype(np.int64)
+            flat = flat.astype(np.int64, copy=False)  # a fresh array: changed in place below
             span = int(uniques.shape[0])
         flat *= int(size)
         flat += c
