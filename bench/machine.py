@@ -15,6 +15,22 @@ workloads, each the median of several runs:
   the sorted levels of the distributions and GDU families are such sorts);
 * ``matmul``: a 2,000 x 2,000 float64 matrix product (BLAS on every core;
   k-means and the robust covariances).
+
+Two more figures explain where a run's time goes on a given machine:
+
+* ``sort without AVX-512``: the same sort in a fresh process with numpy's
+  AVX-512 kernels switched off (``NPY_DISABLE_CPU_FEATURES``).  numpy sorts
+  with AVX-512 where the processor has it; on AMD Zen 4 processors (the
+  2-core benchmark machine is one) that sort is several times slower than
+  numpy's AVX2 sort (53 against 9 ms there), because Zen 4 executes the
+  AVX-512 compress-store the sort relies on slowly.  Switching AVX-512 off
+  for a whole ``infoloss compare`` gained nothing there: numpy's AVX-512
+  gathers and exponentials, which other measures use, then slow down as much;
+* ``fresh memory``: a fresh process filling 1 GB it has never touched.  On a
+  virtual machine that returns idle memory to its host, that costs 0.4-2.4 s
+  per GB of the kernel's system time (from run to run on the benchmark
+  machine), against 0.1 s for memory the process freed a moment ago; a
+  1M x 50 run spends 7-10 of its 45 CPU seconds in system time there.
 """
 
 from __future__ import annotations
@@ -34,18 +50,52 @@ def _median_seconds(work, runs: int) -> float:
     return statistics.median(times)
 
 
+#: a fresh process's median seconds of ``np.sort`` of 1,000,000 normal values (its own AVX-512 setting)
+_SORT_CHILD = (
+    "import statistics, time, numpy as np\n"
+    "x = np.random.default_rng(0).standard_normal(1_000_000)\n"
+    "t = []\n"
+    "for _ in range({runs}):\n"
+    "    t0 = time.perf_counter(); np.sort(x); t.append(time.perf_counter() - t0)\n"
+    "print(statistics.median(t))\n"
+)
+#: a fresh process's seconds to fill 1 GB of memory it never touched
+_FRESH_CHILD = (
+    "import time, numpy as np\n"
+    "t0 = time.perf_counter(); a = np.ones(1 << 27); print(time.perf_counter() - t0)\n"
+)
+#: numpy's CPU features to switch off for its AVX2 kernels instead of its AVX-512 ones
+NO_AVX512 = "X86_V4 AVX512_ICL AVX512_SPR"
+
+
+def _child_seconds(code: str, env: dict | None = None) -> float:
+    """The number a fresh Python process running ``code`` prints (seconds); NaN when it fails (an older numpy
+    may refuse a feature name it does not know)."""
+    import os
+
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
+                         env={**os.environ, **(env or {})})
+    try:
+        return float(out.stdout.split()[-1])
+    except (IndexError, ValueError):
+        return float("nan")
+
+
 def reference_line(runs: int = 5) -> str:
-    """One line: the seconds of the three reference workloads on this machine now."""
+    """One line: the seconds of the reference workloads on this machine now."""
     import numpy as np
 
     cmd = [sys.executable, "-c", "import numpy, pandas, scipy.stats"]
     imports = _median_seconds(lambda: subprocess.run(cmd, check=True), runs)
     x = np.random.default_rng(0).standard_normal(1_000_000)
     sort = _median_seconds(lambda: np.sort(x), runs)
+    sort_avx2 = _child_seconds(_SORT_CHILD.format(runs=runs), {"NPY_DISABLE_CPU_FEATURES": NO_AVX512})
     a = np.random.default_rng(1).standard_normal((2000, 2000))
     matmul = _median_seconds(lambda: a @ a, runs)
-    return (f"machine today: import numpy+pandas+scipy.stats {imports:.2f} s, sort 1M floats {sort * 1000:.0f} ms, "
-            f"2000x2000 matmul {matmul * 1000:.0f} ms (medians of {runs}; bench/machine.py)")
+    fresh = statistics.median(_child_seconds(_FRESH_CHILD) for _ in range(3))
+    return (f"machine today: import numpy+pandas+scipy.stats {imports:.2f} s, sort 1M floats {sort * 1000:.0f} ms "
+            f"(without AVX-512 {sort_avx2 * 1000:.0f} ms), 2000x2000 matmul {matmul * 1000:.0f} ms, "
+            f"fresh memory {fresh:.2f} s/GB (medians; bench/machine.py)")
 
 
 if __name__ == "__main__":
