@@ -22,10 +22,12 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 _local = threading.local()  # .sink: (list to record this thread's warnings in, or None to drop them,) or None
 _phase = threading.Event()  # set while compare runs measures side by side
+_first_imports = threading.Lock()
 
 
 def cores() -> int:
@@ -34,6 +36,24 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # no affinity on this system (macOS, Windows)
         return os.cpu_count() or 1
+
+
+def import_alone(name: str) -> ModuleType:
+    """``importlib.import_module(name)``, one such import at a time in the process.
+
+    Measures that share cores import scikit-learn when they first run, and
+    two of them (``robust_eigen``'s MinCovDet, ``pmse``'s LogisticRegression)
+    may do so at the same moment on the two threads.  scikit-learn's modules
+    import each other in a cycle, and Python's per-module import locks then
+    let one thread meet the other's half-initialised ``sklearn.base``
+    (ImportError: cannot import name 'clone' from partially initialized
+    module).  Imported through here, the first import finishes before the
+    other thread starts its own; later calls find the module at once.
+    """
+    import importlib
+
+    with _first_imports:
+        return importlib.import_module(name)
 
 
 def map_in_order(func: Callable[[Any], Any], items: list, size: int, max_workers: int = 2) -> list:

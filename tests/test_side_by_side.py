@@ -218,3 +218,60 @@ def test_encoding_on_two_threads_gives_the_same_pair(monkeypatch):
     monkeypatch.setattr(pair_module, "map_in_order", real)
     with pytest.raises(infoloss.InputError, match=repr(first)):
         encode_pair(df, bad, spec)
+
+
+def test_import_alone_runs_one_first_import_at_a_time(monkeypatch):
+    # two measures beside each other importing scikit-learn at once met a half-initialised sklearn.base
+    # (an ImportError); through import_alone the second import waits for the first
+    from infoloss import _concurrent
+
+    inside, most = [0], [0]
+    count = threading.Lock()
+
+    def slow_import(name):
+        with count:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.05)
+        with count:
+            inside[0] -= 1
+        return name
+
+    monkeypatch.setattr(importlib, "import_module", slow_import)
+    start = threading.Barrier(4)
+    results = []
+
+    def one(name):
+        start.wait()
+        results.append(_concurrent.import_alone(name))
+
+    threads = [threading.Thread(target=one, args=(f"module{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 1
+    assert sorted(results) == [f"module{i}" for i in range(4)]
+
+
+def test_robust_eigen_and_pmse_import_scikit_learn_beside_each_other_in_a_fresh_process():
+    # their two first imports of scikit-learn, started at the same moment on two threads
+    import subprocess
+    import sys
+
+    code = (
+        "import threading\n"
+        "from infoloss._concurrent import import_alone\n"
+        "go = threading.Barrier(2)\n"
+        "def one(name):\n"
+        "    go.wait()\n"
+        "    import_alone(name)\n"
+        "ts = [threading.Thread(target=one, args=(m,)) for m in ('sklearn.covariance', 'sklearn.exceptions')]\n"
+        "[t.start() for t in ts]\n"
+        "[t.join() for t in ts]\n"
+        "import sys\n"
+        "print(sorted(m for m in ('sklearn.covariance', 'sklearn.exceptions', 'sklearn.base') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "['sklearn.base', 'sklearn.covariance', 'sklearn.exceptions']"
+    assert "Error" not in out.stderr

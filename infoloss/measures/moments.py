@@ -236,8 +236,9 @@ def _mcd_sample(pair: EncodedPair, which: str, max_records: int, random_state: i
 
 def _mcd_fit(pair: EncodedPair, which: str, max_records: int, random_state: int) -> _Eigen | str:
     """One file's MCD eigen-decomposition, or the reason it cannot be computed."""
-    from sklearn.covariance import MinCovDet
+    from .._concurrent import import_alone
 
+    MinCovDet = import_alone("sklearn.covariance").MinCovDet
     names = pair.continuous_names
     label = _FILE[which]
     x, n_complete = _mcd_sample(pair, which, max_records, random_state)

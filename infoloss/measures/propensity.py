@@ -135,7 +135,7 @@ from scipy import sparse
 from scipy.linalg import lapack
 
 from .. import limits, numeric
-from .._concurrent import recorded_warnings
+from .._concurrent import import_alone, recorded_warnings
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -505,8 +505,8 @@ def _separated_records(m: _Merged, positive: np.ndarray | None = None) -> np.nda
 
 
 def _logit_fit(m: _Merged, w: np.ndarray | None = None) -> dict:
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import LogisticRegression
+    ConvergenceWarning = import_alone("sklearn.exceptions").ConvergenceWarning
+    LogisticRegression = import_alone("sklearn.linear_model").LogisticRegression
 
     design = _logit_design(m)
     y = m.y
@@ -585,8 +585,7 @@ def _cart_columns(m: _Merged) -> tuple[sparse.csc_matrix, list[str]]:
 def _cart_pmse(
     x: sparse.csc_matrix, y: np.ndarray, c: float, seed: int, w: np.ndarray | None = None
 ) -> tuple[float, int]:
-    from sklearn.tree import DecisionTreeClassifier
-
+    DecisionTreeClassifier = import_alone("sklearn.tree").DecisionTreeClassifier
     if x.shape[1] == 0:
         return 0.0, 1
     tree = DecisionTreeClassifier(
