@@ -252,3 +252,25 @@ def test_cluster_utility_reports_its_seed_spread(tarragona):
     assert seeds["max"] > 1.5 * seeds["min"] and seeds["sd"] > 0  # it does vary with the k-means start
     single = [cluster_utility(orig, prot["mdav3"], spec, seed=s, seeds=1).value for s in range(5)]
     assert seeds["values"] == pytest.approx(single)
+
+
+CLUSTER_IDS = [m.id for m in registered() if m.id.startswith("cluster_") and m.id != "cluster_utility"]
+
+
+def test_two_records_give_reasons_not_a_traceback():
+    # scikit-learn's Davies-Bouldin index takes 2 to n - 1 clusters: with 2 records and k = 2 it raised
+    orig = pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]})
+    prot = orig.iloc[::-1].reset_index(drop=True)
+    rep = compare(orig, prot, measures=CLUSTER_IDS)
+    s = rep.scenarios[0]
+    assert "as many clusters as records" in s.not_computed["cluster_davies_bouldin_diff"]
+    assert set(s.measures) | set(s.not_computed) == set(CLUSTER_IDS)
+
+
+def test_protected_file_with_fewer_records_than_clusters_is_not_computed():
+    orig = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    prot = pd.DataFrame({"a": [1.0]})
+    rep = compare(orig, prot, spec={"variables": {"a": {"scale": "continuous"}}, "pairing": "none"},
+                  measures=["cluster_silhouette_diff", "cluster_centroid_shift"])
+    for mid in ("cluster_silhouette_diff", "cluster_centroid_shift"):
+        assert rep.scenarios[0].not_computed[mid] == "the protected file has 1 record, fewer than the k = 2 clusters"

@@ -234,7 +234,7 @@ def _silhouette(x: np.ndarray, labels: np.ndarray, seed: int) -> float | None:
 def _davies_bouldin(x: np.ndarray, labels: np.ndarray) -> float | None:
     from sklearn.metrics import davies_bouldin_score
 
-    if np.unique(labels).shape[0] < 2:
+    if not 2 <= np.unique(labels).shape[0] <= x.shape[0] - 1:  # scikit-learn's range (at most n - 1 clusters)
         return None
     return float(davies_bouldin_score(x, labels))
 
@@ -315,6 +315,9 @@ def run(pair: EncodedPair, k: int | None, seeds: int, seed: int, max_records: in
         for s in seed_list:
             o = _original_run(pair, kk, s, max_records)
             x = embed(pair, sp, PROTECTED, _rows(pair, PROTECTED, max_records, s))
+            if x.shape[0] < kk:
+                raise NotComputed(f"the protected file has {x.shape[0]} record{'s' if x.shape[0] != 1 else ''}, "
+                                  f"fewer than the k = {kk} clusters")
             km, w = _kmeans(x, kk, s)
             assigned = o["km"].predict(x)
             per_seed.append({"orig": o, "labels": km.labels_, "assigned": assigned,
@@ -359,7 +362,7 @@ def _result(pair: EncodedPair, res: dict[str, Any], max_records: int, per_seed: 
     bad = sum(v is None for v in values)
     if bad:
         raise NotComputed(f"the {what} is undefined in {bad} of {len(values)} seeds (a clustering with fewer than "
-                          "two clusters)")
+                          "two clusters, or with as many clusters as records)")
     details = _details(res, pair, max_records)
     details["seeds"] = md.spread(values, res["seeds"])
     for name, fn in extra.items():
