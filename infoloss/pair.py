@@ -937,7 +937,19 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
             f"the weight column {name!r} of the {which} file has {int((w < 0).sum())} negative values; "
             "weights must be zero or positive."
         )
+    positive = w[w > 0]
+    if positive.size and (positive.max() > WEIGHT_RANGE[1] or positive.min() < WEIGHT_RANGE[0]):
+        raise InputError(
+            f"the weight column {name!r} of the {which} file has weights from {positive.min():.3g} to "
+            f"{positive.max():.3g}; infoloss takes positive weights between {WEIGHT_RANGE[0]:g} and "
+            f"{WEIGHT_RANGE[1]:g} (and zeros): multiply or divide them all by one constant."
+        )
     return w
+
+
+#: the smallest and largest positive weight: their squares and the sums of a file's squared weights
+#: (Kish's effective size, weighted variances) stay normal, finite float64 numbers
+WEIGHT_RANGE = (1e-100, 1e100)
 
 
 # -- survey design ---------------------------------------------------------

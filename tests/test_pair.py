@@ -116,6 +116,9 @@ def test_pairing_none_allows_different_sizes():
         (lambda o, p: (o, p.assign(o=["a", "b", "c", "d"])), "'o' holds numbers in the original file but text in the protected file"),
         (lambda o, p: (o.assign(w=[1.0, -1.0, 1.0, 1.0]), p), "weight column 'w' of the original file has 1 negative"),
         (lambda o, p: (o.assign(w=[1.0, np.nan, 1.0, 1.0]), p), "weight column 'w' of the original file has 1 missing"),
+        # weights whose sums of squares overflow or underflow (a ctbil of NaN, found by fuzzing)
+        (lambda o, p: (o.assign(w=1e308), p), "weight column 'w' of the original file has weights from 1e\\+308 to 1e\\+308"),
+        (lambda o, p: (o, p.assign(w=[1e-320, 1.0, 0.0, 1.0])), "weight column 'w' of the protected file has weights from 1e-320 to 1;"),
         (lambda o, p: (o.assign(x=np.nan), p), "'x' is missing in every record of the original file"),
         (lambda o, p: (o, p.iloc[:0]), "the protected file has no records"),
         (lambda o, p: (o.iloc[:0], p), "the original file has no records"),
