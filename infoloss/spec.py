@@ -192,6 +192,9 @@ def load_spec(path: str | Path) -> Spec:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise SpecError(f"the spec file {path} is not valid YAML{where}; check its indentation and quoting.") from None
+    except RecursionError:  # PyYAML parses nested brackets recursively
+        raise SpecError(f"the spec file {path} nests lists or mappings too deeply to be a spec; check its "
+                        "brackets.") from None
     spec = spec_from_dict(raw, base_dir=path.resolve().parent)
     spec.path = path
     return spec

@@ -64,6 +64,14 @@ def test_broken_yaml_and_missing_file(tmp_path):
         load_spec(tmp_path / "nope.yaml")
 
 
+def test_deeply_nested_yaml_is_a_spec_error(tmp_path):
+    # PyYAML parses nested brackets recursively: 1,000 of them were a RecursionError (found by fuzzing)
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("[" * 1000 + "]" * 1000 + "\n")
+    with pytest.raises(SpecError, match="nests lists or mappings too deeply"):
+        load_spec(deep)
+
+
 def test_pairing_by_id_gives_the_column_the_id_role():
     spec = spec_from_dict({"variables": {"H": {"scale": "nominal"}, "A": {"scale": "nominal"}}, "pairing": {"by": "H"}})
     assert spec.pairing_id == "H"
