@@ -152,6 +152,19 @@ def test_alpha_loss_through_the_measure():
     assert set(scale["original"]["alpha_if_deleted"]) == set(items)
 
 
+def test_alpha_with_every_weight_zero_is_a_note_not_a_traceback():
+    # np.cov raised ZeroDivisionError ("Weights sum to zero"), found by fuzzing
+    df = pd.DataFrame({"y": [1.0, 2.0, 3.0, 4.0], "x": [2.0, 1.0, 5.0, 3.0], "w": 0.0})
+    spec = {"variables": {"y": {"scale": "continuous"}, "x": {"scale": "continuous"}, "w": {"role": "weight"}},
+            "analyses": {"scales": [{"name": "s", "items": ["y", "x"]}]}}
+    pair = encode_pair(df, df.copy(), spec)
+    with pytest.raises(NotComputed):
+        get("alpha_loss").func(pair)
+    scale = infoloss.compare(df, df.copy(), spec, measures=["alpha_loss"], aggregates=False).scenarios[0]
+    assert scale.analyses["scales"][0]["original"]["note"] == (
+        "fewer than two records of the original file with every item have a positive weight")
+
+
 def test_cli_runs_the_analyses_and_rejects_a_bad_formula(tmp_path, testdata):
     import yaml
 

@@ -68,6 +68,10 @@ def scale_results(data: FileData, analyses: Analyses) -> list[dict[str, Any]]:
             row["note"] = f"fewer than two records of the {data.name} file have every item"
             out.append(row)
             continue
+        if w is not None and np.count_nonzero(w > 0) < 2:  # np.cov's weights would sum to 0 (or give one record)
+            row["note"] = f"fewer than two records of the {data.name} file with every item have a positive weight"
+            out.append(row)
+            continue
         cov = _covariance(X[complete], w)
         alpha = _alpha(cov)
         row["alpha"] = alpha if np.isfinite(alpha) else None
