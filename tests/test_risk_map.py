@@ -163,6 +163,16 @@ def test_records_as_parquet(tmp_path):
     assert pd.read_parquet(tmp_path / "records_x.parquet")["fk"].tolist() == [1, 1, 1]
 
 
+def test_records_of_a_scenario_with_a_very_long_name(tmp_path):
+    # a 300-character name made a file name too long for the system (OSError), found by fuzzing
+    df = pd.DataFrame({"a": [1, 1, 2], "b": [1, 2, 2]})
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"}}}
+    infoloss.compare(df, [df, df], spec, measures=["sample_uniques"], names=["x" * 300, "x" * 301], records_dir=tmp_path,
+                     aggregates=False, statistics=False)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["records_original.csv", f"records_{'x' * 100}.csv", f"records_{'x' * 100}_2.csv"]
+
+
 # ---------------------------------------------------------------------------
 # command line and spec
 # ---------------------------------------------------------------------------

@@ -94,8 +94,12 @@ def _distance_columns(pair: EncodedPair, which: str, options: dict) -> dict[str,
     return cols
 
 
+#: characters of a scenario name kept in a file name (a file name holds 255 bytes, the temporary one a few more)
+_NAME_CHARS = 100
+
+
 def _safe_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:_NAME_CHARS].strip("._") or "scenario"
 
 
 def write_records(
