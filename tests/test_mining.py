@@ -454,3 +454,29 @@ def test_report_shows_scores_against_references_and_cluster_spread(testdata):
     # without any mining measure that has details, nothing is drawn
     plain = compare(testdata["original"], testdata["ls_k3"], spec, measures=["suppressions"], aggregates=False)
     assert str(mining_charts(plain)) == ""
+
+
+def test_a_class_with_one_training_record_turns_early_stopping_off():
+    # HistGradientBoosting's early stopping draws a validation part stratified by class: a class of one
+    # training record made it raise (found by fuzzing); the model now runs without early stopping
+    t = np.where(np.arange(1500) % 2 == 0, "a", "b").astype(object)
+    t[7] = "c"
+    df = pd.DataFrame({"x": (np.arange(1500) % 3).astype(str), "t": t})
+    spec = {"variables": {"x": {"scale": "nominal"}, "t": {"scale": "nominal", "role": "target"}}}
+    pair = encode_pair(df, df.copy(), spec)
+    feats = mm.md.layout(pair, ["x"])
+    x = mm.md.matrix(pair, feats, "original", None)
+    y = np.r_[np.zeros(1000), np.ones(499), 2.0]
+    est, note, _ = mm.fit_model("classification", "hgb", feats, x, y, None, 0)
+    assert note == "a class has one training record, so the model runs without early stopping"
+    assert not est.get_params()["early_stopping"]
+    rep = compare(df, df.copy(), spec, measures=["ml_score_ratio"], aggregates=False)
+    assert rep.scenarios[0].measures["ml_score_ratio"].value == 1.0
+
+
+def test_a_test_size_that_leaves_no_training_record_is_not_computed(testdata):
+    small = testdata["original"].iloc[:30]
+    rep = compare(small, small.copy(), spec_with_target(), measures=["ml_score_ratio"],
+                  options={"ml_score_ratio": {"test_size": 0.999}}, aggregates=False)
+    reason = rep.scenarios[0].not_computed["ml_score_ratio"]
+    assert reason.startswith("test_size = 0.999 holds out all 30 original records") and "smaller test_size" in reason

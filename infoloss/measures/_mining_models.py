@@ -10,6 +10,7 @@ pair, so the measures of one scenario share it.
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -218,6 +219,12 @@ def split(pair: EncodedPair, t: Target, s: Settings, seed: int) -> tuple[np.ndar
             f"too few records: target {t.name!r} has {valid.shape[0]} non-missing values in the original file and "
             f"the train/test split needs at least {MIN_RECORDS}"
         )
+    n_test = math.ceil(s.test_size * valid.shape[0])  # scikit-learn's size of the held-out part
+    if n_test >= valid.shape[0]:
+        raise NotComputed(
+            f"test_size = {s.test_size:g} holds out all {valid.shape[0]} original records with a value of target "
+            f"{t.name!r}, leaving none to train on; choose a smaller test_size"
+        )
     strata = _strata(t, y[valid])
     train, test, stratified = _split(valid, strata, seed, test_size=s.test_size)
     pools = (train.shape[0], test.shape[0])
@@ -239,7 +246,7 @@ def model_text(model: str) -> str:
     return {
         "hgb": "scikit-learn HistGradientBoostingClassifier/Regressor (defaults: at most 100 iterations, 31 "
         "leaves, learning rate 0.1; early stopping on a seeded 10 % validation part of the training records when "
-        "they are 1,000 or more, as scikit-learn does from 10,000; nominal variables of up to 255 categories as native categorical "
+        "they are 1,000 or more and every class has two, as scikit-learn does from 10,000; nominal variables of up to 255 categories as native categorical "
         "features, larger ones and ordinal ones as their category positions; missing values native)",
         "linear": "scikit-learn LogisticRegression (L2, C=1, lbfgs, up to 1000 iterations) / LinearRegression "
         "after one-hot coding of nominal variables (missing: all zeros) and mean imputation with missing "
@@ -364,7 +371,13 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
         est = DummyClassifier(strategy="prior")
         note = "the training records have one class only: the model predicts it for every record"
     else:
-        est = estimator(task, model, feats, seed, x.shape[0], weighted=w is not None)
+        n_train = x.shape[0]
+        if task == "classification" and model == "hgb" and n_train >= HGB_EARLY_STOPPING \
+                and np.unique(y, return_counts=True)[1].min() < 2:
+            # early stopping draws a validation part stratified by class, which needs two records of each
+            n_train = 0
+            note = "a class has one training record, so the model runs without early stopping"
+        est = estimator(task, model, feats, seed, n_train, weighted=w is not None)
         if model == "tree":  # rpart's cp = 0.01: a split must lower the root's impurity by 1 %
             est.set_params(model__min_impurity_decrease=TREE_CP * _impurity(task, y, w))
     params = {}
