@@ -99,6 +99,8 @@ def _check_file(path: Path, label: str, ending: str) -> None:
         raise InputError(f"{label} does not exist; check the path.")
     if path.is_dir():
         raise InputError(f"{label} is a folder, not a file; give the path of a data file.")
+    if not path.is_file():  # a pipe would block reading (and is read more than once), a device never ends
+        raise InputError(f"{label} is not a regular file (a pipe, device or socket); save the data to a file first.")
     if ending not in ENDINGS:
         known = ", ".join(ENDINGS)
         what = f"an unknown ending '{ending}'" if ending else "no file ending"

@@ -180,6 +180,8 @@ def _yaml_key(name: str) -> str:
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a YAML spec file; relative paths in it are relative to the file."""
     path = Path(path)
+    if path.exists() and not path.is_file():  # a folder, or a pipe that would block the read
+        raise SpecError(f"the spec file {path} is not a regular file; give the path of a YAML file.")
     try:
         text = path.read_bytes().decode("utf-8-sig")  # a byte order mark (Windows editors) is allowed
     except OSError as exc:

@@ -407,6 +407,15 @@ def test_error_directory(tmp_path):
         read_table(folder, which="protected")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX feature")
+def test_error_named_pipe(tmp_path):
+    # reading a pipe nobody writes to blocked forever (found by fuzzing)
+    fifo = tmp_path / "data.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match=r"data\.csv is not a regular file \(a pipe, device or socket\)"):
+        read_table(fifo)
+
+
 def test_error_unknown_ending(tmp_path):
     path = tmp_path / "d.xyz"
     path.write_text("a\n1\n")

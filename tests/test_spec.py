@@ -64,6 +64,11 @@ def test_broken_yaml_and_missing_file(tmp_path):
         load_spec(tmp_path / "nope.yaml")
 
 
+def test_a_spec_path_that_is_not_a_regular_file(tmp_path):
+    with pytest.raises(SpecError, match="is not a regular file; give the path of a YAML file"):
+        load_spec(tmp_path)
+
+
 def test_deeply_nested_yaml_is_a_spec_error(tmp_path):
     # PyYAML parses nested brackets recursively: 1,000 of them were a RecursionError (found by fuzzing)
     deep = tmp_path / "deep.yaml"

@@ -105,7 +105,8 @@ SCORE_OPTIONS = _FIT_OPTIONS + _METRIC_OPTIONS
 IMPORTANCE_OPTIONS = SCORE_OPTIONS + (
     Option("importance_records", "int", 500, "held-out records the permutation importances are computed on",
            low=10),
-    Option("importance_repeats", "int", 2, "shuffles per variable in the permutation importances", low=1),
+    Option("importance_repeats", "int", 2, "shuffles per variable in the permutation importances", low=1,
+           high=100),
 )
 _HIGHER = ("balanced_accuracy", "accuracy", "f1_macro", "roc_auc", "r2")
 
