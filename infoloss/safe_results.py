@@ -87,8 +87,10 @@ COUNT_KEYS = frozenset({
 })
 #: Numbers under a count key that are not counts.
 NOT_COUNTS = frozenset({"sd", "share", "percent", "seeds", "seed"})
-#: Shares, percentages and differences that give a withheld sibling count back.
+#: Shares, percentages and differences that give a withheld sibling count back (and any key that starts with
+#: one of SHARE_PREFIXES, e.g. ``percent_records_with_change`` beside ``records_with_change``).
 SHARE_KEYS = frozenset({"share", "percent", "anonymity_loss"})
+SHARE_PREFIXES = ("share_", "percent_")
 #: Per-record material, withheld whatever its content.
 PER_RECORD_KEYS = frozenset({"per_record", "residuals", "leverages", "leverage", "fitted_values", "records_list",
                              "row", "rows"})
@@ -331,7 +333,7 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
         if child_counts and state.withheld > before and not isinstance(value, (dict, list)):
             withheld_here = True
     if withheld_here:  # a share or percent beside a withheld count gives it back
-        for key in SHARE_KEYS & set(out):
+        for key in [k for k in out if str(k) in SHARE_KEYS or str(k).startswith(SHARE_PREFIXES)]:
             if _is_number(out[key]) and out[key] != 0:
                 out[key] = None
                 state.withhold()

@@ -159,6 +159,18 @@ def test_per_record_lists_and_extremes_are_withheld():
     assert measures["fake"]["details"]["copies"] == 2  # the input is not changed
 
 
+def test_a_percentage_beside_a_withheld_count_is_withheld_too():
+    # records_changed kept percent_records_with_change (6.67 of 30 records) beside the withheld count 2
+    # (found by fuzzing)
+    orig = pd.DataFrame({"a": np.arange(30) % 4, "b": np.arange(30) % 3})
+    prot = orig.assign(a=np.r_[9, 9, orig["a"].to_numpy()[2:]])
+    spec = {"variables": {"a": {"scale": "nominal"}, "b": {"scale": "nominal"}}}
+    full = infoloss.compare(orig, prot, spec, measures=["records_changed"], aggregates=False)
+    assert full.to_dict()["scenarios"][0]["measures"]["records_changed"]["details"]["records_with_change"] == 2
+    d = full.to_dict(safe=True)["scenarios"][0]["measures"]["records_changed"]["details"]
+    assert d["records_with_change"] is None and d["percent_records_with_change"] is None
+
+
 def _count_values(obj, counting=False, parent=""):
     """Every number under a count key (and under a count measure's value/by_variable)."""
     if isinstance(obj, dict):
