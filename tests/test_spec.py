@@ -130,3 +130,9 @@ def test_overrides_change_scale_role_and_pairing():
     assert spec.variables["A"].scale == "nominal"  # the original spec is untouched
     with pytest.raises(SpecError, match="--key C: give the variable a scale"):
         apply_overrides(spec, key=["C"])
+    # contradictory flags were accepted, the last scale winning or the household id analysed as a key (fuzzing)
+    with pytest.raises(SpecError, match="'A' is given both as nominal and as continuous; a variable has one scale"):
+        apply_overrides(spec, nominal=["A"], continuous=["A"])
+    with pytest.raises(SpecError, match="'A' is given as the household id and as a key variable"):
+        apply_overrides(spec, key=["A"], household="A")
+    assert apply_overrides(spec, nominal=["A", "A"]).variables["A"].scale == "nominal"  # a repeat is no conflict
