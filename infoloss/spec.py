@@ -177,6 +177,27 @@ def _yaml_key(name: str) -> str:
 # ---------------------------------------------------------------------------
 # loading and validation
 # ---------------------------------------------------------------------------
+class _DuplicateKey(Exception):
+    """A mapping of the spec that gives one key twice (key, line)."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key given twice in one mapping is an error, not the last one winning
+    (a variable listed twice would silently lose its first definition)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # '<<: *anchor' merges; its keys may be overridden
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) or key is None:
+                if key in seen:
+                    raise _DuplicateKey(key, key_node.start_mark.line + 1)
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a YAML spec file; relative paths in it are relative to the file."""
     path = Path(path)
@@ -189,7 +210,10 @@ def load_spec(path: str | Path) -> Spec:
     except UnicodeDecodeError:
         raise SpecError(f"the spec file {path} is not a UTF-8 text file; save it as UTF-8 YAML.") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: plain YAML types only
+    except _DuplicateKey as exc:
+        raise SpecError(f"the spec file {path} gives {exc.args[0]!r} twice in one mapping (line {exc.args[1]}); "
+                        "keep one of them.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

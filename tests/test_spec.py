@@ -69,6 +69,18 @@ def test_a_spec_path_that_is_not_a_regular_file(tmp_path):
         load_spec(tmp_path)
 
 
+def test_a_key_given_twice_is_a_spec_error(tmp_path):
+    # PyYAML keeps the last of two equal keys: a variable listed twice lost its first definition silently
+    dup = tmp_path / "dup.yaml"
+    dup.write_text("variables:\n  age: {scale: continuous}\n  sex: {scale: nominal}\n  age: {scale: nominal}\n")
+    with pytest.raises(SpecError, match=r"gives 'age' twice in one mapping \(line 4\); keep one of them"):
+        load_spec(dup)
+    anchors = tmp_path / "anchors.yaml"  # a merge key and an anchor are still plain YAML
+    anchors.write_text("variables:\n  sex: &b {scale: nominal, role: key}\n  region: {<<: *b, role: other}\n")
+    spec = load_spec(anchors)
+    assert (spec.variables["region"].scale, spec.variables["region"].role) == ("nominal", "other")
+
+
 def test_deeply_nested_yaml_is_a_spec_error(tmp_path):
     # PyYAML parses nested brackets recursively: 1,000 of them were a RecursionError (found by fuzzing)
     deep = tmp_path / "deep.yaml"
