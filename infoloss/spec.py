@@ -546,14 +546,12 @@ def apply_overrides(
             "(key: what an intruder knows; sensitive: what must not be learnt), so choose one."
         )
     nominal, ordinal, continuous = list(nominal), list(ordinal), list(continuous)
-    scales = [(name, scale) for scale, names in (("nominal", nominal), ("ordinal", ordinal),
-                                                  ("continuous", continuous)) for name in dict.fromkeys(names)]
-    seen: dict[str, str] = {}
-    for name, scale in scales:
-        if name in seen:
-            raise SpecError(f"{name!r} is given both as {seen[name]} and as {scale}; a variable has one scale, so "
-                            "choose one.")
-        seen[name] = scale
+    given: dict[str, str] = {}
+    for scale, names in (("nominal", nominal), ("ordinal", ordinal), ("continuous", continuous)):
+        for name in names:
+            if given.setdefault(name, scale) != scale:
+                raise SpecError(f"{name!r} is given both as {given[name]} and as {scale}; a variable has one scale, "
+                                "so choose one.")
     if household and (household in key or household in sensitive):
         role = "key" if household in key else "sensitive"
         raise SpecError(f"{household!r} is given as the household id and as a {role} variable; the household id "
