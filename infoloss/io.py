@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -272,12 +273,13 @@ def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
             table = _typed_csv(path, sep, encoding, nulls) if not types else None
             if table is None:
                 table = parse(False)
+            table = _closed_quotes(table, path, label, encoding)  # a block's quoted value may span lines, even so
         except broken:
             if not _has_quote(path):
                 raise
-            return parse(True)
+            return _closed_quotes(parse(True), path, label, encoding)
         if table.num_columns == 1 and _has_quote(path):  # one column: a broken row has as many fields as a row
-            return parse(True)
+            return _closed_quotes(parse(True), path, label, encoding)
         return table
     except broken as exc:
         raise InputError(_csv_problem(path, label, sep, str(exc))) from None
@@ -354,6 +356,49 @@ def _has_quote(path: Path) -> bool:
             return mm.find(b'"') >= 0
     except (OSError, ValueError):  # an empty or special file: the careful reader
         return True
+
+
+def _closed_quotes(table: Any, path: Path, label: str, encoding: str) -> Any:
+    """``table``, unless a double quote left open swallowed the rest of the file into one value.
+
+    pyarrow reads a quote that is never closed as a value running to the end
+    of the file, so the file would seem to end at that record.  Such a value
+    is in the last record, holds a line break, and is the file's last text
+    as written (its inner quotes doubled); a closed value is followed by its
+    closing quote, so the file cannot end with it.
+    """
+    import pyarrow as pa
+
+    if table.num_rows == 0:
+        return table
+    last = table.slice(table.num_rows - 1)
+    try:
+        values = [column[0].as_py() for column in last.columns
+                  if pa.types.is_string(column.type) or pa.types.is_large_string(column.type)]
+    except UnicodeDecodeError:  # not UTF-8: the caller reads the file again as latin-1, and checks it then
+        return table
+    spanning = [v for v in values if v is not None and "\n" in v]
+    if not spanning:
+        return table
+    written = spanning[-1].replace('"', '""')[-256:].encode(encoding, errors="replace")
+    with open(path, "rb") as fh:
+        fh.seek(max(0, fh.seek(0, os.SEEK_END) - len(written)))
+        if fh.read() != written:
+            return table
+    line = _count_bytes(path, b"\n") - spanning[-1].count("\n") + 1
+    raise InputError(
+        f"{label} is not a valid CSV file: a double quote on line {line} opens a value that is never closed, so the "
+        "rest of the file reads as that one value; close the quote (a quote inside a quoted value is written twice)."
+    )
+
+
+def _count_bytes(path: Path, byte: bytes) -> int:
+    """How many times ``byte`` occurs in the file (read in blocks of 64 MB)."""
+    total = 0
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 26):
+            total += block.count(byte)
+    return total
 
 
 def _csv_problem(path: Path, label: str, sep: str, message: str) -> str:

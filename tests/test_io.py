@@ -160,6 +160,29 @@ def test_csv_quotes_without_line_breaks_across_blocks(tmp_path, monkeypatch):
     assert df["a"].tolist() == [f"x, {i}" for i in range(200)] and df["b"].tolist() == list(range(200))
 
 
+@pytest.mark.parametrize("text, line", [
+    ('a,b\n1,x\n2,"open\n3,y\n', 3),  # the rest of the file would read as one value of record 2
+    ('a,b\r\n1,"x""y\r\nz""\r\n', 2),  # "" inside the open value is a quote, not its end
+    ('a,b\n1,"x\ny', 2),  # no line end at the end of the file
+])
+def test_csv_quote_never_closed_is_an_error_naming_its_line(tmp_path, text, line):
+    path = tmp_path / "d.csv"
+    path.write_bytes(text.encode())
+    with pytest.raises(InputError, match=rf"a double quote on line {line} opens a value that is never closed"):
+        read_table(path)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('a,b\n5,10"\n1,"x""y\nz"""\n', ['10"', 'x"y\nz"']),  # a literal quote elsewhere, a closed last value
+    ('a,b\n1,"x\ny"', ["x\ny"]),  # closed, without a line end after it
+    ('a,b\n1,"x\ny\n"\n', ["x\ny\n"]),  # closed, ending in a line break of its own
+])
+def test_csv_closed_values_spanning_lines_at_the_end_are_read(tmp_path, text, expected):
+    path = tmp_path / "d.csv"
+    path.write_bytes(text.encode())
+    assert read_table(path)["b"].tolist() == expected
+
+
 def test_csv_header_only_gives_zero_rows(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("a;b;c\n")
