@@ -381,6 +381,9 @@ def read_arx_csv(path: str | Path, *, separator: str = ";", suppressed: Iterable
         raise SpecError(f"the hierarchy file {path} is not UTF-8 text; save it as UTF-8.") from None
     except OSError as exc:
         raise SpecError(f"cannot read the hierarchy file {path}: {exc.strerror or exc}.") from None
+    if "\x00" in text:  # valid UTF-8 but not text: a binary file (a spreadsheet, an archive) named by mistake
+        raise SpecError(f"the hierarchy file {path} is not a text file (it holds NUL bytes); give the hierarchy as a "
+                        "CSV text file, one row per value.")
     rows, lines = [], []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():

@@ -68,6 +68,14 @@ def test_bad_hierarchy_files_fail_at_spec_load_naming_file_and_line(tmp_path, te
     assert "h.csv" in str(exc.value)
 
 
+def test_binary_hierarchy_file_is_named_as_not_text(tmp_path):
+    """A file of valid UTF-8 holding NUL bytes (a binary file named by mistake) is not text, not a file of missing leaves."""
+    (tmp_path / "h.csv").write_bytes(b"\x00\x01\x02abc\x00")
+    (tmp_path / "s.yaml").write_text("variables:\n  a: {scale: nominal, hierarchy: h.csv}\n")
+    with pytest.raises(SpecError, match=r"h.csv is not a text file \(it holds NUL bytes\)"):
+        load_spec(tmp_path / "s.yaml")
+
+
 def test_missing_hierarchy_file_fails_at_spec_load(tmp_path):
     with pytest.raises(SpecError, match=r"hierarchy file .*nothere\.csv does not exist"):
         load_spec(spec_file(tmp_path, "nothere.csv"))
