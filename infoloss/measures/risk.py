@@ -273,7 +273,8 @@ def household_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     the records, sdcMicro's ``hier_risk`` (``hier_risk_ER`` their sum, in
     details).  Needs a ``role: household`` column.  Variables marked
     ``level: household`` in the spec must be equal within every household of
-    the original, else the household id is rejected.
+    the original; otherwise the household id is not used and the measure is
+    not computed, with the reason.
 
     References
     ----------
