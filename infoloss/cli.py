@@ -51,10 +51,10 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the versi
 def compare(
     original: Path = typer.Argument(..., help="The original microdata file."),
     protected: list[Path] = typer.Argument(..., help="One or more protected files (one scenario each)."),
-    spec: Optional[Path] = typer.Option(None, "--spec", help="The variable spec (YAML); inferred when absent."),
+    spec: Optional[str] = typer.Option(None, "--spec", metavar="<path>", help="The variable spec (YAML); inferred when absent."),
     measures: Optional[str] = typer.Option(None, "--measures", help="Measure ids, comma-separated, or 'all'."),
-    json_out: Optional[str] = typer.Option(None, "--json", help="Write the JSON result here ('-' for standard output)."),
-    html_out: Optional[Path] = typer.Option(None, "--html", help="Write the HTML report here."),
+    json_out: Optional[str] = typer.Option(None, "--json", metavar="<path>", help="Write the JSON result here ('-' for standard output)."),
+    html_out: Optional[str] = typer.Option(None, "--html", metavar="<path>", help="Write the HTML report here."),
     safe: bool = typer.Option(False, "--safe", help="Make the HTML report and the JSON safe to share (no small cells, no raw values)."),
     min_cell: int = typer.Option(5, "--min-cell", min=1, help="Smallest count shown in safe mode."),
     family_weights: Optional[str] = typer.Option(None, "--family-weights", help="Weights of the measure families in the report's overall score, e.g. tables=2,record=1 (default: by the variables each covers)."),
@@ -75,21 +75,27 @@ def compare(
     ru: Optional[str] = typer.Option(None, "--ru", help="The risk-utility map's measures, e.g. risk=global_risk,utility=gdu."),
     max_risk: Optional[float] = typer.Option(None, "--max-risk", help="Choose the scenario losing least among those with risk at most this."),
     max_loss: Optional[float] = typer.Option(None, "--max-loss", help="Choose the scenario with least risk among those losing at most this."),
-    records: Optional[Path] = typer.Option(None, "--records", help="Write per-record risk values into this folder (never into the report)."),
+    records: Optional[str] = typer.Option(None, "--records", metavar="<path>", help="Write per-record risk values into this folder (never into the report)."),
     records_format: str = typer.Option("csv", "--records-format", help="Format of the --records files: csv or parquet."),
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
     from .compare import _select_measures, compare as run_compare
 
     try:
-        the_spec = _spec_for(original, spec, nominal, ordinal, continuous, key, weight, id_, pairing, all_, target,
+        _check_given({"--spec": spec, "--json": json_out, "--html": html_out, "--records": records, "--weight": weight,
+                      "--id": id_, "--pairing": pairing, "--household": household, "--measures": measures,
+                      "--family-weights": family_weights, "--gdu-weights": gdu_weights, "--ru": ru},
+                     {"--nominal": nominal, "--ordinal": ordinal, "--continuous": continuous, "--key": key,
+                      "--target": target, "--sensitive": sensitive})
+        spec_path, records_dir = _path(spec), _path(records)
+        the_spec = _spec_for(original, spec_path, nominal, ordinal, continuous, key, weight, id_, pairing, all_, target,
                              sensitive, household)
         ids = _select_measures(measures)
         options = _options(option, gdu_weights, ids)
         ru_choice = _ru_choice(ru, max_risk, max_loss)
-        inputs = [original, *protected] + ([spec] if spec else []) + the_spec.input_files()
-        if records is not None:
-            _check_records(records, records_format)
+        inputs = [original, *protected] + ([spec_path] if spec_path else []) + the_spec.input_files()
+        if records_dir is not None:
+            _check_records(records_dir, records_format)
             if safe:
                 raise InputError("--records writes per-record risk values, which safe mode never releases; "
                                  "run without --safe to write them, or drop --records.")
@@ -106,7 +112,7 @@ def compare(
                 aggregates=html_out is not None,
                 progress=progress,
                 risk_utility=ru_choice,
-                records_dir=records,
+                records_dir=records_dir,
                 records_format=records_format,
             )
             if html_out:
@@ -123,6 +129,28 @@ def compare(
         written = [p for p in (json_out, html_out) if p not in (None, "-")]
         if written:
             err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+
+
+def _check_given(values: dict[str, Optional[str]], lists: dict[str, Optional[list[str]]]) -> None:
+    """An option given an empty value ('' or only commas and spaces) is an error, not an option left out.
+
+    Left alone, ``--pairing ''`` would pair as the spec says, ``--records ''``
+    would write into the current folder and ``--html ''`` would be reported as
+    the folder '.'.
+    """
+    for flag, value in values.items():
+        if value is not None and not value.strip():
+            if not flag.startswith("-"):
+                raise InputError(f"the {flag} argument is empty; give a path.")
+            raise InputError(f"{flag} was given an empty value; give it a value or leave the option out.")
+    for flag, items in lists.items():
+        for item in items or []:
+            if not _split([item]):
+                raise InputError(f"{flag} was given an empty value ({item!r}); give it variable names or leave it out.")
+
+
+def _path(value: Optional[str]) -> Optional[Path]:
+    return None if value is None else Path(value)
 
 
 def _family_weights(text: Optional[str]) -> Optional[dict[str, float]]:
@@ -161,12 +189,19 @@ def _infer_warning(df: Any) -> Any:
 def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, continuous, key, weight, id_, pairing, all_,
               target=None, sensitive=None, household=None):
     from .io import read_table
-    from .spec import apply_overrides, infer_spec, load_spec
+    from .spec import apply_overrides, load_spec
 
     if spec_path is not None:
         the_spec = load_spec(spec_path)
     else:
         the_spec = _infer_warning(read_table(original, None, which="original"))
+        _check_columns(the_spec, original, {
+            "--nominal": _split(nominal), "--ordinal": _split(ordinal), "--continuous": _split(continuous),
+            "--key": _split(key), "--target": _split(target), "--sensitive": _split(sensitive),
+            "--weight": [weight] if weight else [], "--id": [id_] if id_ else [],
+            "--household": [household] if household else [],
+            "--pairing": [pairing] if pairing and pairing not in ("row", "none", "nearest") else [],
+        })
     if any([nominal, ordinal, continuous, key, weight, id_, pairing, target, sensitive, household]):
         the_spec = apply_overrides(
             the_spec,
@@ -183,6 +218,18 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
         )
     the_spec.analyse_all = all_
     return the_spec
+
+
+def _check_columns(inferred: Any, original: Path, names: dict[str, list[str]]) -> None:
+    """Each variable named on the command line is a column of the original (whose every column the inferred spec has)."""
+    from .spec import _close_match
+
+    columns = set(inferred.variables)
+    for flag, given in names.items():
+        for name in given:
+            if name not in columns:
+                raise InputError(f"{flag} {name}: the original file {original.name} has no column {name!r}"
+                                 f"{_close_match(name, columns)}; check the name.")
 
 
 def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -249,7 +296,7 @@ def _check_output(path: Path, inputs: list[Path]) -> None:
         raise InputError(f"cannot write {path}: it is a folder; give a file name.")
 
 
-def _check_outputs(json_out: Optional[str], html_out: Optional[Path], inputs: list[Path]) -> None:
+def _check_outputs(json_out: Optional[str], html_out: Optional[str], inputs: list[Path]) -> None:
     """Before any work: each output is writable, none is an input, and --json and --html differ."""
     targets = [Path(t) for t in (json_out, html_out) if t not in (None, "-")]
     for target in targets:
@@ -346,14 +393,15 @@ class _ProgressBar:
 @app.command("spec")
 def spec_command(
     original: Path = typer.Argument(..., help="The original microdata file."),
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the spec here instead of standard output."),
+    output_text: Optional[str] = typer.Option(None, "-o", "--output", metavar="<path>", help="Write the spec here instead of standard output."),
 ) -> None:
     """Infer an editable variable spec from ORIGINAL."""
     from .io import read_table
-    from .spec import infer_spec
     from ._files import write_atomic
 
     try:
+        _check_given({"--output": output_text}, {})
+        output = _path(output_text)
         df = read_table(original, None, which="original")
         spec = _infer_warning(df)
         header = (
@@ -410,11 +458,13 @@ def _default_text(value: Any) -> str:
 
 
 @app.command("example")
-def example_command(directory: Path = typer.Argument(..., help="Folder to write the example files into.")) -> None:
+def example_command(directory_text: str = typer.Argument(..., metavar="directory", help="Folder to write the example files into.")) -> None:
     """Write the bundled example pair (original, two protected versions) and its spec into DIRECTORY."""
     from .synth import write_example
 
+    directory = Path(directory_text)
     try:
+        _check_given({"directory": directory_text}, {})
         directory.mkdir(parents=True, exist_ok=True)
         paths = write_example(directory)
     except InputError as exc:
@@ -427,7 +477,7 @@ def example_command(directory: Path = typer.Argument(..., help="Folder to write 
 
 @app.command("hierarchy")
 def hierarchy_command(
-    output: Path = typer.Argument(..., help="The hierarchy CSV to write (ARX format: ';'-separated, leaf first)."),
+    output_text: str = typer.Argument(..., metavar="output", help="The hierarchy CSV to write (ARX format: ';'-separated, leaf first)."),
     intervals: Optional[str] = typer.Option(None, "--intervals", help="Interval breaks, e.g. 0,20,40,60,80,120 (left-closed)."),
     nesting: Optional[str] = typer.Option(None, "--nesting", help="With --intervals: intervals joined per further level, e.g. 2,2."),
     mask: Optional[str] = typer.Option(None, "--mask", help="Mask codes one character per level: right or left."),
@@ -441,7 +491,9 @@ def hierarchy_command(
     from ._files import write_atomic
     from .hierarchy import hierarchy_rows, to_arx_csv
 
+    output = Path(output_text)
     try:
+        _check_given({"output": output_text}, {})
         leaves = _hierarchy_values(data, column, values)
         listed = [c.strip() for c in categories.split(",") if c.strip()] if categories is not None else None
         if listed is None and categories is None and leaves is not None and not (intervals or mask):
@@ -484,14 +536,43 @@ def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optio
 def main() -> None:
     """Console-script entry point: the command, then a quick exit with its status (:func:`_exit_now`)."""
     try:
-        app()
-        status: object = 0
+        status: object = app(standalone_mode=False, prog_name="infoloss")  # None when the command returns, the code of typer.Exit
     except InputError as exc:  # raised outside a command's own handler
         err.print(f"infoloss: error: {exc}", markup=False, highlight=False)
         status = 2
-    except SystemExit as exc:  # how the command ends (click's standalone mode)
+    except _ClickException as exc:  # a usage error: unknown option, missing argument, value out of range
+        status = _usage_error(exc)
+    except typer.Abort:
+        err.print("Aborted.", highlight=False)
+        status = 1
+    except SystemExit as exc:
         status = exc.code
     _exit_now(status)
+
+
+try:  # typer 0.20 and later bring their own copy of click
+    from typer._click.exceptions import ClickException as _ClickException
+except ImportError:  # pragma: no cover (older typer: click itself)
+    from click.exceptions import ClickException as _ClickException
+
+
+def _usage_error(exc: Any) -> int:
+    """Print a usage error as one line, ``infoloss: error: ...``, like every other error; its exit code (2).
+
+    click would print the usage, a hint and the message in a box; the
+    message and where to look are what a user needs.  The help of a command
+    given without its arguments (``no_args_is_help``) is printed as is.
+    """
+    ctx = getattr(exc, "ctx", None)
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        text = ctx.get_help() if ctx is not None else ""  # typer's rich help prints itself and returns ''
+        if text.strip():
+            out.print(text, markup=False, highlight=False)
+        return 2
+    message = exc.format_message().strip().rstrip(".")
+    where = f"; see '{ctx.command_path} --help'" if ctx is not None else ""
+    err.print(f"infoloss: error: {message}{where}.", markup=False, highlight=False, soft_wrap=True)
+    return int(getattr(exc, "exit_code", 2) or 2)
 
 
 def _exit_now(status: object) -> None:

@@ -577,7 +577,11 @@ def _scenario_names(protected: list[Frame], names: Sequence[str] | None) -> list
     if names:
         if len(names) != len(protected):
             raise InputError(f"{len(names)} names were given for {len(protected)} protected files; give one per file.")
-        out = list(names)
+        out = [str(n) for n in names]
+        blank = [i + 1 for i, n in enumerate(out) if not n.strip()]
+        if blank:
+            raise InputError(f"the name of scenario {blank[0]} is empty; give every protected file a name with at "
+                             "least one visible character.")
     else:
         out = [Path(p).stem if isinstance(p, (str, Path)) else f"scenario{i + 1}" for i, p in enumerate(protected)]
     if len(set(out)) != len(out):

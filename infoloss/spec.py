@@ -290,7 +290,10 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpe
     if settings.get("order") is not None:  # an empty 'order:' line is no order
         if scale != "ordinal":
             raise SpecError(f"variable {name!r} has an 'order' but its scale is {scale}, not ordinal.")
-        order = _as_list(settings["order"], "order", f"variable {name!r}")
+        if not isinstance(settings["order"], list):  # 'order: low, mid, high' is one text, not three categories
+            raise SpecError(f"the 'order' of variable {name!r} must be a list of its categories, lowest first, e.g. "
+                            f"order: [low, mid, high]; got the single value {settings['order']!r}.")
+        order = list(settings["order"])
         if len(set(map(_norm_label, order))) != len(order):
             raise SpecError(f"the 'order' of variable {name!r} lists a category twice.")
         var.order = order
@@ -558,6 +561,12 @@ def apply_overrides(
                         "identifies households and is not analysed, so give another column to --household.")
     spec = spec.copy()
 
+    def scale_needed(option: str, name: str, scales: str) -> SpecError:
+        if name in spec.variables:
+            return SpecError(f"--{option} {name}: give the variable a scale too ({scales}).")
+        return SpecError(f"--{option} {name}: the spec has no variable {name!r}; if it is a column of the files, give "
+                         f"it a scale too ({scales}), otherwise check the name.")
+
     def var(name: str, option: str) -> VariableSpec:
         if name not in spec.variables:
             spec.variables[name] = VariableSpec(name, note=f"{_OVERRIDE_NOTE} (--{option})")
@@ -572,17 +581,12 @@ def apply_overrides(
             if scale != "ordinal":
                 v.order = None
     for name in key:
-        v = var(name, "key")
-        if v.scale is None:
-            raise SpecError(f"--key {name}: give the variable a scale too (--nominal, --ordinal or --continuous).")
+        if (v := spec.variables.get(name)) is None or v.scale is None:
+            raise scale_needed("key", name, "--nominal, --ordinal or --continuous")
         v.role = "key"
     for name in target:
-        v = var(name, "target")
-        if v.scale is None:
-            raise SpecError(
-                f"--target {name}: give the variable a scale too (--nominal or --ordinal to classify it, "
-                "--continuous for a regression)."
-            )
+        if (v := spec.variables.get(name)) is None or v.scale is None:
+            raise scale_needed("target", name, "--nominal or --ordinal to classify it, --continuous for a regression")
         v.role = "target"
     if weight:
         for v in spec.variables.values():
@@ -593,9 +597,8 @@ def apply_overrides(
         w = var(weight, "weight")
         w.role = "weight"
     for name in sensitive:
-        v = var(name, "sensitive")
-        if v.scale is None:
-            raise SpecError(f"--sensitive {name}: give the variable a scale too (--nominal, --ordinal or --continuous).")
+        if (v := spec.variables.get(name)) is None or v.scale is None:
+            raise scale_needed("sensitive", name, "--nominal, --ordinal or --continuous")
         v.role = "sensitive"
     if household:
         for v in spec.variables.values():

@@ -181,6 +181,20 @@ def bad_inputs(small, tmp_path):
         ((o, p, "--spec", s, "--json", tmp_path / "no" / "dir.json"), "does not exist"),
         ((o, p, "--spec", s, "--set", "lambda=1"), "must look like MEASURE.OPTION=VALUE"),
         ((o, p, "--spec", s, "--gdu-weights", "half"), "--gdu-weights 'half' must be two numbers"),
+        # empty values are errors, not options left out (--records '' wrote into the current folder)
+        ((o, p, "--spec", s, "--pairing", ""), "--pairing was given an empty value"),
+        ((o, p, "--spec", s, "--records", ""), "--records was given an empty value"),
+        ((o, p, "--spec", s, "--html", ""), "--html was given an empty value"),
+        ((o, p, "--spec", s, "--json", " "), "--json was given an empty value"),
+        ((o, p, "--spec", ""), "--spec was given an empty value"),
+        ((o, p, "--spec", s, "--key", " , "), "--key was given an empty value"),
+        ((o, p, "--spec", s, "--name", ""), "the name of scenario 1 is empty"),
+        # a variable named on the command line that is not a column
+        ((o, p, "--key", "regoin"), "--key regoin: the original file orig.csv has no column 'regoin' (did you mean 'region'?)"),
+        ((o, p, "--weight", "ww"), "--weight ww: the original file orig.csv has no column 'ww'"),
+        ((o, p, "--spec", s, "--key", "zzz"), "--key zzz: the spec has no variable 'zzz'; if it is a column of the files, give it a scale too"),
+        ((o, p, "--spec", spec_with(educ={"scale": "ordinal", "order": "0, 1, 2, 3"})), "the 'order' of variable 'educ' must be a list of its categories"),
+        ((o, write("openquote.csv", 'id,region,educ,income,w\n1,north,2,3.5,"1\n2,south,1,4.5,1\n'), "--spec", s), "a double quote on line 2 opens a value that is never closed"),
     ]
 
 
@@ -209,6 +223,17 @@ def test_console_script_exit_codes(small):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.startswith("infoloss: error:")
     usage = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare"], capture_output=True, text=True)
     assert usage.returncode == 2
+    # click's usage errors are one line like every other error, not a boxed panel
+    for args, message in ((["compare"], "Missing argument 'original'; see 'infoloss compare --help'."),
+                          (["compare", "a.csv", "b.csv", "--jsn", "x"], "No such option: --jsn (Possible options: --json"),
+                          (["compare", "a.csv", "b.csv", "--min-cell", "0"], "Invalid value for '--min-cell'"),
+                          (["nosuch"], "No such command 'nosuch'; see 'infoloss --help'.")):
+        done = subprocess.run([sys.executable, "-m", "infoloss.cli", *args], capture_output=True, text=True)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.startswith("infoloss: error: ") and done.stderr.count("\n") == 1, done.stderr
+        assert message in done.stderr, (message, done.stderr)
+    bare = subprocess.run([sys.executable, "-m", "infoloss.cli"], capture_output=True, text=True)
+    assert bare.returncode == 2 and "compare" in bare.stdout and bare.stderr == ""
     good = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(small["orig"]), str(small["prot"]),
                            "--spec", str(small["spec"]), "--measures", "suppressions", "--json", "-"],
                           capture_output=True, text=True)

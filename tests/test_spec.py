@@ -140,8 +140,10 @@ def test_overrides_change_scale_role_and_pairing():
     assert new.variables["W"].role == "other"
     assert new.pairing == {"by": "ID"} and new.variables["ID"].role == "id"
     assert spec.variables["A"].scale == "nominal"  # the original spec is untouched
-    with pytest.raises(SpecError, match="--key C: give the variable a scale"):
+    with pytest.raises(SpecError, match="--key C: the spec has no variable 'C'; if it is a column of the files, give it a scale too"):
         apply_overrides(spec, key=["C"])
+    with pytest.raises(SpecError, match="^--key I: give the variable a scale too"):  # in the spec, without a scale
+        apply_overrides(spec_from_dict({"variables": {"I": {"role": "id"}}}), key=["I"])
     # contradictory flags were accepted, the last scale winning or the household id analysed as a key (fuzzing)
     with pytest.raises(SpecError, match="'A' is given both as nominal and as continuous; a variable has one scale"):
         apply_overrides(spec, nominal=["A"], continuous=["A"])
