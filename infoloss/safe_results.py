@@ -4,7 +4,9 @@
 these rules to every scenario after the before/after ``tables`` rules
 (:func:`infoloss.before_after.safe_tables`).  A value that is withheld
 becomes ``null``; the scenario's ``"safe"`` block says how many were
-withheld.  The rules:
+withheld, and a measure whose ``value`` is withheld says why in its
+``"withheld"`` entry (a measure that could not be computed has its reason
+in ``not_computed`` instead).  The rules:
 
 1. **Counts of records.**  A count strictly between 0 and ``min_cell`` is
    withheld (0 and counts of at least ``min_cell`` stay):
@@ -246,6 +248,7 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
     if counts:
         if state.small(out.get("value")):
             out["value"] = None
+            out["withheld"] = f"safe mode: the value is a count of fewer than {state.min_cell} records"
             state.withhold()
         if isinstance(out.get("by_variable"), dict):
             by_variable = {}
@@ -264,6 +267,8 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
         behind = SHARE_MEASURES.get(mid)
         if behind and state.small(details.get(behind)) and out.get("value") not in (None, 0):
             out["value"] = None  # the share gives the withheld count back through n_records
+            out["withheld"] = (f"safe mode: the value is a share of {behind!r}, a count of fewer than "
+                               f"{state.min_cell} records, which it would give back")
             state.withhold()
     return out
 

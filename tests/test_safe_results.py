@@ -96,6 +96,11 @@ def test_safe_json_nulls_small_counts_and_full_json_keeps_them(small_report):
     # sample_uniques: the count and the share that gives it back
     assert f_same["sample_uniques"]["details"]["count"] == 3
     assert s_same["sample_uniques"]["details"]["count"] is None and s_same["sample_uniques"]["value"] is None
+    # a withheld value says why (as not_computed does for a measure not computed); a value kept has no such entry
+    assert s_same["k_anonymity_violations"]["withheld"] == "safe mode: the value is a count of fewer than 5 records"
+    assert s_same["sample_uniques"]["withheld"] == ("safe mode: the value is a share of 'count', a count of fewer "
+                                                    "than 5 records, which it would give back")
+    assert "withheld" not in s_supp["suppressions"] and "withheld" not in f_same["sample_uniques"]
     # n_records of the file stays
     assert s_supp["suppressions"]["details"]["n_records"] == 40
     assert safe["scenarios"][0]["safe"]["min_cell"] == 5 and safe["scenarios"][0]["safe"]["withheld"] > 0
