@@ -399,7 +399,7 @@ def test_target_override_and_cli(tmp_path, testdata):
     spec = load_spec(DATA / "testdata" / "spec.yaml")
     new = apply_overrides(spec, target=["hhcivil", "water"])
     assert new.names_with_role("target") == ["water", "hhcivil"] and spec.names_with_role("target") == []
-    with pytest.raises(SpecError, match="--target extra: give the variable a scale"):
+    with pytest.raises(SpecError, match="--target extra: the spec has no variable 'extra'; if it is a column of the files, give it a scale"):
         apply_overrides(spec, target=["extra"])
     from typer.testing import CliRunner
 
