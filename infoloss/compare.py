@@ -21,7 +21,7 @@ from . import __version__, registry
 from ._files import write_atomic
 from ._memory import release as release_memory
 from .errors import InputError, NotComputed
-from .pair import EncodedPair, encode_pair
+from .pair import EncodedPair, encode_pair, text_columns
 from .spec import Spec, load_spec, spec_from_dict
 
 Frame = pd.DataFrame | str | Path
@@ -301,6 +301,8 @@ def compare(
     protected_list = list(protected) if isinstance(protected, (list, tuple)) else [protected]
     if not protected_list:
         raise InputError("give at least one protected file.")
+    original = text_columns(original, "original")
+    protected_list = [text_columns(p, "protected") for p in protected_list]
     names = _scenario_names(protected_list, names)
     original_df = (read_table(original, spec, which="original", spec_columns=True)
                    if isinstance(original, (str, Path)) else original)

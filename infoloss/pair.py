@@ -472,9 +472,10 @@ def encode_pair(
     InputError
         When the files cannot be compared under the spec (the message says why).
     """
-    spec = _resolve_spec(original, spec)
     _check_frame(original, "original")
     _check_frame(protected, "protected")
+    original, protected = text_columns(original, "original"), text_columns(protected, "protected")
+    spec = _resolve_spec(original, spec)
     check_columns(spec, original.columns, "original")
     _check_protected_columns(spec, protected)
     protected, paired = _align(original, protected, spec)
@@ -565,6 +566,30 @@ def _check_frame(df: pd.DataFrame, which: str) -> None:
     if df.columns.duplicated().any():
         dup = df.columns[df.columns.duplicated()][0]
         raise InputError(f"the {which} file has the column {dup!r} twice; give every column a unique name.")
+
+
+def text_columns(df: Any, which: str) -> Any:
+    """``df`` with its column names as text (``str``), as a CSV file's are and as the spec names variables.
+
+    A frame built from an array has the names 0, 1, 2, ...; the spec (inferred
+    or a YAML mapping) names them '0', '1', '2'.  The frame is not copied when
+    its names are text already (a shallow copy otherwise; the caller's frame is
+    not changed).  Columns in several levels (a MultiIndex) are refused, and so
+    are two names that become one text (1 and '1').
+    """
+    if not isinstance(df, pd.DataFrame) or all(type(c) is str for c in df.columns):
+        return df
+    if isinstance(df.columns, pd.MultiIndex):
+        raise InputError(f"the {which} file's columns have {df.columns.nlevels} levels (a MultiIndex); give each column "
+                         "one name, e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns].")
+    names = [str(c) for c in df.columns]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise InputError(f"the {which} file has two columns named {dup!r} once written as text (e.g. 1 and '1'); "
+                         "give every column a unique name.")
+    out = df.copy(deep=False)
+    out.columns = names
+    return out
 
 
 def _check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:

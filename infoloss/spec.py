@@ -441,8 +441,8 @@ def check_columns(spec: Spec, columns: Iterable[str], which: str) -> None:
 def _close_match(name: str, present: set[str]) -> str:
     import difflib
 
-    by_lower = {p.lower(): p for p in sorted(present)}
-    match = difflib.get_close_matches(name.lower(), list(by_lower), n=1)
+    by_lower = {str(p).lower(): str(p) for p in sorted(present, key=str)}
+    match = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1)
     return f" (did you mean {by_lower[match[0]]!r}?)" if match else ""
 
 
@@ -457,9 +457,9 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
     """Infer an editable spec from a DataFrame.
 
     Rules: ordered categoricals (labelled ordinal SPSS/Stata variables) become
-    ordinal; text, unordered categoricals, booleans and numbers with at most
-    ``CONTINUOUS_MIN_DISTINCT`` distinct values become nominal; other numbers
-    continuous.  Columns named like weights or identifiers get those roles.
+    ordinal; text, unordered categoricals, booleans and whole numbers with at
+    most ``CONTINUOUS_MIN_DISTINCT`` distinct values become nominal; other
+    numbers (more distinct values, or any value with a fraction) continuous.  Columns named like weights or identifiers get those roles.
     Each variable's ``note`` says why.  A categorical variable that looks
     like an identifier (distinct values in at least half the records) or has
     more than ``limits.MANY_CATEGORIES`` categories gets a warning in its
@@ -513,7 +513,19 @@ def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
     n = col.nunique(dropna=True)
     if n > CONTINUOUS_MIN_DISTINCT:
         return VariableSpec(name, scale="continuous", note=f"number, {n} distinct values")
+    if _has_fractions(col):  # 1.37, 2.5: measurements, not category codes, however few
+        return VariableSpec(name, scale="continuous", note=f"number with fractions, {n} distinct values")
     return VariableSpec(name, scale="nominal", note=f"number with only {n} distinct values")
+
+
+def _has_fractions(col: pd.Series) -> bool:
+    """Whether a numeric column holds a finite value that is not a whole number."""
+    try:
+        values = col.dropna().to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        return False
+    values = values[np.isfinite(values)]
+    return bool(values.size) and bool(np.any(values != np.round(values)))
 
 
 # ---------------------------------------------------------------------------

@@ -407,3 +407,23 @@ def test_a_shared_pair_fits_once_for_all_three(fit_counter):
     assert fit_counter["logit"] == 1
     e0 = infoloss.pmse_ratio(pair).details["e0"]
     assert values[1] == pytest.approx(values[0] / e0)
+
+
+def test_column_names_that_are_not_text_are_the_spec_s_text_names():
+    """A frame built from an array (columns 0, 1, 2) crashed in the 'did you mean' helper (found by fuzzing)."""
+    rng = np.random.default_rng(0)
+    a = pd.DataFrame(rng.normal(size=(30, 3)))
+    b = a * 1.1
+    by_text = infoloss.il1s(a.set_axis(["0", "1", "2"], axis=1), b.set_axis(["0", "1", "2"], axis=1)).value
+    assert infoloss.compare(a, b, measures=["il1s"]).value("il1s") == by_text
+    assert infoloss.il1s(a, b, {"variables": {0: {"scale": "continuous"}}}).value == pytest.approx(
+        infoloss.il1s(a[[0]].set_axis(["0"], axis=1), b[[0]].set_axis(["0"], axis=1)).value)
+    assert list(a.columns) == [0, 1, 2]  # the caller's frame keeps its names
+    odd = pd.DataFrame(rng.normal(size=(30, 3)), columns=[None, 1.5, True])
+    assert infoloss.compare(odd, odd * 1.1, measures=["il1s"]).value("il1s") > 0
+    with pytest.raises(InputError, match="2 levels \\(a MultiIndex\\); give each column one name"):
+        infoloss.compare(a.set_axis(pd.MultiIndex.from_tuples([("a", 1), ("a", 2), ("b", 1)]), axis=1), b)
+    with pytest.raises(InputError, match="two columns named '1' once written as text"):
+        infoloss.compare(a.set_axis([0, 1, "1"], axis=1), b)
+    with pytest.raises(InputError, match="variable 'zz' of the spec is not a column of the original file"):
+        infoloss.compare(a, b, {"variables": {"zz": {"scale": "continuous"}}})

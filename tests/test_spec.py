@@ -150,3 +150,12 @@ def test_overrides_change_scale_role_and_pairing():
     with pytest.raises(SpecError, match="'A' is given as the household id and as a key variable"):
         apply_overrides(spec, key=["A"], household="A")
     assert apply_overrides(spec, nominal=["A", "A"]).variables["A"].scale == "nominal"  # a repeat is no conflict
+
+
+def test_numbers_with_fractions_are_inferred_continuous_however_few():
+    df = pd.DataFrame({"few_fractions": [1.5, 2.25, 1.5, 3.75] * 5, "codes": [1.0, 2.0, 3.0, 1.0] * 5,
+                       "ints": [1, 2, 3, 4] * 5})
+    spec = infer_spec(df)
+    assert spec.variables["few_fractions"].scale == "continuous"
+    assert spec.variables["few_fractions"].note == "number with fractions, 3 distinct values"
+    assert spec.variables["codes"].scale == "nominal" and spec.variables["ints"].scale == "nominal"
