@@ -2,6 +2,7 @@
 the linearised variance, and a brute-force bootstrap.  R's values: tests/data/reference_r (its README)."""
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -311,3 +312,79 @@ def test_a_domain_without_records_in_the_protected_file(testdata):
                        prot=prot, which="prot", ci={"replicates": 30})
     row = rows["gini(income) | relat=9"]
     assert row["value"] is None and row["n"] == 0 and "no record" in row["note"]
+
+
+# ---------------------------------------------------------------------------
+# undefined statistics: a note, never a traceback or a numpy warning (found by fuzzing)
+# ---------------------------------------------------------------------------
+def _income(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"g": rng.choice(list("abc"), n), "y": rng.gamma(2, 100, n), "w": rng.uniform(1, 3, n)})
+
+
+INCOME_VARS = {"g": {"scale": "nominal"}, "y": {"scale": "continuous"}, "w": {"role": "weight"}}
+
+
+def _compare_quietly(orig, prot, estimates, variables=INCOME_VARS):
+    import infoloss
+
+    spec = {"variables": variables, "analyses": {"estimates": estimates}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = infoloss.compare(orig, prot, spec, measures=["estimate_ci_overlap", "estimate_inside_ci"],
+                                  statistics=False, aggregates=False)
+    scenario = report.scenarios[0]
+    return scenario, {r["key"]: r for r in scenario.analyses["estimates"]}
+
+
+def test_gini_and_qsr_of_a_zero_total_are_undefined_with_a_note():
+    # gini(): ZeroDivisionError in the point estimate; qsr(): the same for a bottom quintile of zeros
+    df = _income()
+    zero = df.assign(y=0.0)
+    scenario, rows = _compare_quietly(zero, zero.copy(), [{"statistic": "gini", "variable": "y"}])
+    assert rows["gini(y) | all"]["original"]["value"] is None and rows["gini(y) | all"]["original"]["lower"] is None
+    gini_note = "the total of y in this domain is 0, so the Gini coefficient is undefined"
+    assert f"original: {gini_note}" in rows["gini(y) | all"]["note"]
+    assert gini_note in scenario.not_computed["estimate_ci_overlap"]
+    scenario, rows = _compare_quietly(df, zero, [{"statistic": "qsr", "variable": "y"}])
+    assert rows["qsr(y) | all"]["protected"]["value"] is None and rows["qsr(y) | all"]["original"]["value"] > 1
+    assert rows["qsr(y) | all"]["note"] == ("protected: the total of y in the bottom 20 % of this domain is 0, so "
+                                            "the quintile share ratio is undefined")
+    assert "quintile share ratio is undefined" in scenario.not_computed["estimate_inside_ci"]
+
+
+def test_a_domain_where_every_value_is_zero_leaves_the_others():
+    df = _income()
+    df.loc[df.g == "a", "y"] = 0.0
+    scenario, rows = _compare_quietly(df, df.assign(y=df.y * 1.01), [{"statistic": "gini", "variable": "y", "by": "g"}])
+    assert rows["gini(y) | g=a"]["ci_overlap"] is None and "Gini coefficient is undefined" in rows["gini(y) | g=a"]["note"]
+    assert rows["gini(y) | g=b"]["ci_overlap"] == pytest.approx(1.0)
+    assert scenario.measures["estimate_ci_overlap"].details["n_compared"] == 2
+
+
+@pytest.mark.parametrize("zeros, interval", [(10, False), (6, True)])
+def test_replicates_with_an_undefined_qsr_are_counted(zeros, interval):
+    """A replicate whose bottom quintile sums to 0 has no QSR: left out with a note when they are at most the
+    interval's tail share, else no interval (an undefined QSR is an infinite one)."""
+    df = _income(60, seed=3).assign(g="a")
+    df.loc[: zeros - 1, "y"] = 0.0
+    rows, _ = rows_for(df, INCOME_VARS, [{"statistic": "qsr", "variable": "y"}], ci={"replicates": 200})
+    row = rows["qsr(y) | all"]
+    task = bootstrap.IndicatorTask(df.y.to_numpy(), df.w.to_numpy(), np.zeros(60, dtype=np.int64), 1)
+    task.want("qsr")
+    reps = bootstrap.run([task], bootstrap.Resampler(60, None, None, 1), 200)[0][("qsr", None)]
+    undefined = int(task.undefined[("qsr", None)][0])
+    assert undefined == int(np.isnan(reps).sum()) and undefined > 0 and row["value"] is not None
+    assert f"{undefined} of 200 bootstrap replicates had a total of y of 0 in the bottom 20 %" in row["note"]
+    assert (row["lower"] is not None) == interval == (undefined <= 5)
+
+
+def test_arpr_without_an_observed_value_has_the_usual_note():
+    # IndexError in the whole file's median (the poverty threshold), found by fuzzing
+    df = _income()
+    scenario, rows = _compare_quietly(df, df.assign(y=np.nan), [{"statistic": "arpr", "variable": "y"},
+                                                               {"statistic": "arpr", "variable": "y", "by": "g"}])
+    for key in ("arpr(y) | all", "arpr(y) | g=a"):
+        assert rows[key]["protected"]["value"] is None
+        assert rows[key]["note"] == "protected: no record of this domain has the variable observed"
+    assert "no record of this domain" in scenario.not_computed["estimate_ci_overlap"]

@@ -1,6 +1,7 @@
 """Regressions of the analyses family against R's lm/glm (tests/data/reference_r) and statsmodels."""
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -237,3 +238,36 @@ def test_a_protected_file_that_cannot_be_fitted_gets_a_note():
     o, p = fits(df, prot, [{"name": "c", "family": "poisson", "formula": "cnt ~ x"}], weight=None,
                 variables=variables)
     assert o[0]["fitted"] and not p[0]["fitted"] and "negative" in p[0]["note"]
+
+
+@pytest.mark.parametrize("family, formula", [("gaussian", "y ~ x + g"), ("binomial", "bin ~ x"),
+                                             ("poisson", "cnt ~ x")])
+def test_values_beyond_the_finite_range_are_a_note(family, formula):
+    # values near 1e307 are in range, their squares are not: ValueError and overflow warnings, found by fuzzing
+    import infoloss
+
+    df = _frame(60)
+    df["cnt"] = np.arange(len(df)) % 5
+    huge = df.assign(x=df.x * 1e307 / df.x.abs().max(), y=df.y * 1e307 / df.y.abs().max())
+    spec = {"variables": dict(VARS, cnt={"scale": "ordinal"}),
+            "analyses": {"regressions": [{"name": "m", "family": family, "formula": formula}]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scenario = infoloss.compare(huge, huge.copy(), spec, measures=["regression_ci_overlap", "r2_loss"],
+                                    statistics=False, aggregates=False).scenarios[0]
+        _, p = fits(df, huge, spec["analyses"]["regressions"], weight=None, variables=spec["variables"])
+    beyond = "x" if family != "gaussian" else "y, x"
+    note = (f"not fitted on the original file: the values of {beyond} are beyond the range where the fit is "
+            "finite; rescale them, e.g. divide by 1e307")
+    assert scenario.analyses["regressions"][0]["notes"][0] == note
+    assert note in scenario.not_computed["regression_ci_overlap"]
+    assert not p[0]["fitted"] and "beyond the range" in p[0]["note"]
+
+
+def test_large_values_within_the_range_are_fitted():
+    df = _frame(60)
+    big = df.assign(x=df.x * 1e140, y=df.y * 1e140)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        o, p = fits(df, big, [{"name": "m", "formula": "y ~ x"}], weight=None, variables=VARS)
+    assert by_name(p[0])["x"]["estimate"] == pytest.approx(by_name(o[0])["x"]["estimate"], rel=1e-8)

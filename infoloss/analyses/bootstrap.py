@@ -133,6 +133,8 @@ class IndicatorTask:
     arpr_ps: list[float] = field(default_factory=list)
     stats: set[str] = field(default_factory=set)
     last_median: np.ndarray | None = field(default=None, repr=False)
+    #: per statistic, how many replicates of each domain had records but an undefined value (a zero total)
+    undefined: dict[tuple, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         valid = ~np.isnan(self.x) & (self.domain >= 0)
@@ -174,7 +176,9 @@ class IndicatorTask:
 
     @property
     def median(self) -> float:
-        """The whole file's weighted median (laeken), for ARPR thresholds."""
+        """The whole file's weighted median (laeken), for ARPR thresholds; NaN when no record has a value."""
+        if not self.ws.sum() > 0:
+            return np.nan
         return float(indicators.weighted_quantile(self.xs, self.ws, [0.5], is_sorted=False)[0])
 
     # -- exact values --------------------------------------------------------------
@@ -197,8 +201,7 @@ class IndicatorTask:
             if "gini" in self.stats:
                 out[("gini", None)][d] = indicators.gini(x, w, is_sorted=True)
             if "qsr" in self.stats:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    out[("qsr", None)][d] = indicators.qsr(x, w, is_sorted=True)
+                out[("qsr", None)][d] = indicators.qsr(x, w, is_sorted=True)
             for p in self.arpr_ps:
                 out[("arpr", p)][d] = indicators.arpr(x, w, p * threshold_base)
         return out
@@ -208,10 +211,14 @@ class IndicatorTask:
         """Every requested statistic in each replicate of the chunk: (replicates, domains) arrays.
 
         One replicate at a time over preallocated buffers (``out=``): large temporaries would cost more in
-        page faults than in arithmetic.
+        page faults than in arithmetic.  A replicate whose Gini or QSR is undefined (the domain's total, or
+        its bottom quintile's, is 0 in it) gets NaN, counted in :attr:`undefined`.
         """
         rc = counts.shape[0]
         out = {k: np.full((rc, self.n_domains), np.nan) for k in self.point_keys()}
+        for k in ("gini", None), ("qsr", None):
+            if k in out and k not in self.undefined:
+                self.undefined[k] = np.zeros(self.n_domains, dtype=np.int64)
         own_median = self.overall is None and (self.n_domains == 1 or (self.covers_all and bool(self.arpr_ps)))
         medians = np.full(rc, np.nan) if own_median else None
         self.last_median = medians
@@ -246,13 +253,13 @@ class IndicatorTask:
                 if gini:
                     S3, S_pcs, S_pw = self._segment_sums(P, cs, W, s, e, tmp)
                     g = 100 * ((2 * (S_pcs - base * S3) - S_pw) / (total * S3) - 1)
-                    out[("gini", None)][r, keep] = np.where(empty, np.nan, g)
+                    out[("gini", None)][r, keep] = self._defined(("gini", None), g, empty, S3, keep)
                 if qsr:
                     np.cumsum(P, out=cP)
                     base_p = np.where(s > 0, cP[s - 1], 0.0)
                     low = cP[self.tie_end[idx[0.2]]] - base_p
                     high = cP[e - 1] - cP[self.tie_end[idx[0.8]]]
-                    out[("qsr", None)][r, keep] = np.where(empty, np.nan, high / low)
+                    out[("qsr", None)][r, keep] = self._defined(("qsr", None), high / low, empty, low, keep)
                 for p in self.arpr_ps:
                     median = (self.overall or self).last_median
                     if median is None or np.isnan(median[r]):
@@ -260,6 +267,13 @@ class IndicatorTask:
                     rate = self._rate_below(cs, base, total, p * median[r], keep, s)
                     out[("arpr", p)][r, keep] = np.where(empty, np.nan, rate)
         return out
+
+    def _defined(self, key: tuple, values: np.ndarray, empty: np.ndarray, denominator: np.ndarray,
+                 keep: np.ndarray) -> np.ndarray:
+        """``values`` with NaN where the domain is empty or the statistic's ``denominator`` is 0 (counted)."""
+        undefined = ~empty & (denominator == 0)
+        self.undefined[key][keep] += undefined
+        return np.where(empty | undefined, np.nan, values)
 
     def point_keys(self) -> list[tuple]:
         keys = [("quantile", p) for p in self.probs] + [("gini", None)] * ("gini" in self.stats)

@@ -31,6 +31,15 @@ SEED_GROUPS = 4
 #: a standard error below this share of the estimate is rounding noise of a constant, i.e. zero (a real one
 #: would need some 10^14 records)
 ZERO_SE = 1e-7
+#: why a Gini coefficient or QSR with records is undefined: a zero denominator (laeken's formulas)
+UNDEFINED = {"gini": "the total of {v} in this domain is 0, so the Gini coefficient is undefined",
+             "qsr": "the total of {v} in the bottom 20 % of this domain is 0, so the quintile share ratio is undefined"}
+#: the same for bootstrap replicates: left out of the standard error and interval when they are at most the
+#: interval's tail share (1 − level)/2 of the replicates, else no interval is given (dropping them would move
+#: its bound: an undefined QSR is an infinite one)
+UNDEFINED_REPLICATES = {"gini": "had a total of {v} of 0 in this domain (Gini coefficient undefined)",
+                        "qsr": "had a total of {v} of 0 in the bottom 20 % of this domain (quintile share ratio "
+                               "undefined)"}
 
 
 @dataclass
@@ -46,6 +55,7 @@ class _Block:
     se: np.ndarray | None = None  # linearised
     boot: tuple[int, Any] | None = None  # (task index, key or None) of the bootstrap results
     columns: np.ndarray | None = None  # which estimates of a TotalsTask
+    undefined: np.ndarray | None = None  # per domain, the replicates with an undefined Gini or QSR
     notes: list[str] = field(default_factory=list)
 
 
@@ -78,6 +88,9 @@ def estimate_file(data: FileData, analyses: Analyses, counts_cache: dict | None 
     if tasks:
         resampler = bootstrap.Resampler(data.n, design.strata, design.psu, analyses.ci.seed)
         results = bootstrap.run(tasks, resampler, analyses.ci.replicates, counts_cache)
+        for block in blocks:
+            if block.boot is not None and block.boot[1] is not None:
+                block.undefined = tasks[block.boot[0]].undefined.get(block.boot[1])
     level = analyses.ci.level
     rows = [row for block in blocks for row in _rows(block, results, level, analyses.ci.replicates)]
     return {"rows": rows, "unavailable": unavailable, "design": design.text, "design_notes": list(design.notes),
@@ -180,7 +193,7 @@ def _rows(block: _Block, results: list, level: float, replicates: int) -> list[d
     # a standard error at rounding level (a constant value: sums of squares cancel to ~1e-16) is zero
     tiny = np.abs(se) <= ZERO_SE * np.abs(value)
     se, lower, upper = np.where(tiny, 0.0, se), np.where(tiny, value, lower), np.where(tiny, value, upper)
-    rows = _make_rows(block, value, se, lower, upper, failed, replicates)
+    rows = _make_rows(block, value, se, lower, upper, failed, replicates, level)
     if groups is not None:
         for j, row in enumerate(rows):
             if row["lower"] is not None:
@@ -197,7 +210,7 @@ def _seed_groups(reps: np.ndarray, level: float, replicates: int) -> list | None
 
 
 def _make_rows(block: _Block, value: np.ndarray, se: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-               failed: np.ndarray | None, replicates: int) -> list[dict[str, Any]]:
+               failed: np.ndarray | None, replicates: int, level: float) -> list[dict[str, Any]]:
     est = block.est
     rows = []
     cats = block.categories
@@ -217,7 +230,8 @@ def _make_rows(block: _Block, value: np.ndarray, se: np.ndarray, lower: np.ndarr
             "n": int(block.n[d]),
             "method": block.method,
         }
-        note = _note(row, None if failed is None else int(failed[j]), replicates)
+        undefined = 0 if block.undefined is None else int(block.undefined[d])
+        note = _note(row, None if failed is None else int(failed[j]), undefined, replicates, level)
         if note:
             row["note"] = note
         if row["se"] is None:
@@ -226,20 +240,33 @@ def _make_rows(block: _Block, value: np.ndarray, se: np.ndarray, lower: np.ndarr
     return rows
 
 
-def _note(row: dict, failed: int | None, replicates: int) -> str:
+def _note(row: dict, failed: int | None, undefined: int, replicates: int, level: float) -> str:
+    """Why a value, standard error or interval is missing, or a caveat; ``failed`` counts the replicates
+    left out (NaN), ``undefined`` those of them that had records but an undefined Gini or QSR."""
     if row["n"] == 0:
         row["value"] = row["se"] = None
         return "no record of this domain has the variable observed"
     if row["value"] is None:
-        return "the estimate is undefined (its denominator is 0)"
+        row["se"] = None  # no interval around an undefined value
+        why = UNDEFINED.get(row["statistic"], "the estimate is undefined (its denominator is 0)")
+        return why.format(v=row["variable"])
     if row["n"] < 2:
         row["se"] = None
         return "a single record: no standard error or confidence interval"
+    if undefined > (1 - level) / 2 * replicates:
+        row["se"] = None
+        why = UNDEFINED_REPLICATES[row["statistic"]].format(v=row["variable"])
+        return (f"{undefined} of {replicates} bootstrap replicates {why}, more than the interval's tail of "
+                f"{100 * (1 - level) / 2:g} %, so no standard error or interval is given")
     if row["se"] is None:
         return "the standard error could not be computed"
     notes = []
-    if failed:
-        notes.append(f"{failed} of {replicates} bootstrap replicates had no record of this domain and were left out")
+    if failed and failed > undefined:
+        notes.append(f"{failed - undefined} of {replicates} bootstrap replicates had no record of this domain and "
+                     "were left out")
+    if undefined:
+        why = UNDEFINED_REPLICATES[row["statistic"]].format(v=row["variable"])
+        notes.append(f"{undefined} of {replicates} bootstrap replicates {why} and were left out")
     if row["upper"] is not None and row["lower"] is not None and row["upper"] - row["lower"] <= 0:
         notes.append("zero-width confidence interval (the value does not vary in the data)")
     return "; ".join(notes)

@@ -11,7 +11,9 @@ Conventions (the specification's ``docs/conventions.md`` §3, checked against la
   (``arpr``); in a domain the threshold is the whole file's (laeken's ``breakdown``);
 - QSR = Σ_{x > q(0.8)} w·x / Σ_{x ≤ q(0.2)} w·x (``quintileRatio``).
 
-Missing values are removed first (laeken's ``na.rm = TRUE``).  Sums and cumulative sums accumulate in extended
+Missing values are removed first (laeken's ``na.rm = TRUE``).  The Gini coefficient is undefined (NaN; R gives
+0/0 = NaN) when the weighted total Σ w·x is 0, and the QSR when the bottom quintile's total is 0 (R gives Inf
+or NaN): the caller says so in a note.  Sums and cumulative sums accumulate in extended
 precision and are then rounded to double, as R's ``sum`` and ``cumsum`` do, so that exact ties of the cumulative
 share with p fall the same way as in R.  laeken is written in R; these are numpy
 transcriptions of its formulas so that infoloss gives its numbers (tested against laeken's output in
@@ -74,8 +76,11 @@ def gini(x: np.ndarray, w: np.ndarray, *, is_sorted: bool = False) -> float:
     if not is_sorted:
         x, w = sort_values(x, w)
     wx = w * x
+    total = _sum(wx)
+    if total == 0:
+        return np.nan
     cw = _cumsum(w)
-    return float(100 * ((2 * _sum(wx * cw) - _sum(w * wx)) / (_sum(w) * _sum(wx)) - 1))
+    return float(100 * ((2 * _sum(wx * cw) - _sum(w * wx)) / (_sum(w) * total) - 1))
 
 
 def arpr(x: np.ndarray, w: np.ndarray, threshold: float) -> float:
@@ -89,7 +94,8 @@ def qsr(x: np.ndarray, w: np.ndarray, *, is_sorted: bool = False) -> float:
         x, w = sort_values(x, w)
     q20, q80 = weighted_quantile(x, w, [0.2, 0.8], is_sorted=True)
     low, high = x <= q20, x > q80
-    return float(_sum(w[high] * x[high]) / _sum(w[low] * x[low]))
+    bottom = _sum(w[low] * x[low])
+    return np.nan if bottom == 0 else float(_sum(w[high] * x[high]) / bottom)
 
 
 def _sum(a: np.ndarray) -> float:

@@ -56,6 +56,9 @@ ALIAS_TOL = 1e-7
 SEPARATION_ETA = 15.0
 #: rows (after removing duplicates) above which the separation linear program is not attempted
 LP_MAX_ROWS = 200_000
+#: a weighted sum of squares Σ w·v² of the response or a column above this makes the fit's sums overflow
+#: (the largest double over 10^4: headroom for the cross-products and residual sums, bounded by these)
+FINITE_SUM_OF_SQUARES = np.finfo(float).max / 1e4
 _NUMPY_SHORTCUTS = {"np": np, "numpy": np, "log": np.log, "log10": np.log10, "log1p": np.log1p, "exp": np.exp,
                     "sqrt": np.sqrt, "abs": np.abs}
 
@@ -121,7 +124,7 @@ def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None) -> 
     if recoded:
         notes.append(f"the {data.name} file has categories of {', '.join(recoded)} that the original lacks "
                      "(recoded?), so it is coded on its own and those coefficients are not compared")
-    coefficients, fit_stats = _estimate(yv, Xv, w, names, reg.family, level, data.name, notes)
+    coefficients, fit_stats = _estimate(yv, Xv, w, names, reg.family, level, data.name, notes, y.columns[0])
     for c in coefficients:
         if recoded and _term_variables(X, c["name"]) & set(recoded):
             c["recoded"] = True
@@ -306,9 +309,11 @@ def _weights(data: FileData, reg: Regression, rows: np.ndarray) -> np.ndarray:
 # fitting
 # ---------------------------------------------------------------------------
 def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], family: str, level: float,
-              which: str, notes: list[str]) -> tuple[list[dict], dict]:
+              which: str, notes: list[str], response: str) -> tuple[list[dict], dict]:
     positive = w > 0
     y, X, w = y[positive], X[positive], w[positive]
+    if y.size:
+        _check_range(y, X, w, family, response, names)
     aliased = aliased_columns(X, w, ALIAS_TOL)
     keep = np.flatnonzero(~aliased)
     coefficients = [{"name": n, "estimate": None, "se": None, "lower": None, "upper": None, "p_value": None}
@@ -345,6 +350,33 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], fam
         c.update(estimate=_num(res.params[i]), se=_num(res.bse[i]), lower=_num(res.lower[i]),
                  upper=_num(res.upper[i]), p_value=_num(res.pvalues[i]))
     return coefficients, stats
+
+
+def _check_range(y: np.ndarray, X: np.ndarray, w: np.ndarray, family: str, response: str, names: list[str]) -> None:
+    """NotComputed when the response or a column is so large that the fit's sums of squares overflow
+    (values near 1e300 are finite, their squares are not): checked before fitting, so no overflow happens.
+
+    The columns are weighted as in the fit's first step: the prior weights (normalised to mean 1 for a GLM),
+    times R's starting mean y + 0.1 for a poisson model (IRLS weights w·μ).
+    """
+    if family != "gaussian":
+        w = w / w.mean()
+    working = w * (y + 0.1) if family == "poisson" else w
+    limit = np.log(FINITE_SUM_OF_SQUARES)
+    beyond = [(response, y)] if _log_sum_of_squares(y, w) > limit else []
+    beyond += [(name, X[:, j]) for j, name in enumerate(names) if _log_sum_of_squares(X[:, j], working) > limit]
+    if beyond:
+        top = max(float(np.abs(v).max()) for _, v in beyond)
+        raise NotComputed(f"the values of {', '.join(name for name, _ in beyond)} are beyond the range where the "
+                          f"fit is finite; rescale them, e.g. divide by 1e{int(np.floor(np.log10(top)))}")
+
+
+def _log_sum_of_squares(v: np.ndarray, w: np.ndarray) -> float:
+    """log Σ w·v², computed on v scaled to at most 1 in absolute value so that it cannot overflow."""
+    top = float(np.abs(v).max(initial=0.0))
+    if top == 0:
+        return -np.inf
+    return float(np.log(np.sum(w * (v / top) ** 2)) + 2 * np.log(top))
 
 
 def _separated(y: np.ndarray, X: np.ndarray, family: str, res: FitResult, notes: list[str], which: str) -> set[int]:
