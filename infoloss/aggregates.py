@@ -377,10 +377,16 @@ def binned_kde(counts: np.ndarray, edges: np.ndarray, h: float, n: int) -> np.nd
     if n <= 0 or h <= 0:
         return None
     width = float(edges[1] - edges[0])
-    hb = h / width
+    try:
+        hb = float(h) / width if width > 0 else math.inf
+    except OverflowError:
+        hb = math.inf
+    if not math.isfinite(hb):  # bins narrower than the float range resolves (denormal data): not drawable
+        return None
     half = int(min(math.ceil(4 * hb), counts.size))
     offsets = np.arange(-half, half + 1)
-    kernel = np.exp(-0.5 * (offsets / hb) ** 2) if hb > 0 else (offsets == 0).astype(float)
+    with np.errstate(over="ignore", under="ignore"):  # a bandwidth far below a bin: exp(-inf) = 0, one cell
+        kernel = np.exp(-0.5 * (offsets / hb) ** 2) if hb > 0 else (offsets == 0).astype(float)
     kernel /= kernel.sum()
     full = np.convolve(counts.astype(float), kernel, mode="full")  # kernel centred: drop `half` cells each side
     with np.errstate(over="ignore"):

@@ -20,7 +20,7 @@ import pandas as pd
 from . import __version__, registry
 from ._files import write_atomic
 from ._memory import release as release_memory
-from .errors import InputError, NotComputed
+from .errors import InputError, NotComputed, SpecError
 from .pair import EncodedPair, encode_pair, text_columns
 from .spec import Spec, load_spec, spec_from_dict
 
@@ -293,6 +293,9 @@ def compare(
     inputs = _input_paths(original, protected, spec)
     ids = _select_measures(measures)
     options = options or {}
+    if not isinstance(options, dict):
+        raise InputError(f"options must be a mapping of measure ids to their options, e.g. "
+                         f"{{'lambda': {{'missing_rule': 'sdcmicro'}}}}, got {type(options).__name__}.")
     unknown_options = sorted(set(options) - set(ids))
     if unknown_options:
         raise InputError(f"options were given for {unknown_options[0]!r}, which is not among the measures run.")
@@ -553,6 +556,9 @@ def _load_spec(spec: Spec | dict | str | Path | None, original: Frame) -> Spec |
         return spec
     if isinstance(spec, dict):
         return spec_from_dict(spec)
+    if not isinstance(spec, (str, Path)):
+        raise SpecError(f"the spec must be a mapping (dict), a Spec or the path of a YAML file, got "
+                        f"{type(spec).__name__}.")
     return load_spec(spec)
 
 
@@ -561,8 +567,13 @@ def _select_measures(measures: Iterable[str] | str | None) -> list[str]:
         return [m.id for m in registry.registered()]
     if isinstance(measures, str):
         measures = [m.strip() for m in measures.split(",") if m.strip()]
+    if not isinstance(measures, Iterable):
+        raise InputError(f"measures must be measure ids (a list, or text separated by commas) or 'all', got "
+                         f"{type(measures).__name__}.")
     chosen = list(dict.fromkeys(measures))
     for mid in chosen:
+        if not isinstance(mid, str):
+            raise InputError(f"unknown measure {mid!r}: measure ids are text; 'infoloss measures' lists them.")
         if not registry.is_measure(mid):  # imports only the modules of the measures chosen
             import difflib
 
@@ -576,6 +587,8 @@ def _select_measures(measures: Iterable[str] | str | None) -> list[str]:
 
 
 def _scenario_names(protected: list[Frame], names: Sequence[str] | None) -> list[str]:
+    if names is not None and (isinstance(names, str) or not isinstance(names, Sequence)):
+        raise InputError(f"names must be a list with one name per protected file, got {type(names).__name__}.")
     if names:
         if len(names) != len(protected):
             raise InputError(f"{len(names)} names were given for {len(protected)} protected files; give one per file.")
@@ -686,21 +699,4 @@ def _round_numbers(obj: Any, rounder: Callable[[float], float]) -> Any:
     return obj
 
 
-def _plain(obj: Any) -> Any:
-    """Convert numpy scalars/arrays to plain Python types for JSON."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating, float)):
-        f = float(obj)
-        return f if math.isfinite(f) else None
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    if isinstance(obj, Path):
-        return str(obj)
-    return obj
+_plain = registry.json_plain  # numpy types to plain Python, NaN and inf to None

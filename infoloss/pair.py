@@ -711,6 +711,9 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
         col = col.astype(object)
     if pd.api.types.is_bool_dtype(col):
         col = col.astype(float)
+    if pd.api.types.is_complex_dtype(col):  # float() would drop the imaginary parts, with only a warning
+        raise InputError(f"variable {var.name!r} holds complex numbers in the {which} file; give it real numbers "
+                         "(e.g. its real part or its modulus as a column of its own).")
     if pd.api.types.is_numeric_dtype(col):
         x = col.to_numpy(dtype=float, na_value=np.nan)
     else:
@@ -944,6 +947,9 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     if name is None:
         return None
     col = df[name]
+    if pd.api.types.is_complex_dtype(col):
+        raise InputError(f"the weight column {name!r} of the {which} file holds complex numbers; weights are real "
+                         "numbers, zero or positive.")
     if not pd.api.types.is_numeric_dtype(col):
         col = pd.to_numeric(col, errors="coerce")
     w = col.to_numpy(dtype=float, na_value=np.nan)
@@ -963,6 +969,11 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
             "weights must be zero or positive."
         )
     positive = w[w > 0]
+    if w.size and not positive.size:
+        raise InputError(
+            f"the weight column {name!r} of the {which} file has no positive weight (every weight is 0); "
+            "give the records their weights, or drop the weight role."
+        )
     if positive.size and (positive.max() > WEIGHT_RANGE[1] or positive.min() < WEIGHT_RANGE[0]):
         raise InputError(
             f"the weight column {name!r} of the {which} file has weights from {positive.min():.3g} to "

@@ -35,6 +35,11 @@ FAMILIES = {
 DIRECTIONS = ("lower", "higher", "target")
 
 
+#: the largest seed a measure option takes (R's and scikit-learn's seeds are 32-bit; a measure whose seeds
+#: follow its first one, ``seed + k`` for up to 100 seeds, stays within scikit-learn's 0..2**32 - 1)
+MAX_SEED = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class Option:
     """A declared option of a measure: its type, allowed values and default.
@@ -196,6 +201,9 @@ class MeasureInfo:
         """The options converted to their declared types; InputError for an unknown option or a bad value."""
         from .errors import InputError
 
+        if not isinstance(options, dict):
+            raise InputError(f"the options of measure {self.id!r} must be a mapping of option names to values, "
+                             f"got {type(options).__name__}.")
         known = {o.name: o for o in self.options}
         checked = {}
         for name, value in options.items():
@@ -233,6 +241,8 @@ class MeasureInfo:
 
 
 def _fmt(x: float) -> str:
+    if float(x).is_integer() and abs(x) < 1e15:  # whole numbers in full: 2147483647, not 2.14748e+09
+        return str(int(x))
     return f"{x:g}"
 
 
@@ -253,7 +263,9 @@ class MeasureResult:
     Attributes
     ----------
     value : float
-        The headline number; always finite.
+        The headline number; always finite (a NaN or infinite value raises
+        :class:`infoloss.NotComputed`, so the measure is listed as not computed
+        with the reason instead of a number).
     by_variable : dict or None
         Per-variable values, keyed by variable name in spec order.
     by_pair : dict or None
@@ -270,7 +282,11 @@ class MeasureResult:
     def __post_init__(self) -> None:
         self.value = float(self.value)
         if not math.isfinite(self.value):
-            raise ValueError(f"a measure value must be finite, got {self.value}")
+            # never a NaN in the results, never a whole comparison lost to one measure: not computed, with why
+            from .errors import NotComputed
+
+            raise NotComputed(f"its value is not a finite number ({self.value}): the data are degenerate for this "
+                              "measure (e.g. no usable record or a zero spread where it divides)")
 
     @property
     def statistic(self) -> float:
@@ -278,6 +294,7 @@ class MeasureResult:
         return self.value
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python types, ready for strict JSON (a NaN or inf in ``details`` becomes None)."""
         out: dict[str, Any] = {"value": self.value}
         if self.by_variable is not None:
             out["by_variable"] = self.by_variable
@@ -285,7 +302,7 @@ class MeasureResult:
             out["by_pair"] = self.by_pair
         if self.details:
             out["details"] = self.details
-        return out
+        return json_plain(out)
 
 
 REGISTRY: dict[str, MeasureInfo] = {}
@@ -421,12 +438,14 @@ def _public_signature(func: Callable[..., Any]) -> inspect.Signature:
 def _as_pair(pair_or_original: Any, protected: Any, spec: Any) -> Any:
     from .pair import EncodedPair, encode_pair
 
+    from .errors import InputError
+
     if isinstance(pair_or_original, EncodedPair):
         if protected is not None:
-            raise TypeError("pass either an EncodedPair or two DataFrames, not both")
+            raise InputError("pass either an EncodedPair or two DataFrames, not both.")
         return pair_or_original
     if protected is None:
-        raise TypeError("pass the original and the protected DataFrame")
+        raise InputError("pass the original and the protected DataFrame.")
     if isinstance(spec, (str, Path)):
         from .spec import load_spec
 
@@ -544,3 +563,23 @@ def markdown_table() -> str:
             f"{'yes' if m.needs_pairing else 'no'} | {options} |"
         )
     return "\n".join(rows) + "\n"
+
+
+def json_plain(obj: Any) -> Any:
+    """``obj`` with numpy scalars and arrays as plain Python types, non-finite numbers as None: strict JSON."""
+    if isinstance(obj, dict):
+        return {str(k): json_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_plain(obj.tolist())
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj

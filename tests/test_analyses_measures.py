@@ -152,9 +152,10 @@ def test_alpha_loss_through_the_measure():
     assert set(scale["original"]["alpha_if_deleted"]) == set(items)
 
 
-def test_alpha_with_every_weight_zero_is_a_note_not_a_traceback():
-    # np.cov raised ZeroDivisionError ("Weights sum to zero"), found by fuzzing
-    df = pd.DataFrame({"y": [1.0, 2.0, 3.0, 4.0], "x": [2.0, 1.0, 5.0, 3.0], "w": 0.0})
+def test_alpha_with_one_positive_weight_among_complete_records_is_a_note_not_a_traceback():
+    # np.cov raised ZeroDivisionError ("Weights sum to zero") when every weight was 0, found by fuzzing; a file
+    # whose weights are all 0 is now an input error, and one positive weight among the complete records is too few
+    df = pd.DataFrame({"y": [1.0, 2.0, 3.0, np.nan], "x": [2.0, 1.0, 5.0, 3.0], "w": [1.0, 0.0, 0.0, 2.0]})
     spec = {"variables": {"y": {"scale": "continuous"}, "x": {"scale": "continuous"}, "w": {"role": "weight"}},
             "analyses": {"scales": [{"name": "s", "items": ["y", "x"]}]}}
     pair = encode_pair(df, df.copy(), spec)

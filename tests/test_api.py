@@ -427,3 +427,59 @@ def test_column_names_that_are_not_text_are_the_spec_s_text_names():
         infoloss.compare(a.set_axis([0, 1, "1"], axis=1), b)
     with pytest.raises(InputError, match="variable 'zz' of the spec is not a column of the original file"):
         infoloss.compare(a, b, {"variables": {"zz": {"scale": "continuous"}}})
+
+
+def _fuzz_frame(n=40):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"g": rng.choice(list("abc"), n), "x": rng.normal(50, 10, n), "y": rng.gamma(2, 100, n)})
+
+
+FUZZ_SPEC = {"variables": {"g": {"scale": "nominal", "role": "key"}, "x": {"scale": "continuous"},
+                           "y": {"scale": "continuous"}}}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda o: infoloss.compare(o, o.copy(), FUZZ_SPEC, measures=[None]), "unknown measure None: measure ids are text"),
+    (lambda o: infoloss.compare(o, o.copy(), FUZZ_SPEC, measures=5), "measures must be measure ids"),
+    (lambda o: infoloss.compare(o, o.copy(), FUZZ_SPEC, measures=["il1s"], options={"il1s": None}),
+     "the options of measure 'il1s' must be a mapping"),
+    (lambda o: infoloss.compare(o, o.copy(), FUZZ_SPEC, measures=["il1s"], options=[1]), "options must be a mapping"),
+    (lambda o: infoloss.compare(o, o.copy(), ["x"]), "the spec must be a mapping \\(dict\\), a Spec or the path"),
+    (lambda o: infoloss.compare(o, o.copy(), FUZZ_SPEC, risk_utility="x"), "the risk-utility choice must be a mapping"),
+    (lambda o: infoloss.compare(o, o.copy(), FUZZ_SPEC, names=5), "names must be a list with one name per protected"),
+    (lambda o: infoloss.il1s(o, None, FUZZ_SPEC), "pass the original and the protected DataFrame"),
+    (lambda o: infoloss.compare(o.assign(x=o.x + 1j), o, FUZZ_SPEC), "'x' holds complex numbers in the original file"),
+    (lambda o: infoloss.compare(o.assign(w=1 + 0j), o.assign(w=1.0),
+                                {"variables": {**FUZZ_SPEC["variables"], "w": {"role": "weight"}}}),
+     "the weight column 'w' of the original file holds complex numbers"),
+])
+def test_arguments_of_the_wrong_kind_are_input_errors(call, message):
+    """Found by fuzzing the API: each was a TypeError, AttributeError or ValueError (or, for complex numbers, a
+    warning and the imaginary parts dropped)."""
+    with pytest.raises(InputError, match=message):
+        call(_fuzz_frame())
+
+
+def test_a_value_that_is_not_finite_makes_the_measure_not_computed_not_the_comparison_fail():
+    with pytest.raises(infoloss.NotComputed, match=r"its value is not a finite number \(nan\)"):
+        infoloss.MeasureResult(float("nan"))
+    o = _fuzz_frame()
+    report = infoloss.compare(o, o.assign(x=o.x + 1), FUZZ_SPEC, measures=["cluster_f_weighted", "il1s"],
+                              options={"cluster_f_weighted": {"w": 1e308}})
+    assert "not a finite number" in report.scenarios[0].not_computed["cluster_f_weighted"]
+    assert report.value("il1s") > 0
+    # details that are not finite are None in the measure's own dict, as in the report's: strict JSON
+    result = infoloss.MeasureResult(1.0, details={"a": float("nan"), "b": np.float64(2), "c": np.array([1, np.inf])})
+    assert result.to_dict() == {"value": 1.0, "details": {"a": None, "b": 2.0, "c": [1.0, None]}}
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+def test_report_of_denormal_values_and_tiny_option_bounds_draws_without_warnings():
+    import warnings
+
+    o = _fuzz_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        infoloss.compare(o, o.assign(x=np.arange(len(o)) * 5e-324), FUZZ_SPEC, measures=["il1s"]).to_html()
+        infoloss.compare(o, o.assign(x=o.x + 1), FUZZ_SPEC, measures=["x_mv"],
+                         options={"x_mv": {"bound": 5e-324}}).to_html()

@@ -2,6 +2,7 @@
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -581,6 +582,30 @@ def test_weighting_is_stated():
     for mid in ("ldu_uni", "ldu_biv", "aldu_uni", "aldu_biv", "gdu"):
         assert run(getattr(G, mid), df, df.copy(), spec).details["weighted"] is True
         assert run(getattr(G, mid), df, df.copy(), spec, weighted=False).details["weighted"] is False
+
+
+def test_a_variable_observed_only_in_records_of_weight_zero():
+    # weights positive in both files, but the values of x (and of g) kept by the protected file are all
+    # in records of weight 0: the weighted KS divided by zero (found by fuzzing). Such a side has no
+    # weighted value, like a variable missing in every protected record: LDU 0; on the original side
+    # nothing can be compared: the variable is not computed (the ks measure's wording)
+    df = pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6], "g": list("ababab"), "y": [3.0, 1, 4, 1, 5, 9],
+                       "w": [1.0, 1, 1, 0, 0, 0]})
+    spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}, "y": {"scale": "continuous"},
+                          "w": {"role": "weight"}}}
+    hidden = df.assign(x=[np.nan] * 3 + [4.0, 5, 6], g=[None] * 3 + list("bab"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = run(G.ldu_uni, df, hidden, spec)
+        total = run(G.gdu, df, hidden, spec)
+        unpaired = dict(spec, pairing="none")
+        o = run(G.ldu_uni, hidden, df, unpaired)
+    assert r.by_variable == {"x": 0.0, "g": 0.0, "y": 1.0}
+    assert r.details["variables"]["x"]["note"] == "no protected value has a positive weight: treated like a removed variable"
+    assert total.details["aldu_uni"] == pytest.approx(1 / 3)
+    assert o.by_variable == {"y": 1.0}
+    assert o.details["not_computed"]["x"] == "it has no value of positive weight in the original file"
+    assert o.details["not_computed"]["g"] == "it has no value of positive weight in the original file"
 
 
 def test_ordinal_recoded_into_text_classes_keeps_the_category_order():

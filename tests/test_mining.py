@@ -1,6 +1,7 @@
 """Classification and regression utility (measures/mining.py), checked against scikit-learn directly."""
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -480,3 +481,54 @@ def test_a_test_size_that_leaves_no_training_record_is_not_computed(testdata):
                   options={"ml_score_ratio": {"test_size": 0.999}}, aggregates=False)
     reason = rep.scenarios[0].not_computed["ml_score_ratio"]
     assert reason.startswith("test_size = 0.999 holds out all 30 original records") and "smaller test_size" in reason
+
+
+def _zero_weight_files():
+    """40 records with a categorical target, their seed-0 split and a weighted spec (found by fuzzing)."""
+    rng = np.random.default_rng(0)
+    n = 40
+    df = pd.DataFrame({"g": rng.choice(list("abc"), n), "x": rng.normal(50, 10, n), "y": rng.gamma(2, 100, n),
+                       "t": rng.choice(["yes", "no"], n), "w": 1.0})
+    spec = {"variables": {"g": {"scale": "nominal", "role": "key"}, "x": {"scale": "continuous"},
+                          "y": {"scale": "continuous"}, "t": {"scale": "nominal", "role": "target"},
+                          "w": {"role": "weight"}}}
+    pair = encode_pair(df, df.copy(), spec)
+    s = mm.Settings("hgb", (0,), 0.3, 10_000, 10_000, True)
+    ref = mm.reference(pair, mm.target(pair, "t"), s, 0)  # the split does not depend on the weights
+    return df, spec, ref.train, ref.test
+
+
+@pytest.mark.parametrize("where, reason", [
+    ("train", "the records of the training split of target 't' all have weight 0"),
+    ("test", "the held-out records of target 't' all have weight 0"),
+    ("protected-train", "the protected training records of target 't' all have weight 0"),
+])
+def test_a_part_whose_weights_are_all_zero_is_not_computed(where, reason):
+    # weights positive somewhere but 0 on every record of a fit or a score: scikit-learn raised
+    # "Sample weights must contain at least one non-zero number" (found by fuzzing)
+    df, spec, train, test = _zero_weight_files()
+    w = np.ones(len(df))
+    w[train if where in ("train", "protected-train") else test] = 0.0
+    orig, prot = (df, df.assign(w=w)) if where == "protected-train" else (df.assign(w=w), df.assign(w=w))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = compare(orig, prot, spec, measures=[f.__name__ for f in ML], options={f.__name__: {"seeds": 1} for f in ML},
+                      aggregates=False)
+    for f in ML:
+        assert rep.scenarios[0].not_computed[f.__name__] == reason
+
+
+def test_importance_records_whose_weights_are_all_zero_are_not_computed():
+    df, spec, train, test = _zero_weight_files()
+    records = 10  # of the 12 held-out records
+    sampled = test[mm.md.sample_rows(test.shape[0], records, np.random.default_rng(0))]
+    w = np.ones(len(df))
+    w[sampled] = 0.0  # the held-out records are weighted, but not those the importances are computed on
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = compare(df.assign(w=w), df.assign(w=w), spec, measures=["ml_importance_correlation", "ml_score_ratio"],
+                      options={"ml_importance_correlation": {"seeds": 1, "importance_records": records},
+                               "ml_score_ratio": {"seeds": 1}}, aggregates=False)
+    assert rep.scenarios[0].not_computed["ml_importance_correlation"] == \
+        "the held-out records of target 't' all have weight 0"
+    assert "ml_score_ratio" in rep.scenarios[0].measures

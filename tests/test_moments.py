@@ -8,6 +8,7 @@ implementation (pandas ``.cov()``/``.corr()``, ``np.linalg.eigvalsh``, ``np.lina
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -403,6 +404,26 @@ def test_registry_metadata():
 # ---------------------------------------------------------------------------
 # continuous_statistics
 # ---------------------------------------------------------------------------
+def test_weighted_statistics_of_a_single_value_are_undefined_like_the_unweighted_ones():
+    # one observed value (total weight-count 1): the weighted variance divided 0 by 0 with a RuntimeWarning
+    # (found by fuzzing); the mean is the value, the spread undefined, as on the unweighted path
+    rng = np.random.default_rng(0)
+    orig = pd.DataFrame({"x": rng.normal(50, 10, 40), "y": rng.gamma(2, 100, 40), "w": rng.uniform(1, 3, 40)})
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "w": {"role": "weight"}}}
+    for o, p in ((orig, orig.assign(x=[1.0] + [np.nan] * 39)), (orig.iloc[:1], orig.iloc[:1].copy())):
+        pair = encode_pair(o, p, spec)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            weighted = continuous_statistics(pair)
+        plain = continuous_statistics(pair, weighted=False)
+        assert weighted["weighted"] is True
+        assert weighted["prot"]["n"]["x"] == 1 and weighted["prot"]["mean"]["x"] == p["x"].dropna().iloc[0]
+        for key in ("mean_ci", "sd", "variance"):
+            assert weighted["prot"][key]["x"] is None is plain["prot"][key]["x"]
+        assert weighted["prot"]["cov"] == plain["prot"]["cov"]
+        json.dumps(weighted, allow_nan=False)
+
+
 def test_continuous_statistics_unweighted_against_pandas_and_t_interval():
     from scipy import stats as st
 

@@ -119,6 +119,9 @@ def test_pairing_none_allows_different_sizes():
         # weights whose sums of squares overflow or underflow (a ctbil of NaN, found by fuzzing)
         (lambda o, p: (o.assign(w=1e308), p), "weight column 'w' of the original file has weights from 1e\\+308 to 1e\\+308"),
         (lambda o, p: (o, p.assign(w=[1e-320, 1.0, 0.0, 1.0])), "weight column 'w' of the protected file has weights from 1e-320 to 1;"),
+        # every weight 0 (or -0.0): nothing in the file counts (sklearn's ValueError, found by fuzzing)
+        (lambda o, p: (o.assign(w=0.0), p.assign(w=0.0)), "weight column 'w' of the original file has no positive weight"),
+        (lambda o, p: (o, p.assign(w=-0.0)), "weight column 'w' of the protected file has no positive weight"),
         (lambda o, p: (o.assign(x=np.nan), p), "'x' is missing in every record of the original file"),
         (lambda o, p: (o, p.iloc[:0]), "the protected file has no records"),
         (lambda o, p: (o.iloc[:0], p), "the original file has no records"),

@@ -7,6 +7,7 @@ cluster utilities by hand.
 """
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -165,6 +166,24 @@ def test_a_perfectly_separable_pair_gives_c_times_one_minus_c():
     assert pmse_ratio(pd.DataFrame({"g": ["a", "b", "a", "b"]}), pd.DataFrame({"g": ["c", "d"]}), G1).value == (
         pytest.approx((2 / 9) / e0)
     )
+
+
+def test_remaining_records_of_weight_zero_leave_the_weighted_fit_separated():
+    # every record of positive weight is in a category of one file only; the others (category b, in both
+    # files) all have weight 0, so they add nothing to the weighted likelihood: scikit-learn refused the
+    # fit ("Sample weights must contain at least one non-zero number", found by fuzzing); the weighted
+    # pMSE is that of the records that count, completely separated, as without the zero-weight records
+    spec = {"variables": {"g": {"scale": "nominal"}, "x": {"scale": "continuous"}, "w": {"role": "weight"}},
+            "pairing": "none"}
+    orig = pd.DataFrame({"g": ["a"] * 10 + ["b"] * 10, "x": np.arange(20.0), "w": [1.0] * 10 + [0.0] * 10})
+    prot = pd.DataFrame({"g": ["c"] * 10 + ["b"] * 10, "x": np.arange(20.0) + 0.5, "w": [1.0] * 10 + [0.0] * 10})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = pmse(orig, prot, spec)
+        alone = pmse(orig.iloc[:10], prot.iloc[:10], spec)
+        assert pmse_ratio(orig, prot, spec).value > 1
+    assert r.value == alone.value == pytest.approx(0.25, abs=1e-12)
+    assert r.details["separation"] == "complete" and r.details["weighted"] is True
 
 
 def test_a_category_of_one_file_only_is_fitted_in_the_limit():

@@ -558,3 +558,20 @@ def test_single_category_ordinal():
     for rule in ("handbook", "sdcmicro"):
         assert lambda_(orig, prot, spec, missing_rule=rule).value == pytest.approx(1 / 3)
     assert categorical_distance(orig, prot, spec).value == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("rule", ["handbook", "sdcmicro"])
+def test_lambda_of_a_variable_the_matched_originals_never_observe_is_the_largest_distance(rule):
+    """A nearest pairing can match only originals where x is missing: no minimum, maximum or median to impute
+    from, so the one-sided missing value counts 1 (it was NaN, and compare failed; found by fuzzing)."""
+    import warnings
+
+    from infoloss import compare
+
+    spec = {"variables": {"k": {"scale": "ordinal", "role": "key"}, "x": {"scale": "continuous"}},
+            "pairing": "nearest"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = compare(pd.DataFrame({"k": [3, 2], "x": [np.nan, 0.9]}), pd.DataFrame({"k": [3], "x": [0.9]}),
+                         spec, measures=["lambda"], options={"lambda": {"missing_rule": rule}})
+    assert report.scenarios[0].measures["lambda"].by_variable == {"k": 0.0, "x": 1.0}

@@ -267,3 +267,16 @@ def test_nearest_distances_on_sparse_points_are_cdists():
     got = nearest_distances(sp.csr_matrix(ref), sp.csr_matrix(queries))
     assert (got[: ref[::9].shape[0]] == 0.0).all()
     assert got == pytest.approx(cdist(queries, ref).min(axis=1), rel=1e-12, abs=0)
+
+
+def test_robust_interval_disclosure_with_one_continuous_variable():
+    """statsmodels' OGK gives one variable's covariance as a scalar; it was not computed with numpy's
+    '0-dimensional array given' as the reason (found by fuzzing)."""
+    import infoloss
+
+    rng = np.random.default_rng(0)
+    o = pd.DataFrame({"g": rng.choice(list("abc"), 40), "x": rng.normal(50, 10, 40)})
+    spec = {"variables": {"g": {"scale": "nominal", "role": "key"}, "x": {"scale": "continuous"}}}
+    report = infoloss.compare(o, o.assign(x=o.x + 1), spec, measures=["interval_disclosure_robust"])
+    assert report.scenarios[0].not_computed == {}
+    assert 0.0 <= report.value("interval_disclosure_robust") <= 1.0

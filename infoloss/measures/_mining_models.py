@@ -431,6 +431,7 @@ def scores(t: Target, y: np.ndarray, out: Output, w: np.ndarray | None) -> dict[
     """Every metric of the task for one model on the held-out records (weighted when ``w`` is given); None: undefined."""
     from sklearn import metrics
 
+    require_weight(w, f"held-out records of target {t.name!r}")
     if t.task == "regression":
         r2 = None
         if np.ptp(y) > 0:  # R² is undefined when the held-out values are all equal
@@ -468,18 +469,27 @@ def _weights(pair: EncodedPair, which: str, rows: np.ndarray, s: Settings) -> np
     return None if (w is None or not s.weighted) else w[rows]
 
 
+def require_weight(w: np.ndarray | None, records: str) -> None:
+    """NotComputed when the weights of ``records`` are all 0: a weighted fit or score of them is undefined."""
+    if w is not None and not bool((w > 0).any()):
+        raise NotComputed(f"the {records} all have weight 0")
+
+
 def reference(pair: EncodedPair, t: Target, s: Settings, seed: int) -> Reference:
     """The split of one seed and the held-out records (original only, shared by every scenario)."""
 
     def compute() -> Reference:
         train, test, stratified, n_train_pool, n_test_pool = split(pair, t, s, seed)
+        w_test = _weights(pair, ORIGINAL, test, s)
+        require_weight(_weights(pair, ORIGINAL, train, s), f"records of the training split of target {t.name!r}")
+        require_weight(w_test, f"held-out records of target {t.name!r}")
         return Reference(
             seed=seed,
             train=train,
             test=test,
             x_test=md.matrix(pair, t.features, ORIGINAL, test),
             y_test=target_values(pair, t, ORIGINAL, test),
-            w_test=_weights(pair, ORIGINAL, test, s),
+            w_test=w_test,
             stratified=stratified,
             n_train_pool=n_train_pool,
             n_test_pool=n_test_pool,
@@ -566,6 +576,7 @@ def protected_fit(pair: EncodedPair, t: Target, s: Settings, seed: int) -> Fit:
         feats, x = _informative(t.protected_features, md.matrix(pair, t.protected_features, PROTECTED, rows))
         y = target_values(pair, t, PROTECTED, rows)
         w = _weights(pair, PROTECTED, rows, s)
+        require_weight(w, f"protected training records of target {t.name!r}")
         est, note, caught = fit_model(t.task, s.model, feats, x, y, w, seed)
         dropped = [f.name for f in t.protected_features if f not in feats]
         if dropped:

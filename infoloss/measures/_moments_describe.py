@@ -84,10 +84,12 @@ def _weighted_mean_var(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
     computes for ``mean`` and ``var``, the same operations, written out so
     that the descriptive statistics of every weighted run need not import
     statsmodels (about half a second of start-up); the tests compare the two.
+    The variance is NaN (undefined, as the unweighted one of a single value)
+    when ``Σ w ≤ 1``: one record's worth of weight has no spread.
     """
     total = w.sum(0)
     mean = np.dot(x, w) / total
-    return mean, np.dot((x - mean) ** 2, w) / (total - 1)
+    return mean, (np.dot((x - mean) ** 2, w) / (total - 1) if total > 1 else np.nan)
 
 
 def _weighted_mean_se(x: np.ndarray, w: np.ndarray, mean: float) -> float:

@@ -72,7 +72,7 @@ from .. import limits
 from ..numeric import safe_exponent, scaled
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..registry import MeasureResult, Option, measure
+from ..registry import MAX_SEED, MeasureResult, Option, measure
 from . import _mining_data as md
 
 __all__ = [
@@ -91,7 +91,7 @@ CLUSTER_OPTIONS = (
            low=2, high=1000, nullable=True),
     Option("seeds", "int", 5, "number of seeds (samples, k-means starts) the result is averaged over", low=1,
            high=100),
-    Option("seed", "int", 0, "the first seed", low=0),
+    Option("seed", "int", 0, "the first seed", low=0, high=MAX_SEED),
     Option("max_records", "int", 10_000, "largest file that is clustered (a seeded sample beyond)", low=10),
 )
 

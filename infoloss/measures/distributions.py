@@ -52,7 +52,7 @@ from scipy import special
 
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair, Levels
-from ..registry import MeasureResult, Option, measure
+from ..registry import MAX_SEED, MeasureResult, Option, measure
 from . import _kolmogorov
 from .tables import WEIGHTED, _weighting
 
@@ -64,7 +64,7 @@ ECDF_OPTIONS = (
     Option("missing", "choice", "largest", "missing values: the largest value of the variable, or complete records only",
            choices=("largest", "complete")),
     Option("max_records", "int", 2000, "largest merged file on which the ECDFs are compared (a seeded sample beyond)", low=2),
-    Option("seed", "int", 0, "seed of the sample", low=0),
+    Option("seed", "int", 0, "seed of the sample", low=0, high=MAX_SEED),
     WEIGHTED,
 )
 

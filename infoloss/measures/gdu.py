@@ -408,6 +408,11 @@ def _ks_2samp_weighted(
     return d, p
 
 
+def _positive_weight(side: _Side, w: np.ndarray) -> bool:
+    """Whether a non-missing value of the side has a positive weight."""
+    return bool((w[side.codes >= 0] > 0).any())
+
+
 def _normality(side: _Side) -> dict[str, Any]:
     """One-sample KS test of the original values against a fitted normal (mean, sd with n − 1).
 
@@ -560,6 +565,13 @@ def _univariate_one(
         out.update({"test": None, "ldu_psr": 0.0, "recode": None, "ldu": 0.0,
                     "note": "every protected value is missing: treated like a removed variable"})
         return 0.0, out
+    if w is not None:  # records of weight 0 count for nothing: a side whose values all have weight 0 has none
+        if not _positive_weight(o, w[0]):
+            raise NotComputed("it has no value of positive weight in the original file")
+        if not _positive_weight(p, w[1]):
+            out.update({"test": None, "ldu_psr": 0.0, "recode": None, "ldu": 0.0,
+                        "note": "no protected value has a positive weight: treated like a removed variable"})
+            return 0.0, out
     if o.kind == "continuous" and not var.classed:
         if w is None:
             d, pv = _ks_2samp(o, p)

@@ -79,7 +79,7 @@ import numpy as np
 
 from ..errors import NotComputed
 from ..pair import EncodedPair
-from ..registry import MeasureResult, Option, measure
+from ..registry import MAX_SEED, MeasureResult, Option, measure
 from . import _mining_data as md
 from . import _mining_models as mm
 
@@ -89,7 +89,7 @@ _FIT_OPTIONS = (
     Option("model", "choice", "hgb", "the model: gradient-boosted trees, logistic/linear regression or one tree",
            choices=mm.MODELS),
     Option("seeds", "int", 5, "number of seeds (splits and fits) the result is averaged over", low=1, high=100),
-    Option("seed", "int", 0, "the first seed", low=0),
+    Option("seed", "int", 0, "the first seed", low=0, high=MAX_SEED),
     Option("test_size", "float", 0.3, "share of the original's records held out for testing", low=0, high=1,
            low_open=True, high_open=True),
     Option("max_train", "int", 10_000, "most training records per model (a seeded stratified sample beyond)", low=10),

@@ -80,7 +80,7 @@ import numpy as np
 from .. import numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..registry import MeasureResult, Option, measure
+from ..registry import MAX_SEED, MeasureResult, Option, measure
 from ._moments_describe import continuous_statistics
 from ._moments_files import SINGULAR_TOLERANCE as SINGULAR_TOLERANCE  # a public constant of this module
 from ._moments_files import (
@@ -102,7 +102,7 @@ from ._moments_table import _MATRICES, _STATS, _make
 
 ROBUST_OPTIONS = (
     Option("max_records", "int", 2000, "records per file in the seeded sample the MCD covariance is computed on", low=3),
-    Option("random_state", "int", 0, "seed of the sample and of the MCD algorithm", low=0),
+    Option("random_state", "int", 0, "seed of the sample and of the MCD algorithm", low=0, high=MAX_SEED),
 )
 
 __all__ = [

@@ -138,7 +138,7 @@ from .. import limits, numeric
 from .._concurrent import import_alone, recorded_warnings
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..registry import MeasureResult, Option, measure
+from ..registry import MAX_SEED, MeasureResult, Option, measure
 from .tables import WEIGHTED, _weighting
 
 __all__ = ["pmse", "pmse_ratio", "pmse_std", "cluster_utility"]
@@ -517,7 +517,9 @@ def _logit_fit(m: _Merged, w: np.ndarray | None = None) -> dict:
     separation = "none"
     if sep.any():
         separation = "quasi-complete"
-    if rest.shape[0] and 0 < y[rest].sum() < rest.shape[0]:
+    # remaining records that all have weight 0 add nothing to the weighted likelihood: the records that count
+    # are all separated (sklearn refuses a fit with no positive weight)
+    if rest.shape[0] and 0 < y[rest].sum() < rest.shape[0] and (w is None or bool((w[rest] > 0).any())):
         x_dense = m.dense[np.ix_(rest, design.dense_keep)]
         sd = x_dense.std(axis=0)
         ok_d = sd > 0
@@ -556,7 +558,7 @@ def _logit_fit(m: _Merged, w: np.ndarray | None = None) -> dict:
             else:
                 p_hat[rest] = 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
     else:
-        separation = "complete"  # every record, or every remaining one, is of one file: p = y
+        separation = "complete"  # every record, or every remaining one (of positive weight), is of one file: p = y
     c = m.c
     return {
         "p": p_hat,
@@ -726,7 +728,7 @@ def _details(fit: dict, model: str) -> dict:
 
 _MODEL = Option("model", "choice", "logit", "the propensity model: logistic with main effects, or CART", choices=MODELS)
 _MAX_RECORDS = Option("max_records", "int", 50_000, "largest merged file the model is fitted on (a seeded sample beyond)", low=2)
-_SEED = Option("seed", "int", 0, "seed of the sample (and of CART)", low=0)
+_SEED = Option("seed", "int", 0, "seed of the sample (and of CART)", low=0, high=MAX_SEED)
 PMSE_OPTIONS = (_MODEL, _MAX_RECORDS, _SEED, WEIGHTED)
 PMSE_NULL_OPTIONS = PMSE_OPTIONS + (
     Option("n_permutations", "int", 20, "permutations for CART's null distribution", low=2, high=1000),
@@ -735,7 +737,7 @@ CLUSTER_OPTIONS = (
     Option("G", "int", None, "number of k-means clusters (auto: 1% of the merged records, at least 2)", low=2,
            nullable=True),
     Option("max_records", "int", 5000, "largest merged file that is clustered (a seeded sample beyond)", low=2),
-    Option("seed", "int", 0, "the first seed of the samples and k-means starts", low=0),
+    Option("seed", "int", 0, "the first seed of the samples and k-means starts", low=0, high=MAX_SEED),
     Option("seeds", "int", 5, "number of seeds (sample and k-means start) U_c is averaged over", low=1, high=100),
     WEIGHTED,
 )

@@ -527,6 +527,8 @@ def _lambda_continuous(pair: EncodedPair, name: str, rule: str) -> tuple[float, 
     n_one = int(np.count_nonzero(only_p)) + int(np.count_nonzero(only_o))
     if n_one == 0:
         return total, 0, None
+    if n_o == o.shape[0]:  # no original value to impute from (see missing_rule): the largest distance
+        return total + n_one, n_one, None
     o_min, o_max = _original_range(pair, name)
     if rule == "sdcmicro":
         if n_p == p.shape[0]:  # nothing left in the protected file: sdcMicro's constant is infinite
@@ -620,6 +622,11 @@ def lambda_(pair: EncodedPair, *, missing_rule: str = "handbook") -> MeasureResu
         ``(2/π) arctan max(|min x' − max x|, |max x' − min x|)`` (if the
         protected column is entirely missing, ``d = 1``, the limit of
         sdcMicro's infinite constant).
+
+        Under either rule, a continuous variable with no value in the
+        original (possible among the original records a nearest pairing
+        matched) has no minimum, maximum or median to impute from: its
+        one-sided missing values get ``d = 1``, the largest distance.
 
     Returns
     -------

@@ -466,7 +466,7 @@ def _value_counts(values: np.ndarray) -> dict[str, int]:
         Option("kind", "choice", "distinct", "which l-diversity", choices=("distinct", "entropy", "recursive")),
         Option("l", "float", 2.0, "the l a class must reach", low=1.0),
         Option("c", "float", 2.0, "the constant c of recursive (c, l)-diversity (sdcMicro's l_recurs_c)",
-               low=0.0, low_open=True),
+               low=0.0, low_open=True, high=1e6),
     ),
 )
 def l_diversity(pair: EncodedPair, *, kind: str = "distinct", l: float = 2.0, c: float = 2.0) -> MeasureResult:

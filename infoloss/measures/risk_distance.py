@@ -75,7 +75,7 @@ def _complete(x: np.ndarray, xm: np.ndarray, least: int) -> np.ndarray:
     range=(0.0, 1.0),
     needs_pairing=True,
     options=(Option("k", "float", 0.05, "half-width of the interval in protected standard deviations", low=0.0,
-                    low_open=True),),
+                    low_open=True, high=1e6),),
 )
 def interval_disclosure(pair: EncodedPair, *, k: float = 0.05) -> MeasureResult:
     """Interval disclosure risk (sdcMicro's ``dRisk``, SDID).
@@ -115,9 +115,10 @@ def interval_disclosure(pair: EncodedPair, *, k: float = 0.05) -> MeasureResult:
     range=(0.0, 1.0),
     needs_pairing=True,
     options=(
-        Option("k", "float", 0.01, "interval half-width factor on the robust distance", low=0.0, low_open=True),
+        Option("k", "float", 0.01, "interval half-width factor on the robust distance", low=0.0, low_open=True,
+               high=1e6),
         Option("k2", "float", 0.05, "RMDID2: radius of the neighbourhood in the protected file", low=0.0,
-               low_open=True),
+               low_open=True, high=1e6),
         Option("max_records", "int", 5_000, "records of the robust covariance fit and of the RMDID2 check "
                "(a systematic sample above)", low=10),
     ),

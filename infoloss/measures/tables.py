@@ -78,7 +78,8 @@ WEIGHTED = Option(
     nullable=True,
 )
 CTBIL_K = Option("K", "int", None, "largest table dimension (auto: 2)", low=1, nullable=True)
-SMOOTHING = Option("smoothing", "float", 0.5, "count added to every cell before the divergence is taken", low=0)
+SMOOTHING = Option("smoothing", "float", 0.5, "count added to every cell before the divergence is taken", low=0,
+                   high=1e6)
 from ..spec import normalise_label
 
 __all__ = [

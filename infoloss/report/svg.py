@@ -95,6 +95,8 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     if hi <= lo:
         hi = lo + (abs(lo) or 1.0)
     raw = (hi - lo) / max(n, 1)
+    if not 1e-300 < raw < math.inf:  # a span too small (denormal) or too wide (overflow) for round steps
+        return [lo] if lo == hi else [lo, hi]
     mag = 10.0 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
     start = math.ceil(lo / step - 1e-9) * step

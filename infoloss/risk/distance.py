@@ -115,7 +115,7 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            cov = np.asarray(cov_ogk(zs[::step]).cov)
+            cov = np.atleast_2d(cov_ogk(zs[::step]).cov)  # one variable: statsmodels gives its variance as a scalar
             inv = np.linalg.inv(cov)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         raise NotComputed(f"the robust (OGK) covariance of the original could not be computed ({exc})") from None

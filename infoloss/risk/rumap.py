@@ -39,6 +39,9 @@ KEYS = ("risk", "utility", "max_risk", "max_loss")
 
 def check_choice(choice: dict[str, Any] | None) -> dict[str, Any]:
     """The user's choices checked: known keys, measure ids of the right family, numeric thresholds."""
+    if choice is not None and not isinstance(choice, dict):
+        raise InputError(f"the risk-utility choice must be a mapping such as {{'risk': 'global_risk', 'utility': "
+                         f"'gdu'}}, got {type(choice).__name__}.")
     choice = dict(choice or {})
     unknown = sorted(set(choice) - set(KEYS))
     if unknown:
