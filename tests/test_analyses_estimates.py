@@ -388,3 +388,43 @@ def test_arpr_without_an_observed_value_has_the_usual_note():
         assert rows[key]["protected"]["value"] is None
         assert rows[key]["note"] == "protected: no record of this domain has the variable observed"
     assert "no record of this domain" in scenario.not_computed["estimate_ci_overlap"]
+
+
+def _estimate_rows(df, estimates):
+    spec = spec_from_dict({"variables": {"g": {"scale": "nominal"}, "y": {"scale": "continuous"},
+                                         "z": {"scale": "continuous"}, "w": {"role": "weight"}},
+                           "analyses": {"estimates": estimates, "ci": {"replicates": 100}}})
+    pair = encode_pair(df, df.copy(), spec)
+    return estimate_file(FileData(pair, "orig"), parse_analyses(spec.analyses, spec))["rows"]
+
+
+def test_estimates_of_values_near_the_float_limit_are_the_ordinary_ones_scaled():
+    """Values near 1e308 overflowed in the variances and replicate sums (RuntimeWarnings, silent nulls; found by
+    fuzzing).  They are estimated on values scaled by a power of two: exact, so values times 2**1000 give every
+    mean, total, ratio, quantile, se and bound times 2**1000 to the bit, and the same Gini, QSR and ARPR."""
+    rng = np.random.default_rng(4)
+    n = 60
+    df = pd.DataFrame({"g": rng.choice(list("ab"), n), "y": rng.gamma(2, 100, n), "z": rng.gamma(2, 50, n),
+                       "w": rng.uniform(1, 3, n)})
+    estimates = [{"statistic": s, "variable": "y"} for s in ("mean", "total", "median", "gini", "qsr", "arpr")]
+    estimates += [{"statistic": "ratio", "variable": "y", "denominator": "z"},
+                  {"statistic": "mean", "variable": "y", "by": "g"}, {"statistic": "quantile", "variable": "y", "p": 0.9}]
+    plain = _estimate_rows(df, estimates)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        huge = _estimate_rows(df.assign(y=np.ldexp(df.y, 1000)), estimates)
+    assert max(df.y) * 2.0**1000 > 1e300
+    for p, h in zip(plain, huge):
+        factor = 1.0 if p["statistic"] in ("gini", "qsr", "arpr") else 2.0**1000
+        for key in ("value", "se", "lower", "upper"):
+            assert p[key] is not None and h[key] == p[key] * factor, (p["key"], key)
+
+
+def test_an_estimate_beyond_the_float_range_says_so():
+    df = pd.DataFrame({"g": ["a", "b"] * 10, "y": np.full(20, 1e307), "z": 1.0, "w": 1.0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows = _estimate_rows(df, [{"statistic": "total", "variable": "y"}, {"statistic": "mean", "variable": "y"}])
+    assert rows[0]["value"] is None and rows[0]["note"].startswith(
+        "the total of y is beyond the largest floating-point number (1.8e308)")
+    assert rows[1]["value"] == 1e307

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import NotComputed
+from ..numeric import safe_exponent, scaled, too_large, unscale
 from . import bootstrap
 from .data import Domains, FileData
 from .design import Contributions, LinearDesign, ratio_estimates
@@ -56,6 +57,7 @@ class _Block:
     boot: tuple[int, Any] | None = None  # (task index, key or None) of the bootstrap results
     columns: np.ndarray | None = None  # which estimates of a TotalsTask
     undefined: np.ndarray | None = None  # per domain, the replicates with an undefined Gini or QSR
+    scale: int = 0  # the estimates were computed on values times 2**-scale (numeric.scaled): rows scale them back
     notes: list[str] = field(default_factory=list)
 
 
@@ -102,9 +104,9 @@ def estimate_file(data: FileData, analyses: Analyses, counts_cache: dict | None 
 # ---------------------------------------------------------------------------
 def _ratio_block(data: FileData, est: Estimate, linear: LinearDesign, tasks: list | None) -> _Block:
     domains = data.domains(est.by)
-    contrib, categories, n = _contributions(data, est, domains)
+    contrib, categories, n, scale = _contributions(data, est, domains)
     value, se = ratio_estimates(contrib, linear)
-    block = _Block(est, domains.labels, None, value, n, "linearisation", se=se)
+    block = _Block(est, domains.labels, None, value, n, "linearisation", se=se, scale=scale)
     if categories is not None:
         block.categories, block.columns = categories
     if tasks is not None:
@@ -114,8 +116,13 @@ def _ratio_block(data: FileData, est: Estimate, linear: LinearDesign, tasks: lis
     return block
 
 
-def _contributions(data: FileData, est: Estimate, domains: Domains) -> tuple[Contributions, Any, np.ndarray]:
-    """The numerator and denominator entries of a mean, total, ratio or proportion (see :mod:`.design`)."""
+def _contributions(data: FileData, est: Estimate, domains: Domains) -> tuple[Contributions, Any, np.ndarray, int]:
+    """The numerator and denominator entries of a mean, total, ratio or proportion (see :mod:`.design`), and
+    the power of two the estimates are to be scaled back by.
+
+    Values beyond about 1e120 are scaled by a power of two first (:func:`scaled_values`), so that the
+    squares of the variance do not overflow; scaling by a power of two is exact.
+    """
     D = domains.size
     dom = domains.codes
     if est.statistic == "proportion":
@@ -130,17 +137,18 @@ def _contributions(data: FileData, est: Estimate, domains: Domains) -> tuple[Con
             present = np.array([i for i in present if labels[i] in est.categories], dtype=np.int64)
         columns = (np.arange(D)[:, None] * K + present[None, :]).reshape(-1)
         n = np.bincount(dom[rec], minlength=D)
-        return contrib, ([labels[i] for i in present], columns), n
-    y = data.numeric(est.variable)
+        return contrib, ([labels[i] for i in present], columns), n, 0
+    y, scale = scaled_values(data.numeric(est.variable))
     valid = ~np.isnan(y) & (dom >= 0)
     b = np.ones(data.n)
     if est.statistic == "ratio":
-        b = data.numeric(est.denominator)
+        b, b_scale = scaled_values(data.numeric(est.denominator))
+        scale -= b_scale
         valid &= ~np.isnan(b)
     rec = np.flatnonzero(valid)
     contrib = Contributions(rec, dom[rec], y[rec], rec, dom[rec], b[rec], np.arange(D, dtype=np.int64),
                             total=est.statistic == "total", aligned=True)
-    return contrib, None, np.bincount(dom[rec], minlength=D)
+    return contrib, None, np.bincount(dom[rec], minlength=D), scale
 
 
 # ---------------------------------------------------------------------------
@@ -157,13 +165,16 @@ def _indicator_block(data: FileData, est: Estimate, known: dict, tasks: list) ->
     key = (statistic, p)
     block = _Block(est, domains.labels, None, np.full(domains.size, np.nan), task.counts.copy(), "bootstrap")
     block.boot = (tasks.index(task), key)
+    block.scale = task.scale if statistic == "quantile" else 0  # Gini, QSR and ARPR do not depend on the scale
     return block
 
 
 def _indicator_task(data: FileData, variable: str, by: tuple, domains: Domains, known: dict,
                     tasks: list) -> bootstrap.IndicatorTask:
     if (variable, by) not in known:
-        task = bootstrap.IndicatorTask(data.numeric(variable), data.design.weights, domains.codes, domains.size)
+        values, scale = scaled_values(data.numeric(variable))
+        task = bootstrap.IndicatorTask(values, data.design.weights, domains.codes, domains.size)
+        task.scale = scale
         known[(variable, by)] = task
         tasks.append(task)
     return known[(variable, by)]
@@ -190,10 +201,20 @@ def _rows(block: _Block, results: list, level: float, replicates: int) -> list[d
         lower, upper = lower - z * se, lower + z * se
     if block.columns is not None:
         value = value[block.columns]
+    beyond = None
+    if block.scale:
+        finite = np.isfinite(value)
+        value, se, lower, upper = (unscale(np.asarray(a, dtype=float), block.scale) for a in (value, se, lower, upper))
+        beyond = finite & ~np.isfinite(value)
+        if groups is not None:
+            groups = [tuple(unscale(np.asarray(b, dtype=float), block.scale) for b in g) for g in groups]
     # a standard error at rounding level (a constant value: sums of squares cancel to ~1e-16) is zero
     tiny = np.abs(se) <= ZERO_SE * np.abs(value)
     se, lower, upper = np.where(tiny, 0.0, se), np.where(tiny, value, lower), np.where(tiny, value, upper)
     rows = _make_rows(block, value, se, lower, upper, failed, replicates, level)
+    for j in np.flatnonzero(beyond) if beyond is not None else ():
+        rows[j]["value"] = rows[j]["se"] = rows[j]["lower"] = rows[j]["upper"] = None
+        rows[j]["note"] = too_large(f"the {block.est.statistic}", [block.est.variable])
     if groups is not None:
         for j, row in enumerate(rows):
             if row["lower"] is not None:
@@ -274,6 +295,18 @@ def _note(row: dict, failed: int | None, undefined: int, replicates: int, level:
 
 def _key(label: str, domain: str, category: str | None) -> str:
     return f"{label} | {domain}" + (f" | {category}" if category is not None else "")
+
+
+def scaled_values(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """``x`` times ``2**-e`` and ``e`` (0, and ``x`` itself, for values between about 1e-120 and 1e120).
+
+    Means, totals, ratios and quantiles scale with the values and their
+    standard errors with them; scaling by a power of two is exact, so the
+    estimates of ordinary data are the same to the bit and those of values
+    near the float64 limit (whose squares overflow) are finite.
+    """
+    e = safe_exponent(x)
+    return (scaled(x, e), e) if e else (x, 0)
 
 
 def _num(x: Any) -> float | None:
