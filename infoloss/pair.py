@@ -619,7 +619,8 @@ def _align(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec) -> tuple
         if len(original) != len(protected):
             raise InputError(
                 f"the files have {len(original)} and {len(protected)} records, so they cannot be paired by row; "
-                "use --pairing none for unpaired comparison, or pair them by an id column."
+                "compare them unpaired (pairing: none in the spec, --pairing none on the command line), or pair "
+                "them by an id column."
             )
         return protected.reset_index(drop=True), True
     return _align_by_id(original, protected, spec.pairing_id), True
@@ -645,7 +646,8 @@ def _align_by_id(original: pd.DataFrame, protected: pd.DataFrame, id_col: str) -
         extra = len(keys[1]) - (len(keys[0]) - missing)
         raise InputError(
             f"pairing by {id_col!r}: {missing} original ids are not in the protected file and {extra} protected ids "
-            "are not in the original; use --pairing none to compare unpaired files."
+            "are not in the original; compare the files unpaired (pairing: none in the spec, --pairing none on the "
+            "command line)."
         )
     return protected.take(index).reset_index(drop=True)
 
