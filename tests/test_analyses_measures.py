@@ -266,3 +266,24 @@ def test_the_spread_over_seeds_is_reported(testdata):
     assert max(spread["mean_ci_overlap"]) - min(spread["mean_ci_overlap"]) < 0.2  # ... not much
     assert same.details["seed_spread"]["mean_ci_overlap"] == [1.0] * 4  # identical files, whatever the seed
     assert not any(k.startswith("_") for r in noisy.details["estimates"] for k in r)
+
+
+def test_alpha_of_items_near_the_float_limit_is_the_ordinary_one():
+    """The covariance of items near 1e308 overflowed (a RuntimeWarning; found by fuzzing); one power of two for
+    every item leaves alpha exactly as it is."""
+    import warnings
+
+    from infoloss.analyses.scales import cronbach_alpha
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 3)) + rng.normal(size=(50, 1))
+    df = pd.DataFrame(x, columns=["a", "b", "c"])
+    spec = {"variables": {v: {"scale": "continuous"} for v in "abc"},
+            "analyses": {"scales": [{"name": "s", "items": ["a", "b", "c"]}]}}
+    alphas = []
+    for factor in (1.0, 2.0**1000):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            report = infoloss.compare(df * factor, df * factor, spec, measures=["alpha_loss"], aggregates=False)
+        alphas.append(report.scenarios[0].analyses["scales"][0]["original"]["alpha"])
+    assert alphas[0] == alphas[1] == pytest.approx(cronbach_alpha(x))

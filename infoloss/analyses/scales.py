@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotComputed
+from ..numeric import safe_exponent, scaled
 from .data import FileData
 from .spec import Analyses
 
@@ -72,7 +73,9 @@ def scale_results(data: FileData, analyses: Analyses) -> list[dict[str, Any]]:
             row["note"] = f"fewer than two records of the {data.name} file with every item have a positive weight"
             out.append(row)
             continue
-        cov = _covariance(X[complete], w)
+        # alpha is a ratio of (co)variances: one power of two for every item changes it not at all (exactly), and
+        # keeps the covariances of items near the float limit finite
+        cov = _covariance(scaled(X[complete], safe_exponent(X)), w)
         alpha = _alpha(cov)
         row["alpha"] = alpha if np.isfinite(alpha) else None
         row["alpha_if_deleted"] = {v: _num(_alpha(np.delete(np.delete(cov, j, 0), j, 1))) if len(scale.items) > 2
