@@ -3,6 +3,7 @@
 import math
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -532,3 +533,38 @@ def test_importance_records_whose_weights_are_all_zero_are_not_computed():
     assert rep.scenarios[0].not_computed["ml_importance_correlation"] == \
         "the held-out records of target 't' all have weight 0"
     assert "ml_score_ratio" in rep.scenarios[0].measures
+
+
+def _mostly_zero_weights(n, zero_share, seed):
+    rng = np.random.default_rng(seed)
+    o = pd.DataFrame({"g": rng.choice(list("abcd"), n), "x": rng.normal(50, 10, n), "y": rng.gamma(2, 100, n),
+                      "t": rng.choice(["c0", "c1"], n), "w": np.where(rng.random(n) < zero_share, 0.0, 2.0)})
+    p = o.assign(x=o.x + rng.normal(0, 3, n))
+    spec = {"variables": {"g": {"scale": "nominal", "role": "key"}, "x": {"scale": "continuous"},
+                          "y": {"scale": "continuous"}, "t": {"scale": "nominal", "role": "target"},
+                          "w": {"role": "weight"}}}
+    return o, p, spec
+
+
+def test_hgb_early_stopping_needs_enough_records_of_positive_weight():
+    """With 1,000 training records HistGradientBoosting stops early on a 10 % validation part, which could hold
+    only records of weight 0: scikit-learn's 'Weights sum to zero' escaped (found by fuzzing)."""
+    o, p, spec = _mostly_zero_weights(1500, 0.99, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = compare(o, p, spec, measures=["ml_score_ratio"], aggregates=False)
+    result = rep.scenarios[0].measures["ml_score_ratio"]
+    notes = " ".join(map(str, result.details["targets"]["t"]["notes"]))
+    assert "fewer than 1000 training records have a positive weight, so the model runs without early stopping" in notes
+
+
+def test_roc_auc_needs_both_classes_among_the_records_of_positive_weight():
+    """Held-out records whose positive weights all fall in one class: scikit-learn's UndefinedMetricWarning
+    escaped from roc_auc_score (found by fuzzing); the AUC is undefined (None) instead."""
+    y = np.array([0, 1, 0, 1])
+    out = mm.Output(pred=np.array([0, 1, 1, 1]), proba=np.array([0.2, 0.8, 0.6, 0.9]))
+    target = SimpleNamespace(name="t", task="classification", binary=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scores = mm.scores(target, y, out, np.array([1.0, 0.0, 2.0, 0.0]))
+    assert scores["roc_auc"] is None and scores["accuracy"] == pytest.approx(1 / 3)

@@ -377,6 +377,12 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
             # early stopping draws a validation part stratified by class, which needs two records of each
             n_train = 0
             note = "a class has one training record, so the model runs without early stopping"
+        elif model == "hgb" and n_train >= HGB_EARLY_STOPPING and w is not None \
+                and np.count_nonzero(w > 0) < HGB_EARLY_STOPPING:
+            # the 10 % validation part could then hold only records of weight 0, whose weighted loss is 0/0
+            n_train = 0
+            note = (f"fewer than {HGB_EARLY_STOPPING} training records have a positive weight, so the model runs "
+                    "without early stopping")
         est = estimator(task, model, feats, seed, n_train, weighted=w is not None)
         if model == "tree":  # rpart's cp = 0.01: a split must lower the root's impurity by 1 %
             est.set_params(model__min_impurity_decrease=TREE_CP * _impurity(task, y, w))
@@ -450,7 +456,8 @@ def scores(t: Target, y: np.ndarray, out: Output, w: np.ndarray | None) -> dict[
             "f1_macro": float(metrics.f1_score(yi, out.pred, labels=np.unique(yi), average="macro", sample_weight=w,
                                                zero_division=0)),
         }
-    both = np.unique(yi).shape[0] == 2
+    # both classes among the records that count (a class whose records all weigh 0 is absent): else AUC is undefined
+    both = np.unique(yi if w is None else yi[w > 0]).shape[0] == 2
     res["roc_auc"] = (float(metrics.roc_auc_score(yi, out.proba, sample_weight=w))
                       if t.binary and both and out.proba is not None else None)
     return res
