@@ -377,10 +377,7 @@ def binned_kde(counts: np.ndarray, edges: np.ndarray, h: float, n: int) -> np.nd
     if n <= 0 or h <= 0:
         return None
     width = float(edges[1] - edges[0])
-    try:
-        hb = float(h) / width if width > 0 else math.inf
-    except OverflowError:
-        hb = math.inf
+    hb = float(h) / width if width > 0 else math.inf
     if not math.isfinite(hb):  # bins narrower than the float range resolves (denormal data): not drawable
         return None
     half = int(min(math.ceil(4 * hb), counts.size))

@@ -8,7 +8,6 @@ returns gives the JSON result (``to_dict``/``to_json``) and the HTML report
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from . import __version__, registry
 from ._files import write_atomic
 from ._memory import release as release_memory
 from .errors import InputError, NotComputed, SpecError
-from .pair import EncodedPair, encode_pair, text_columns
+from .pair import EncodedPair, encode_pair
 from .spec import Spec, load_spec, spec_from_dict
 
 Frame = pd.DataFrame | str | Path
@@ -52,7 +51,7 @@ class ScenarioResult:
             "path": self.path,
             "n_records": self.n_records,
             "paired": self.paired,
-            "measures": {k: v.to_dict() for k, v in self.measures.items()},
+            "measures": {k: v.fields() for k, v in self.measures.items()},
             "not_computed": dict(self.not_computed),
         }
         if self.statistics is not None:
@@ -107,7 +106,7 @@ class Report:
             out["risk_utility"] = safe_risk_utility(out["risk_utility"], min_cell, registry)
             out["safe"] = {"min_cell": int(min_cell),
                            "withheld": sum(s["safe"]["withheld"] for s in out["scenarios"])}
-        return _plain(out)
+        return registry.json_plain(out)
 
     def risk_utility(self, **choice: Any) -> dict[str, Any]:
         """The risk-utility map and decision rules (the JSON's ``risk_utility`` block).
@@ -304,8 +303,6 @@ def compare(
     protected_list = list(protected) if isinstance(protected, (list, tuple)) else [protected]
     if not protected_list:
         raise InputError("give at least one protected file.")
-    original = text_columns(original, "original")
-    protected_list = [text_columns(p, "protected") for p in protected_list]
     names = _scenario_names(protected_list, names)
     original_df = (read_table(original, spec, which="original", spec_columns=True)
                    if isinstance(original, (str, Path)) else original)
@@ -698,5 +695,3 @@ def _round_numbers(obj: Any, rounder: Callable[[float], float]) -> Any:
         return rounder(float(obj))
     return obj
 
-
-_plain = registry.json_plain  # numpy types to plain Python, NaN and inf to None

@@ -295,6 +295,10 @@ class MeasureResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain Python types, ready for strict JSON (a NaN or inf in ``details`` becomes None)."""
+        return json_plain(self.fields())
+
+    def fields(self) -> dict[str, Any]:
+        """The result's JSON fields as they are (``Report.to_dict`` makes the whole report plain at once)."""
         out: dict[str, Any] = {"value": self.value}
         if self.by_variable is not None:
             out["by_variable"] = self.by_variable
@@ -302,7 +306,7 @@ class MeasureResult:
             out["by_pair"] = self.by_pair
         if self.details:
             out["details"] = self.details
-        return json_plain(out)
+        return out
 
 
 REGISTRY: dict[str, MeasureInfo] = {}
@@ -436,9 +440,8 @@ def _public_signature(func: Callable[..., Any]) -> inspect.Signature:
 
 
 def _as_pair(pair_or_original: Any, protected: Any, spec: Any) -> Any:
-    from .pair import EncodedPair, encode_pair
-
     from .errors import InputError
+    from .pair import EncodedPair, encode_pair
 
     if isinstance(pair_or_original, EncodedPair):
         if protected is not None:

@@ -441,8 +441,8 @@ def check_columns(spec: Spec, columns: Iterable[str], which: str) -> None:
 def _close_match(name: str, present: set[str]) -> str:
     import difflib
 
-    by_lower = {str(p).lower(): str(p) for p in sorted(present, key=str)}
-    match = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1)
+    by_lower = {p.lower(): p for p in sorted(present)}
+    match = difflib.get_close_matches(name.lower(), list(by_lower), n=1)
     return f" (did you mean {by_lower[match[0]]!r}?)" if match else ""
 
 
@@ -459,7 +459,8 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
     Rules: ordered categoricals (labelled ordinal SPSS/Stata variables) become
     ordinal; text, unordered categoricals, booleans and whole numbers with at
     most ``CONTINUOUS_MIN_DISTINCT`` distinct values become nominal; other
-    numbers (more distinct values, or any value with a fraction) continuous.  Columns named like weights or identifiers get those roles.
+    numbers (more distinct values, or any value with a fraction) continuous.
+    Columns named like weights or identifiers get those roles.
     Each variable's ``note`` says why.  A categorical variable that looks
     like an identifier (distinct values in at least half the records) or has
     more than ``limits.MANY_CATEGORIES`` categories gets a warning in its

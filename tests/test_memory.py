@@ -74,9 +74,9 @@ def test_compare_from_files_equals_compare_of_frames(files):
 
 
 def _json(obj) -> str:
-    from infoloss.compare import _plain
+    from infoloss.registry import json_plain
 
-    return json.dumps(_plain(obj), sort_keys=True)
+    return json.dumps(json_plain(obj), sort_keys=True)
 
 
 def test_share_original_floats_is_the_same_frame_without_copies(files):
