@@ -113,6 +113,13 @@ class _SideStats:
         codes = self.sides[name].codes[self.missing_rows(other)]
         return codes[codes >= 0]
 
+    def dropped_rows(self, name: str, other: str) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`dropped` with those records' indices: (rows, level codes)."""
+        rows = self.missing_rows(other)
+        codes = self.sides[name].codes[rows]
+        present = codes >= 0
+        return rows[present], codes[present]
+
     def present_ranks(self, name: str) -> np.ndarray:
         """Average ranks among the variable's present values, centred at (N+1)/2, on every record; 0 where missing."""
         if name in self.rank_index:
@@ -122,8 +129,8 @@ class _SideStats:
             self._ranks[name] = _gather(_avg_rank_table(s.counts, (s.n_valid + 1) / 2.0, missing=True), s.codes)
         return self._ranks[name]
 
-    def ranks_without(self, name: str, dropped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Centred average ranks of ``name`` re-ranked without the ``dropped`` records, on every record.
+    def ranks_without(self, name: str, other: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Centred average ranks of ``name`` re-ranked without the records where ``other`` is missing.
 
         The ranks are those among the variable's present values less the
         dropped ones (a pair's complete cases, as ``nan_policy='omit'``
@@ -133,25 +140,28 @@ class _SideStats:
         ``x[mask]`` copies).  The dropped records keep the rank of their
         level; callers leave them out through the other vector's zeros.
         Only the levels' counts change, by the few dropped records, so the
-        ranks come from one table lookup per record.
+        ranks are the present ranks plus a step function of the level
+        (:func:`_rank_shift_table`), read with one table lookup per record.
 
         Returns the ranks, the level counts among the kept records and the
-        rank table (None when nothing is dropped).
+        dropped records' own ranks (None when nothing is dropped).
         """
         s = self.sides[name]
+        rows, dropped = self.dropped_rows(name, other)
         if dropped.size == 0:
             return self.present_ranks(name), s.counts, None
+        levels, n_at = np.unique(dropped, return_counts=True)
         counts = s.counts.copy()
-        np.subtract.at(counts, dropped, 1)
-        table = _avg_rank_table(counts, (s.n_valid - dropped.size + 1) / 2.0, missing=True)
-        return _gather(table, s.codes), counts, table
+        counts[levels] -= n_at.astype(counts.dtype, copy=False)
+        ranks = _gather(_rank_shift_table(levels, n_at, s.n_levels), s.codes)
+        ranks = np.add(ranks, self.present_ranks(name), out=ranks if ranks.dtype == np.float64 else None)
+        return ranks, counts, ranks[rows]
 
-    def square_sum(self, ranks: np.ndarray, table: np.ndarray | None, dropped: np.ndarray) -> float:
+    def square_sum(self, ranks: np.ndarray, dropped_ranks: np.ndarray | None) -> float:
         """Σ ranks² over the kept records (the dropped records' own ranks taken out)."""
         total = float(np.dot(ranks, ranks))
-        if table is not None:
-            r = table[dropped]
-            total -= float(np.dot(r, r))
+        if dropped_ranks is not None:
+            total -= float(np.dot(dropped_ranks, dropped_ranks))
         return total
 
     def group_codes(self, name: str) -> np.ndarray:
@@ -213,10 +223,9 @@ class _SideStats:
             sxy, sxx, syy = float(gram[i, j]), float(gram[i, i]), float(gram[j, j])
         else:
             if ranked:
-                da, db = self.dropped(a, b), self.dropped(b, a)
-                x, _, ta = self.ranks_without(a, da)
-                y, _, tb = self.ranks_without(b, db)
-                sxx, syy = self.square_sum(x, ta, da), self.square_sum(y, tb, db)
+                x, _, dropped_x = self.ranks_without(a, b)
+                y, _, dropped_y = self.ranks_without(b, a)
+                sxx, syy = self.square_sum(x, dropped_x), self.square_sum(y, dropped_y)
             else:
                 mask = None if mask is None else mask()
                 x, sxx = self.values_on(a, mask)
@@ -258,6 +267,43 @@ def _avg_rank_table(counts: np.ndarray, shift: float = 0.0, missing: bool = Fals
     if missing:
         full[-1] = 0.0
     return full
+
+
+def _rank_shift_table(levels: np.ndarray, n_at: np.ndarray, n_levels: int) -> np.ndarray:
+    r"""What dropping records changes in the centred average rank of each level, and 0 for missing (last entry).
+
+    With ``k`` records dropped, ``n_at`` of them at each of the sorted
+    ``levels``, a kept record at level ``l`` loses the dropped records below
+    it and half of those at ``l`` from its average rank, and the centre
+    (n+1)/2 moves down by k/2:
+
+    .. math::
+
+        r'_l - r_l = \frac{k}{2} - \#\{\text{dropped} < l\} - \frac{\#\{\text{dropped} = l\}}{2}
+
+    a step function of the level, written with one ``np.repeat``.  Every
+    entry is a multiple of 1/2 of magnitude at most k/2, so it is exact, in
+    float32 (a table half the size, faster to read) while k < 2**23, and the
+    re-ranked values equal those of a new rank table to the bit (``_avg_rank_table``).
+
+    >>> _rank_shift_table(np.array([1, 3]), np.array([1, 2]), 5).tolist()
+    [1.5, 1.0, 0.5, -0.5, -1.5, 0.0]
+    """
+    k = float(n_at.sum())
+    below = np.cumsum(n_at) - n_at
+    values = np.empty(2 * levels.shape[0] + 1)
+    values[0:-1:2] = k / 2 - below  # the levels from the previous dropped level (excluded) to this one (excluded)
+    values[1::2] = k / 2 - below - n_at / 2  # the dropped level itself
+    values[-1] = -k / 2
+    lengths = np.empty(values.shape[0], dtype=np.intp)
+    lengths[0] = levels[0]
+    lengths[2:-1:2] = np.diff(levels) - 1
+    lengths[1::2] = 1
+    lengths[-1] = n_levels - levels[-1] - 1
+    table = np.empty(n_levels + 1, dtype=np.float32 if k < 2**23 else np.float64)
+    table[:-1] = np.repeat(values, lengths)
+    table[-1] = 0.0
+    return table
 
 
 def _mask(a: _Side, b: _Side) -> tuple[np.ndarray | None, int]:
@@ -548,8 +594,7 @@ def _pair_stats(
         size = sg.counts if both else m.group_sizes(g_name, x_name)
         mask = None if both or test == "kruskal" else _mask(sa, sb)[0]  # Kruskal–Wallis selects no records
         if test == "kruskal":
-            dropped = m.dropped(x_name, g_name)
-            ranks, counts, _ = m.ranks_without(x_name, dropped)  # 0 where x is missing
+            ranks, counts, _ = m.ranks_without(x_name, g_name)  # 0 where x is missing
             sums = m.group_sums(g_name, ranks)
             res = _kruskal_pair(size, sums, m.tie_sum(x_name, counts), n)
             centred = ranks  # selected on the complete cases below, if needed

@@ -1022,7 +1022,8 @@ def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use
             raise NotComputed(f"G = {g} clusters are more than the {n} records of the merged file")
         levels = [np.arange(len(lab), dtype=np.int64) for lab in m.cat_labels]
         x = _csr(m.dense, m.cat_codes, levels)
-        if x.shape[0] * x.shape[1] <= _DENSE_CELLS:  # dense k-means (BLAS distances) is several times faster
+        dense = x.shape[0] * x.shape[1] <= _DENSE_CELLS
+        if dense:  # dense k-means (BLAS distances) is several times faster
             x = x.toarray()
         distinct = _n_distinct(x)
         if x.shape[1] == 0 or distinct == 1:
@@ -1032,6 +1033,13 @@ def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use
         else:
             g_fit = min(g, distinct)
             km = KMeans(n_clusters=g_fit, n_init=1, random_state=seed, algorithm="lloyd")
+            if dense and all(c.min(initial=0) >= 0 for c in m.cat_codes):
+                # scikit-learn's own k-means++ centres, found without its products with the whole dense matrix
+                from ._kmeans_seeding import onehot_kmeans_plusplus
+
+                picked = onehot_kmeans_plusplus(m.dense, m.cat_codes, w, g_fit, np.random.RandomState(seed))
+                if picked is not None:
+                    km.set_params(init=x[picked])
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 labels = km.fit_predict(x, sample_weight=w)
