@@ -329,7 +329,8 @@ def compare(
             n_records=pair.n_prot,
             paired=pair.paired,
         )
-        _run_measures(scenario, pair, ids, options, progress, k * steps, total)
+        _run_measures(scenario, pair, ids, options, progress, k * steps, total,
+                      previous=results[-1].seconds if results else None)
         if records_dir is not None:
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
         if pair.nearest is not None and pair.nearest.summary is not None:
@@ -373,13 +374,15 @@ def _lanes() -> int:
 
 
 def _run_measures(scenario: ScenarioResult, pair: EncodedPair, ids: list[str], options: dict[str, dict[str, Any]],
-                  progress: Progress | None, step: int, total: int) -> None:
+                  progress: Progress | None, step: int, total: int, previous: dict[str, float] | None = None) -> None:
     """Run one scenario's measures; the results are kept in the order of ``ids``.
 
     The measures that share cores (``shares_cores``, registry.measure) run
     first, two at a time (``infoloss._concurrent``); the others then run one
     after the other, each with the whole machine (their own threads, BLAS).
     A family's cache entries go when its last measure has finished.
+    ``previous`` holds the seconds each measure took in the previous scenario
+    (the side-by-side groups then start longest first).
     """
     infos = {mid: registry.get(mid) for mid in ids}
     beside = [mid for mid in ids if infos[mid].shares_cores] if _lanes() > 1 and len(ids) > 1 else []
@@ -406,7 +409,7 @@ def _run_measures(scenario: ScenarioResult, pair: EncodedPair, ids: list[str], o
         except NotComputed:  # each measure that needs it says why
             pass
     if beside:
-        _run_side_by_side(scenario, pair, beside, infos, options, start, finish)
+        _run_side_by_side(scenario, pair, beside, infos, options, start, finish, previous)
     for mid in ids:
         if mid not in scenario.seconds:
             start(mid)
@@ -420,11 +423,17 @@ def _run_measures(scenario: ScenarioResult, pair: EncodedPair, ids: list[str], o
 
 def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[str],
                       infos: dict[str, registry.MeasureInfo], options: dict[str, dict[str, Any]],
-                      start: Callable[[str], None], finish: Callable[[str], None]) -> None:
+                      start: Callable[[str], None], finish: Callable[[str], None],
+                      previous: dict[str, float] | None = None) -> None:
     """Run ``queue`` on two threads, BLAS at one thread and warnings kept per thread.
 
     A family's measures run one after the other on one thread: they share
-    cache entries, and the second would only wait for the first's.
+    cache entries, and the second would only wait for the first's.  The
+    groups start in the order of ``queue``, or, given the seconds each
+    measure took in the previous scenario (``previous``), longest first:
+    the longest-processing-time rule, which keeps a short group from being
+    left alone on one core at the end (its BLAS held to one thread).  The
+    order changes no result (``tests/test_side_by_side.py``).
     """
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
@@ -438,6 +447,8 @@ def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[s
     for mid in queue:
         by_family.setdefault(infos[mid].family, []).append(mid)
     groups = list(by_family.values())
+    if previous:
+        groups.sort(key=lambda group: -sum(previous.get(mid, 0.0) for mid in group))  # stable: ties keep their order
     running: dict[Any, list[str]] = {}
     with side_by_side(), ThreadPoolExecutor(max_workers=2, thread_name_prefix="infoloss-measure") as pool:
         while groups or running:

@@ -96,6 +96,30 @@ def test_at_most_two_at_once_and_only_those_that_share_cores(monkeypatch, survey
         assert sum(1 for _, s2, e2 in spans if s2 <= s < e2) <= 2
 
 
+def test_later_scenarios_start_the_longest_groups_first(monkeypatch, survey):
+    """After the first scenario the family groups start in decreasing order of their seconds there."""
+    orig, prot, spec = survey
+    started, lock = [], threading.Lock()
+    run_measure = compare_module._run_measure
+    pretend = {"pmse": 9.0, "robust_eigen": 5.0, "ctbil": 3.0, "il1s": 1.0}  # seconds the first scenario "took"
+
+    def spy(scenario, pair, mid, options):
+        with lock:
+            started.append((scenario.name, mid))
+        run_measure(scenario, pair, mid, options)
+        if mid in pretend:
+            scenario.seconds[mid] = pretend[mid]
+            return
+        scenario.seconds[mid] = 0.0
+
+    monkeypatch.setattr(compare_module, "_run_measure", spy)
+    report = _compare(monkeypatch, 2, orig, prot, spec, measures=["il1s", "robust_eigen", "ctbil", "pmse"],
+                      aggregates=False, statistics=False, tables=False)
+    first, second = (report.scenarios[k].name for k in (0, 1))
+    assert [m for name, m in started if name == first][:2] == ["il1s", "robust_eigen"]  # the order asked for
+    assert [m for name, m in started if name == second][:2] == ["pmse", "robust_eigen"]  # longest first
+
+
 def test_a_bug_in_a_measure_running_beside_another_stops_the_run(monkeypatch, survey):
     orig, (prot, _), spec = survey
     run_measure = compare_module._run_measure
