@@ -1106,7 +1106,11 @@ def cluster_utility(
     start, one run seeded by ``seed``) of the records coded as: continuous
     variables standardised on the merged file (missing → 0, plus a 0/1
     missing indicator), every category of a categorical variable (missing
-    included) a 0/1 column.  Clusters left empty are not counted.
+    included) a 0/1 column.  Clusters left empty are not counted.  The
+    k-means++ centres are found from the continuous columns and the category
+    codes (:mod:`infoloss.measures._kmeans_seeding`: the records scikit-learn
+    picks, several times faster, or scikit-learn's own seeding when a pick is
+    too close to call), so the clusters are scikit-learn's.
 
     Parameters
     ----------
