@@ -605,6 +605,7 @@ def _make(m: _Matrix, stat: str) -> Callable[..., MeasureResult]:
     return measure(
         name,
         family="moments",
+        shares_cores=True,
         description=f"Domingo-Ferrer–Mateo-Sanz–Torra: {label} of {m.what}",
         range=(0, None),
         better="lower",

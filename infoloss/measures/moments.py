@@ -134,6 +134,7 @@ def _eigen_ratio(e_orig: np.ndarray, e_prot: np.ndarray) -> float:
 
 @measure(
     "eigen",
+    shares_cores=True,
     family="moments",
     description="sum over eigenvalues of |e − e'|/e, eigenvalues of the covariance of the standardised variables",
     range=(0, None),
@@ -461,6 +462,7 @@ def _gamma_kendall(pair: EncodedPair) -> MeasureResult:
 
 @measure(
     "gamma",
+    shares_cores=True,
     family="moments",
     description="Młodak's γ: change of the normalised diagonal of the inverse correlation matrix (sdcMicro IL_correl)",
     range=(0, 1),
