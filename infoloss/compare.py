@@ -329,14 +329,14 @@ def compare(
             n_records=pair.n_prot,
             paired=pair.paired,
         )
+        # the descriptive statistics share the moments family's per-file passes: they run beside the measures
+        describe = (lambda s=scenario, p=pair: setattr(s, "statistics", _statistics(p))) if statistics else None
         _run_measures(scenario, pair, ids, options, progress, k * steps, total,
-                      previous=results[-1].seconds if results else None)
+                      previous=results[-1].seconds if results else None, job=describe)
         if records_dir is not None:
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
         if pair.nearest is not None and pair.nearest.summary is not None:
             scenario.pairing = pair.nearest.summary
-        if statistics:
-            scenario.statistics = _statistics(pair)
         if any(registry.get(mid).family == "analyses" for mid in ids):
             scenario.analyses = _analyses(pair)
         if tables:
@@ -374,7 +374,8 @@ def _lanes() -> int:
 
 
 def _run_measures(scenario: ScenarioResult, pair: EncodedPair, ids: list[str], options: dict[str, dict[str, Any]],
-                  progress: Progress | None, step: int, total: int, previous: dict[str, float] | None = None) -> None:
+                  progress: Progress | None, step: int, total: int, previous: dict[str, float] | None = None,
+                  job: Callable[[], None] | None = None) -> None:
     """Run one scenario's measures; the results are kept in the order of ``ids``.
 
     The measures that share cores (``shares_cores``, registry.measure) run
@@ -382,7 +383,9 @@ def _run_measures(scenario: ScenarioResult, pair: EncodedPair, ids: list[str], o
     after the other, each with the whole machine (their own threads, BLAS).
     A family's cache entries go when its last measure has finished.
     ``previous`` holds the seconds each measure took in the previous scenario
-    (the side-by-side groups then start longest first).
+    (the side-by-side groups then start longest first).  ``job`` (the
+    descriptive statistics) runs with the moments measures when they run side
+    by side, else after the measures.
     """
     infos = {mid: registry.get(mid) for mid in ids}
     beside = [mid for mid in ids if infos[mid].shares_cores] if _lanes() > 1 and len(ids) > 1 else []
@@ -409,22 +412,29 @@ def _run_measures(scenario: ScenarioResult, pair: EncodedPair, ids: list[str], o
         except NotComputed:  # each measure that needs it says why
             pass
     if beside:
-        _run_side_by_side(scenario, pair, beside, infos, options, start, finish, previous)
+        _run_side_by_side(scenario, pair, beside, infos, options, start, finish, previous, job)
+        job = None
     for mid in ids:
         if mid not in scenario.seconds:
             start(mid)
             _run_measure(scenario, pair, mid, options.get(mid, {}))
             finish(mid)
+    if job is not None:
+        job()
     for store in (scenario.measures, scenario.not_computed, scenario.seconds):
         ordered = {mid: store[mid] for mid in ids if mid in store}
         store.clear()
         store.update(ordered)
 
 
+#: stands for ``job`` in a group of :func:`_run_side_by_side` (no measure id has a space)
+_JOB = "job beside the measures"
+
+
 def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[str],
                       infos: dict[str, registry.MeasureInfo], options: dict[str, dict[str, Any]],
                       start: Callable[[str], None], finish: Callable[[str], None],
-                      previous: dict[str, float] | None = None) -> None:
+                      previous: dict[str, float] | None = None, job: Callable[[], None] | None = None) -> None:
     """Run ``queue`` on two threads, BLAS at one thread and warnings kept per thread.
 
     A family's measures run one after the other on one thread: they share
@@ -433,7 +443,9 @@ def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[s
     measure took in the previous scenario (``previous``), longest first:
     the longest-processing-time rule, which keeps a short group from being
     left alone on one core at the end (its BLAS held to one thread).  The
-    order changes no result (``tests/test_side_by_side.py``).
+    order changes no result (``tests/test_side_by_side.py``).  ``job`` runs
+    after the moments measures, on their thread (it reads their cache
+    entries), or as a group of its own.
     """
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
@@ -441,11 +453,16 @@ def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[s
 
     def run_group(group: list[str]) -> None:
         for mid in group:
-            _run_measure(scenario, pair, mid, options.get(mid, {}))
+            if mid == _JOB:
+                job()
+            else:
+                _run_measure(scenario, pair, mid, options.get(mid, {}))
 
     by_family: dict[str, list[str]] = {}
     for mid in queue:
         by_family.setdefault(infos[mid].family, []).append(mid)
+    if job is not None:
+        by_family.setdefault("moments", []).append(_JOB)
     groups = list(by_family.values())
     if previous:
         groups.sort(key=lambda group: -sum(previous.get(mid, 0.0) for mid in group))  # stable: ties keep their order
@@ -455,14 +472,16 @@ def _run_side_by_side(scenario: ScenarioResult, pair: EncodedPair, queue: list[s
             while groups and len(running) < 2:
                 group = groups.pop(0)
                 for mid in group:
-                    start(mid)
+                    if mid != _JOB:
+                        start(mid)
                 running[pool.submit(run_group, group)] = group
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 group = running.pop(future)
                 future.result()  # a bug in a measure stops the run here, as it would on one thread
                 for mid in group:
-                    finish(mid)
+                    if mid != _JOB:
+                        finish(mid)
 
 
 def _drop_family_cache(pair: EncodedPair, family: str) -> None:
