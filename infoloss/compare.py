@@ -312,6 +312,7 @@ def compare(
     original_cache: dict = {}  # the original is converted once for all scenarios
     records_taken: set[str] = set()
     results = []
+    previous: dict[str, float] | None = None
     for k, (prot, name) in enumerate(zip(protected_list, names)):
         prot_df = (read_table(prot, spec, which="protected", spec_columns=True)
                    if isinstance(prot, (str, Path)) else prot)
@@ -330,9 +331,16 @@ def compare(
             paired=pair.paired,
         )
         # the descriptive statistics share the moments family's per-file passes: they run beside the measures
-        describe = (lambda s=scenario, p=pair: setattr(s, "statistics", _statistics(p))) if statistics else None
-        _run_measures(scenario, pair, ids, options, progress, k * steps, total,
-                      previous=results[-1].seconds if results else None, job=describe)
+        timed: dict[str, float] = {}
+
+        def describe(scenario: ScenarioResult = scenario, pair: EncodedPair = pair, timed: dict = timed) -> None:
+            start = time.perf_counter()
+            scenario.statistics = _statistics(pair)
+            timed[_JOB] = time.perf_counter() - start
+
+        _run_measures(scenario, pair, ids, options, progress, k * steps, total, previous=previous,
+                      job=describe if statistics else None)
+        previous = {**scenario.seconds, **timed}  # the next scenario's side-by-side groups start longest first
         if records_dir is not None:
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
         if pair.nearest is not None and pair.nearest.summary is not None:
