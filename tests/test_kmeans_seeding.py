@@ -88,6 +88,12 @@ def test_duplicate_records_are_not_a_tie():
     assert results == [True] * 5
 
 
+def test_squares_beyond_the_float_range_are_left_to_scikit_learn():
+    dense, codes = records(7, 100, 2, [3])
+    dense[0, 0] = 1e200
+    assert seeding.onehot_kmeans_plusplus(dense, codes, None, 4, np.random.RandomState(0)) is None
+
+
 def test_random_state_advanced_as_scikit_learn():
     """After the seeding the generator is where scikit-learn's k-means++ leaves it."""
     from sklearn.cluster._kmeans import _kmeans_plusplus

@@ -34,6 +34,8 @@ seeding. *Proceedings of SODA 2007*, 1027-1035.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: relative margin of a choice (see the module docstring); at least 4 (n + width) eps for large inputs
@@ -120,6 +122,8 @@ def onehot_kmeans_plusplus(
         return np.maximum(d, 0.0, out=d)
 
     norm_term = weighted_norms + total_w * float(norms.max())  # Σ_i w_i (|x_i|^2 + |x_c|^2), any c
+    if not math.isfinite(norm_term):  # squares beyond the float range: left to scikit-learn
+        return None
 
     indices = np.full(n_clusters, -1, dtype=int)
     indices[0] = random_state.choice(n, p=w / w.sum())
