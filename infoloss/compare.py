@@ -7,6 +7,7 @@ returns gives the JSON result (``to_dict``/``to_json``) and the HTML report
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from dataclasses import dataclass, field
@@ -330,16 +331,9 @@ def compare(
             n_records=pair.n_prot,
             paired=pair.paired,
         )
-        # the descriptive statistics share the moments family's per-file passes: they run beside the measures
-        timed: dict[str, float] = {}
-
-        def describe(scenario: ScenarioResult = scenario, pair: EncodedPair = pair, timed: dict = timed) -> None:
-            start = time.perf_counter()
-            scenario.statistics = _statistics(pair)
-            timed[_JOB] = time.perf_counter() - start
-
-        _run_measures(scenario, pair, ids, options, progress, k * steps, total, previous=previous,
-                      job=describe if statistics else None)
+        timed: dict[str, float] = {}  # the statistics' seconds, beside the measures' (scenario.seconds)
+        describe = functools.partial(_describe, scenario, pair, timed) if statistics else None
+        _run_measures(scenario, pair, ids, options, progress, k * steps, total, previous=previous, job=describe)
         previous = {**scenario.seconds, **timed}  # the next scenario's side-by-side groups start longest first
         if records_dir is not None:
             _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
@@ -649,6 +643,14 @@ def _run_measure(scenario: ScenarioResult, pair: EncodedPair, mid: str, options:
     except NotComputed as exc:
         scenario.not_computed[mid] = str(exc)
     scenario.seconds[mid] = time.perf_counter() - start
+
+
+def _describe(scenario: ScenarioResult, pair: EncodedPair, timed: dict[str, float]) -> None:
+    """The scenario's descriptive statistics (they share the moments family's per-file passes, so they run
+    beside the measures, ``_run_measures``'s ``job``); their seconds go into ``timed``."""
+    start = time.perf_counter()
+    scenario.statistics = _statistics(pair)
+    timed[_JOB] = time.perf_counter() - start
 
 
 def _statistics(pair: EncodedPair) -> dict[str, Any] | None:
