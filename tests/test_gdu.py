@@ -719,8 +719,8 @@ def test_scenarios_of_one_compare_test_the_original_pairs_once(monkeypatch):
     spec = make_spec(df)
     built = []
     real = _gdu_pairs._file_tester
-    monkeypatch.setattr(_gdu_pairs, "_file_tester", lambda pair, v, plan, which, w: built.append(which) or
-                        real(pair, v, plan, which, w))
+    monkeypatch.setattr(_gdu_pairs, "_file_tester", lambda pair, v, plan, which, w, workers=1: built.append(which)
+                        or real(pair, v, plan, which, w, workers))
     normality_tests = []
     real_normality = G._normality
     monkeypatch.setattr(G, "_normality", lambda side: normality_tests.append(side) or real_normality(side))

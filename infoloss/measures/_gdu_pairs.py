@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .._concurrent import map_in_order
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ._gdu_sides import _Side, _Var
 
@@ -49,15 +50,18 @@ class _SideStats:
     level codes (one ``bincount``, no sort).
     """
 
-    def __init__(self, sides: dict[str, _Side], rank_names: list[str], value_names: list[str]):
+    def __init__(self, sides: dict[str, _Side], rank_names: list[str], value_names: list[str], workers: int = 1):
         self.sides = sides
         self.rank_index = {name: j for j, name in enumerate(rank_names)}
         self.value_index = {name: j for j, name in enumerate(value_names)}
         n = next(iter(sides.values())).codes.shape[0] if sides else 0
         self.rank_matrix = np.empty((n, len(rank_names)), order="F")
-        for j, name in enumerate(rank_names):
-            s = sides[name]
+
+        def rank_column(j: int) -> None:  # one thread writes each column (contiguous in F order)
+            s = sides[rank_names[j]]
             _gather(_avg_rank_table(s.counts, (s.n_valid + 1) / 2.0), s.codes, out=self.rank_matrix[:, j])
+
+        map_in_order(rank_column, list(range(len(rank_names))), n * len(rank_names), max_workers=workers)
         self.value_matrix = np.empty((n, len(value_names)), order="F")
         for j, name in enumerate(value_names):
             x = sides[name].values
@@ -439,7 +443,10 @@ def _run_files(
     files = (PROTECTED,) if known is not None else (ORIGINAL, PROTECTED)
     same = _unchanged_pairs(pair, variables, live, use_w)
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
-        testers = dict(zip(files, pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w), files)))
+        # one file alone (the original's tests known): its rank columns on both threads
+        workers = 2 if len(files) == 1 else 1
+        testers = dict(zip(files, pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w, workers),
+                                           files)))
         todo = [(which, key, item) for key, item in live for which in files
                 if not (which == PROTECTED and key in same)]
         todo.sort(key=lambda job: _job_order(job[0], job[2], variables, use_w))
@@ -530,9 +537,11 @@ def _nominal_member(item: dict[str, Any], variables: dict[str, _Var]) -> str:
 
 
 def _file_tester(
-    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str, use_w: bool
+    pair: EncodedPair, variables: dict[str, _Var], plan: dict[str, dict[str, Any]], which: str, use_w: bool,
+    workers: int = 1,
 ) -> Any:
-    """The function that tests one planned pair in one file (its shared rank and value matrices built here)."""
+    """The function that tests one planned pair in one file (its shared rank and value matrices built here,
+    the rank columns on ``workers`` threads)."""
     w = pair.weights(which) if use_w else None
     sides = {n: (v.orig if which == ORIGINAL else v.prot) for n, v in variables.items() if not v.removed}
     ranked: set[str] = set()
@@ -552,6 +561,7 @@ def _file_tester(
         [n for n in order if n in ranked and sides[n].complete],
         # weighted Pearson / ANOVA centre at the weighted means (``_weighted_pair_stats``): no unweighted matrix
         [n for n in order if n in valued and sides[n].complete] if w is None else [],
+        workers,
     )
 
     def one(item: dict[str, Any]) -> dict[str, Any]:
