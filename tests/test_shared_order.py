@@ -255,8 +255,8 @@ def test_the_gdu_tests_a_pair_of_unchanged_variables_once(monkeypatch):
     tested = []
     real = gdu_pairs._file_tester
 
-    def counting(pair, variables, plan, which, use_w):
-        one = real(pair, variables, plan, which, use_w)
+    def counting(pair, variables, plan, which, use_w, workers=1):
+        one = real(pair, variables, plan, which, use_w, workers)
         return lambda item: tested.append((which, item["a"], item["b"])) or one(item)
 
     monkeypatch.setattr(gdu_pairs, "_file_tester", counting)
