@@ -114,11 +114,10 @@ class _SideStats:
 
     def dropped(self, name: str, other: str) -> np.ndarray:
         """Level codes of ``name`` on the records where it is present but ``other`` is missing."""
-        codes = self.sides[name].codes[self.missing_rows(other)]
-        return codes[codes >= 0]
+        return self.dropped_rows(name, other)[1]
 
     def dropped_rows(self, name: str, other: str) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`dropped` with those records' indices: (rows, level codes)."""
+        """Those records' indices and level codes: (rows, codes)."""
         rows = self.missing_rows(other)
         codes = self.sides[name].codes[rows]
         present = codes >= 0
