@@ -7,6 +7,7 @@ test from sampling theory.
 
 import itertools
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,33 @@ def test_ks_equals_scipy_on_files_of_more_than_ten_thousand_values():
         assert r.by_variable[name] == pytest.approx(expected.statistic, abs=1e-15), name
         assert r.details["pvalue"][name] == pytest.approx(expected.pvalue, rel=1e-9), name
         assert r.details["method"][name] == "asymp"
+
+
+@pytest.mark.parametrize("weights", [None, "equal"])
+def test_ks_of_large_and_small_variables_together_equals_scipy_per_variable(weights):
+    # the large variables' merges run on two threads, the small one (mostly missing: scipy's exact test,
+    # which may warn) on the calling thread; equal weights within each file give the unweighted test
+    rng = np.random.default_rng(4)
+    n1, n2 = 12_000, 13_000
+    orig = pd.DataFrame({"a": np.round(rng.normal(size=n1), 2), "b": rng.gamma(2.0, 1.0, n1),
+                         "c": rng.normal(size=n1), "d": rng.normal(size=n1)})
+    prot = pd.DataFrame({"a": np.round(rng.normal(0.03, 1.0, n2), 2), "b": rng.gamma(2.0, 1.1, n2),
+                         "c": rng.normal(size=n2), "d": rng.normal(0.1, 1.0, n2)})
+    orig.loc[300:, "c"] = np.nan  # 300 and 400 values: a small sample
+    prot.loc[400:, "c"] = np.nan
+    spec = {"variables": {name: {"scale": "continuous"} for name in "abcd"}, "pairing": "none"}
+    if weights:
+        orig["w"], prot["w"] = 2.0, 3.0
+        spec["variables"]["w"] = {"scale": "continuous", "role": "weight"}
+    filters = list(warnings.filters)
+    r = ks(orig, prot, spec)
+    assert warnings.filters == filters
+    for name in "abcd":
+        expected = stats.ks_2samp(orig[name].dropna().to_numpy(), prot[name].dropna().to_numpy())
+        assert r.by_variable[name] == pytest.approx(expected.statistic, abs=1e-15), name
+        assert r.details["pvalue"][name] == pytest.approx(expected.pvalue, rel=1e-9), name
+    assert r.details["method"]["c"] == "exact" and r.details["method"]["a"] == "asymp"
+    assert list(r.by_variable) == list("abcd")
 
 
 def test_ks_small_p_values_of_large_files_within_the_documented_tolerance():

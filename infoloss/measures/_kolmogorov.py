@@ -54,8 +54,9 @@ def kstwo_sf(d: float, n: float) -> float:
             return float(np.clip(2 * special.smirnov(int(n), d), 0.0, 1.0))
         if n > 100_000 or int(n) * d**1.5 > 1.4:
             return float(np.clip(_pelz_good_sf(int(n), d), 0.0, 1.0))
-    from scipy import stats  # the remaining methods are scipy's alone
+    from .._concurrent import import_alone
 
+    stats = import_alone("scipy.stats")  # the remaining methods are scipy's alone (one first import at a time)
     return float(stats.kstwo.sf(d, n))
 
 
