@@ -239,8 +239,11 @@ def _names_decode(table: Any) -> bool:
 
 #: bytes per block that pyarrow's CSV reader parses on its own thread
 CSV_BLOCK_SIZE = 1 << 24
-#: bytes per block of the typed read (:func:`_typed_csv`), whose blocks are freed as soon as they are converted
-CSV_TYPED_BLOCK_SIZE = 1 << 22
+#: bytes per block of the typed read (:func:`_typed_csv`), whose blocks are freed as soon as they are converted;
+#: 1.5 MB blocks parse faster than 4 MB ones (1,000,000 x 50 CSV file on two cores: 1.1-1.3 s against 1.5 s)
+CSV_TYPED_BLOCK_SIZE = 3 << 19
+#: bytes of the file's start whose types the typed read takes (:func:`_typed_csv`)
+CSV_TYPE_SAMPLE_SIZE = 1 << 22
 
 
 def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, types: dict) -> Any:
@@ -310,7 +313,7 @@ def _typed_csv(path: Path, sep: str, encoding: str, nulls: list) -> Any:
     takes the file's size in memory besides the table (about 800 MB for a
     674 MB file) and, with fresh memory, much system time.  With the types
     given, each block is freed once converted.  The types are those the
-    first block shows, which the whole file confirms: a float64 or string
+    first block (``CSV_TYPE_SAMPLE_SIZE`` bytes) shows, which the whole file confirms: a float64 or string
     column stays so whatever follows (string is where inference ends; the
     dates and times the first block may show are read as text anyway, see
     :func:`_read_csv`), and an int64 column whose later values are not all
@@ -324,10 +327,11 @@ def _typed_csv(path: Path, sep: str, encoding: str, nulls: list) -> Any:
     import pyarrow.csv as pcsv
 
     read = pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPED_BLOCK_SIZE)
+    sample = pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPE_SAMPLE_SIZE)
     parse = pcsv.ParseOptions(delimiter=sep)
     try:
         inferring = _csv_convert_options(nulls, {})
-        with pcsv.open_csv(path, read_options=read, parse_options=parse, convert_options=inferring) as first:
+        with pcsv.open_csv(path, read_options=sample, parse_options=parse, convert_options=inferring) as first:
             schema = first.schema
         names = schema.names
         if len(set(names)) != len(names) or len(names) < 2:  # one column: the quote check of the caller

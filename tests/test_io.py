@@ -620,6 +620,7 @@ def test_typed_csv_read_equals_the_inferring_read(tmp_path, monkeypatch, case):
     import infoloss.io as io_module
 
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 256)
+    monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 256)
     early, late = LATE_VALUES[case]
     rows = [f"{i},{early},{i * 0.25}" for i in range(400)] + [f"400,{late},1.0"]
     path = tmp_path / "d.csv"
@@ -637,10 +638,27 @@ def test_typed_csv_read_equals_the_inferring_read(tmp_path, monkeypatch, case):
     pd.testing.assert_frame_equal(typed_frame, read_table(path))
 
 
+def test_typed_csv_read_takes_the_types_of_its_sample_and_parses_in_smaller_blocks(tmp_path, monkeypatch):
+    # types from the first CSV_TYPE_SAMPLE_SIZE bytes (here the whole file, so a late first value and a late
+    # 1.5 are seen), the file parsed in blocks of CSV_TYPED_BLOCK_SIZE: the inferring read's table
+    import infoloss.io as io_module
+
+    monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 256)
+    monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 1 << 20)
+    rows = [f"{i},,7,{i * 0.25}" for i in range(400)] + ["400,3,1.5,1.0"]
+    path = tmp_path / "d.csv"
+    path.write_text("id,late,mixed,x\n" + "\n".join(rows) + "\n")
+    typed = _typed_read(path)
+    expected = _inferring_read(path)
+    assert typed is not None and typed.schema == expected.schema and typed.equals(expected)
+    assert typed.column("mixed").num_chunks > 1  # parsed in several blocks
+
+
 def test_typed_csv_read_of_dates_gives_the_text_as_before(tmp_path, monkeypatch):
     import infoloss.io as io_module
 
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 128)
+    monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 128)
     path = tmp_path / "d.csv"
     path.write_text("d,t,n\n" + "".join(f"2020-01-{1 + i % 28:02d},12:00:0{i % 10},{i}\n" for i in range(300)))
     typed_frame = read_table(path)
@@ -655,6 +673,7 @@ def test_typed_csv_read_on_a_generated_survey_file(tmp_path, monkeypatch):
     from infoloss.synth import make_survey, protect
 
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 4096)
+    monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 4096)
     df = protect(make_survey(3000, n_continuous=5, n_categorical=4, seed=3), noise=0.2, pram=0.1, seed=4)
     path = tmp_path / "s.csv"
     df.to_csv(path, index=False)
