@@ -500,12 +500,19 @@ def _share_original_floats(original: pd.DataFrame, pair: EncodedPair) -> pd.Data
     instead of twice.  Other columns and unequal ones stay as they were, so the
     frame holds the same values and types and encodes as before.
     """
+    from ._concurrent import map_in_order
+
     shared = original.copy(deep=False)
-    for name, col in pair.continuous.items():
-        if name in shared.columns and shared[name].dtype == np.float64:
-            values = shared[name].to_numpy()
-            if values.shape == col.orig.shape and np.array_equal(values, col.orig, equal_nan=True):
-                shared[name] = pd.Series(col.orig, index=shared.index, name=name, copy=False)
+    names = [name for name in pair.continuous if name in shared.columns and shared[name].dtype == np.float64]
+
+    def equal(job: tuple[np.ndarray, np.ndarray]) -> bool:  # numpy's comparisons release the GIL: two at a time
+        values, encoded = job
+        return values.shape == encoded.shape and bool(np.array_equal(values, encoded, equal_nan=True))
+
+    jobs = [(shared[name].to_numpy(), pair.continuous[name].orig) for name in names]  # pandas on this thread
+    for name, same in zip(names, map_in_order(equal, jobs, pair.n_orig * len(names))):
+        if same:
+            shared[name] = pd.Series(pair.continuous[name].orig, index=shared.index, name=name, copy=False)
     return shared
 
 
@@ -527,22 +534,30 @@ def _compact_original_text(original: pd.DataFrame, pair: EncodedPair) -> pd.Data
     """
     import pyarrow as pa
 
+    from ._concurrent import map_in_order
+
     spec = pair.spec
     if getattr(spec, "analyse_all", True):
         return original
     compact = original.copy(deep=False)
+    names = []
     for var in spec.variables.values():
         plain = var.scale in ("nominal", "ordinal") and var.recode is None and var.hierarchy is None
         if (not plain or var.removed or var.role in _NOT_COMPACTED_ROLES or var.name == spec.pairing_id
                 or var.name not in compact.columns or not isinstance(compact[var.name].dtype, pd.StringDtype)):
             continue
-        values = pa.array(compact[var.name].array)
+        names.append(var.name)
+
+    def encoded(values: Any) -> Any:  # Arrow's kernels release the GIL: two columns at a time
         if isinstance(values, pa.ChunkedArray):  # as read from a CSV file, in blocks
             values = values.combine_chunks()
         values = values.dictionary_encode()
         width = next(t for t in (pa.int8(), pa.int16(), pa.int32()) if len(values.dictionary) < 2 ** (t.bit_width - 1))
-        values = values.cast(pa.dictionary(width, values.type.value_type))
-        compact[var.name] = pd.Series(pd.arrays.ArrowExtensionArray(values), index=compact.index, name=var.name)
+        return values.cast(pa.dictionary(width, values.type.value_type))
+
+    columns = [pa.array(compact[name].array) for name in names]  # pandas on this thread
+    for name, values in zip(names, map_in_order(encoded, columns, len(compact) * len(names))):
+        compact[name] = pd.Series(pd.arrays.ArrowExtensionArray(values), index=compact.index, name=name)
     return compact
 
 

@@ -79,7 +79,19 @@ def _json(obj) -> str:
     return json.dumps(json_plain(obj), sort_keys=True)
 
 
-def test_share_original_floats_is_the_same_frame_without_copies(files):
+@pytest.fixture(params=["one thread", "two threads"])
+def column_threads(request, monkeypatch):
+    """Run the per-column passes of _share_original_floats / _compact_original_text on one or on two threads
+    (two only for large files otherwise)."""
+    import infoloss._concurrent as concurrent
+
+    if request.param == "two threads":
+        original = concurrent.map_in_order
+        monkeypatch.setattr(concurrent, "map_in_order",
+                            lambda func, items, size, max_workers=2: original(func, items, 10**9, max_workers))
+
+
+def test_share_original_floats_is_the_same_frame_without_copies(files, column_threads):
     (orig, p1, _), spec = files
     from infoloss.io import read_table
     from infoloss.spec import spec_from_dict
@@ -101,7 +113,7 @@ def test_share_original_floats_is_the_same_frame_without_copies(files):
     pd.testing.assert_frame_equal(kept, changed)
 
 
-def test_compact_original_text_keeps_the_values_in_less_memory(files):
+def test_compact_original_text_keeps_the_values_in_less_memory(files, column_threads):
     """The text columns of plain categorical variables become Arrow dictionary columns with the same values
     (missing included); other columns stay as they were; a later scenario encodes the same pair from it."""
     (orig, p1, p2), spec = files
