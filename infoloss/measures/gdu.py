@@ -410,6 +410,10 @@ def _ks_2samp_weighted(
 
 def _positive_weight(side: _Side, w: np.ndarray) -> bool:
     """Whether a non-missing value of the side has a positive weight."""
+    if side.n_valid == 0:
+        return False
+    if w.min() > 0:  # every record weighs something (the usual case): no gather of the valid records' weights
+        return True
     return bool((w[side.codes >= 0] > 0).any())
 
 
