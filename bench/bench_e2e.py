@@ -87,13 +87,13 @@ def make_files(directory: Path, rows: int, fmt: str) -> tuple[Path, list[Path], 
     return original, protected, spec_path
 
 
-def run(cmd: list[str], cwd: Path) -> tuple[float, int, int, float, float]:
+def run(cmd: list[str], cwd: Path, root: Path = ROOT) -> tuple[float, int, int, float, float]:
     """Wall seconds, peak RSS in MB, exit status, user and system CPU seconds of ``cmd`` in a fresh process.
 
     The CPU seconds are the work done: on a shared machine they vary less than the wall time, so they are
-    the better figure for comparing two versions.
+    the better figure for comparing two versions.  ``root``: the checkout whose infoloss runs.
     """
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(root))
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -103,6 +103,16 @@ def run(cmd: list[str], cwd: Path) -> tuple[float, int, int, float, float]:
     if proc.returncode != 0:
         print(err[-3000:])
     return seconds, round(usage.ru_maxrss / 1024), proc.returncode, usage.ru_utime, usage.ru_stime
+
+
+def command(kind: str, original: Path, protected: list[Path], spec: Path, ids: str, out: Path) -> list[str]:
+    """The ``infoloss compare`` command of a run: ``one`` scenario with JSON, or ``three`` with JSON and HTML."""
+    cmd = [sys.executable, "-m", "infoloss.cli", "compare", str(original)]
+    cmd += [str(protected[0])] if kind == "one" else [str(p) for p in protected]
+    cmd += ["--spec", str(spec), "--measures", ids, "--json", f"{out}.json"]
+    if kind == "three":
+        cmd += ["--html", f"{out}.html"]
+    return cmd
 
 
 def main() -> None:
@@ -127,11 +137,7 @@ def main() -> None:
         original, protected, spec = make_files(directory, args.rows, fmt)
         for kind in args.runs.split(","):
             out = directory / f"out_{kind}_{fmt}"
-            cmd = [sys.executable, "-m", "infoloss.cli", "compare", str(original)]
-            cmd += [str(protected[0])] if kind == "one" else [str(p) for p in protected]
-            cmd += ["--spec", str(spec), "--measures", ids, "--json", f"{out}.json"]
-            if kind == "three":
-                cmd += ["--html", f"{out}.html"]
+            cmd = command(kind, original, protected, spec, ids, out)
             best = None
             for _ in range(args.repeat):
                 for stale in (Path(f"{out}.json"), Path(f"{out}.html")):
