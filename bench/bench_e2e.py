@@ -32,7 +32,9 @@ one freed a moment ago (about 2.6 s against 0.2 s per GB there): the same
 command can differ by seconds with what ran just before it.  ``--settle``
 waits that many seconds before each run (default 8), so that every run starts
 from idle memory, the state a user's first run meets.  The first line printed
-is ``bench/machine.py``'s reference line: how fast the machine is that day.
+and the last are ``bench/machine.py``'s reference line: how fast the machine
+is that day (it drifts by 10-20 % within minutes on a virtual machine;
+``bench/ab.py`` compares two versions in alternating runs).
 """
 
 from __future__ import annotations
@@ -152,6 +154,7 @@ def main() -> None:
             what = "1 scenario, JSON" if kind == "one" else "3 scenarios, JSON + HTML"
             print(f"  {fmt:<8} {what:<26} {seconds:6.1f} s  (cpu {user:5.1f} + {system:4.1f} s)  peak RSS {peak:,} MB  "
                   f"(budget at 1M: {limit_s:.0f} s, {limit_mb:,} MB)", flush=True)
+    print(reference_line(), flush=True)  # again: the machine's speed drifts within minutes
 
 
 if __name__ == "__main__":
