@@ -32,9 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_e2e import ROOT, command, make_files, measure_ids, run  # noqa: E402
-from machine import compile_checkout, reference_line  # noqa: E402
-from same_results import differences  # noqa: E402
+from bench_e2e import ROOT, command, make_files, measure_ids, run
+from machine import compile_checkout, reference_line
+from same_results import differences
 
 
 def main() -> int:
