@@ -73,6 +73,29 @@ def test_compare_from_files_equals_compare_of_frames(files):
         assert _json(got.aggregates) == _json(want.aggregates)
 
 
+def test_original_and_first_protected_file_read_together_as_one_after_the_other(files, tmp_path):
+    """compare reads the original and the first protected file at the same time: the frames read one after
+    the other; of two unreadable files the original's error is reported, as when read in turn."""
+    from infoloss.errors import InputError
+    from infoloss.io import read_table
+    from infoloss.spec import spec_from_dict
+
+    (orig, p1, _), spec = files
+    spec_obj = spec_from_dict(spec)
+    o, p = compare_module._read_first_pair(str(orig), str(p1), spec_obj)
+    pd.testing.assert_frame_equal(o, read_table(orig, spec_obj, which="original", spec_columns=True))
+    pd.testing.assert_frame_equal(p, read_table(p1, spec_obj, which="protected", spec_columns=True))
+    frame = o.copy()
+    assert compare_module._read_first_pair(frame, str(p1), spec_obj)[0] is frame  # a frame is used as it is
+    bad_orig, bad_prot = tmp_path / "bad_orig.csv", tmp_path / "bad_prot.csv"
+    bad_orig.write_text("")
+    bad_prot.write_text("a,b\n1\n")
+    with pytest.raises(InputError, match="bad_orig.csv"):
+        compare_module._read_first_pair(str(bad_orig), str(bad_prot), spec_obj)
+    with pytest.raises(InputError, match="bad_prot.csv"):
+        compare_module._read_first_pair(str(orig), str(bad_prot), spec_obj)
+
+
 def _json(obj) -> str:
     from infoloss.registry import json_plain
 
