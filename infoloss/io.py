@@ -240,7 +240,8 @@ def _names_decode(table: Any) -> bool:
 #: bytes per block that pyarrow's CSV reader parses on its own thread
 CSV_BLOCK_SIZE = 1 << 24
 #: bytes per block of the typed read (:func:`_typed_csv`), whose blocks are freed as soon as they are converted;
-#: 1.5 MB blocks parse faster than 4 MB ones (1,000,000 x 50 CSV file on two cores: 1.1-1.3 s against 1.5 s)
+#: 1.5 MB blocks parse faster than 4 MB ones (1,000,000 x 50 CSV file on two cores: 1.1-1.3 s against 1.5 s);
+#: a file pyarrow cannot parse in such blocks (a row longer than a block) is read in blocks of CSV_TYPE_SAMPLE_SIZE
 CSV_TYPED_BLOCK_SIZE = 3 << 19
 #: bytes of the file's start whose types the typed read takes (:func:`_typed_csv`)
 CSV_TYPE_SAMPLE_SIZE = 1 << 22
@@ -326,7 +327,6 @@ def _typed_csv(path: Path, sep: str, encoding: str, nulls: list) -> Any:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    read = pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPED_BLOCK_SIZE)
     sample = pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPE_SAMPLE_SIZE)
     parse = pcsv.ParseOptions(delimiter=sep)
     try:
@@ -339,8 +339,16 @@ def _typed_csv(path: Path, sep: str, encoding: str, nulls: list) -> Any:
         kept = (pa.types.is_int64, pa.types.is_float64, pa.types.is_string)
         types = {f.name: (f.type if any(test(f.type) for test in kept) else pa.string()) for f in schema}
         unknown = [f.name for f in schema if pa.types.is_null(f.type)]
-        table = pcsv.read_csv(path, read_options=read, parse_options=parse,
-                              convert_options=_csv_convert_options(nulls, types))
+        convert = _csv_convert_options(nulls, types)
+        try:
+            table = pcsv.read_csv(path, read_options=pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPED_BLOCK_SIZE),
+                                  parse_options=parse, convert_options=convert)
+        except pa.ArrowInvalid:
+            if CSV_TYPED_BLOCK_SIZE >= CSV_TYPE_SAMPLE_SIZE:
+                raise
+            # a row longer than a block (a very wide file; pyarrow parses no row across blocks), or a file that
+            # is broken anyway: in blocks of the sample's size, as before the smaller blocks
+            table = pcsv.read_csv(path, read_options=sample, parse_options=parse, convert_options=convert)
     except (pa.ArrowException, UnicodeError, OSError, ValueError):
         return None
     for name in unknown:

@@ -654,6 +654,23 @@ def test_typed_csv_read_takes_the_types_of_its_sample_and_parses_in_smaller_bloc
     assert typed.column("mixed").num_chunks > 1  # parsed in several blocks
 
 
+def test_typed_csv_read_of_rows_longer_than_its_blocks(tmp_path, monkeypatch):
+    # rows of about 1,100 bytes: longer than the parsing blocks, shorter than the sample; pyarrow cannot
+    # parse a row across blocks, so the file is read in blocks of the sample's size: still the typed read
+    import infoloss.io as io_module
+
+    monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 256)
+    monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 1 << 16)
+    header = ",".join(f"v{j}" for j in range(100))
+    rows = [",".join(f"{i + j * 0.001:.6f}" for j in range(100)) for i in range(30)]
+    path = tmp_path / "wide.csv"
+    path.write_text(header + "\n" + "\n".join(rows) + "\n")
+    assert len(rows[0]) > 256
+    typed = _typed_read(path)
+    expected = _inferring_read(path)
+    assert typed is not None and typed.equals(expected)
+
+
 def test_typed_csv_read_of_dates_gives_the_text_as_before(tmp_path, monkeypatch):
     import infoloss.io as io_module
 
