@@ -287,8 +287,6 @@ def compare(
     >>> report.value("suppressions"), report.value("records_changed")
     (1.0, 2.0)
     """
-    from .io import read_table
-
     spec = _load_spec(spec, original)
     inputs = _input_paths(original, protected, spec)
     ids = _select_measures(measures)
@@ -317,8 +315,7 @@ def compare(
         if k == 0:
             prot_df, first_df = first_df, None
         else:
-            prot_df = (read_table(prot, spec, which="protected", spec_columns=True)
-                       if isinstance(prot, (str, Path)) else prot)
+            prot_df = _read_frame(prot, spec, "protected")
         release_memory()
         pair = encode_pair(original_df, prot_df, spec, original_cache=original_cache)
         del prot_df
@@ -500,16 +497,19 @@ def _read_first_pair(original: Frame, protected: Frame, spec: Spec | None) -> tu
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    if not (isinstance(original, (str, Path)) and isinstance(protected, (str, Path))):
+        return _read_frame(original, spec, "original"), _read_frame(protected, spec, "protected")
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="infoloss-read") as pool:
+        first = pool.submit(_read_frame, original, spec, "original")
+        second = pool.submit(_read_frame, protected, spec, "protected")
+        return first.result(), second.result()
+
+
+def _read_frame(frame: Frame, spec: Spec | None, which: str) -> pd.DataFrame:
+    """The spec's columns of a data file, or the frame given instead of a path as it is."""
     from .io import read_table
 
-    def read(frame: Frame, which: str) -> pd.DataFrame:
-        return read_table(frame, spec, which=which, spec_columns=True) if isinstance(frame, (str, Path)) else frame
-
-    if not (isinstance(original, (str, Path)) and isinstance(protected, (str, Path))):
-        return read(original, "original"), read(protected, "protected")
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="infoloss-read") as pool:
-        first, second = pool.submit(read, original, "original"), pool.submit(read, protected, "protected")
-        return first.result(), second.result()
+    return read_table(frame, spec, which=which, spec_columns=True) if isinstance(frame, (str, Path)) else frame
 
 
 def _drop_family_cache(pair: EncodedPair, family: str) -> None:
