@@ -129,6 +129,32 @@ def test_the_ks_measure_on_large_files_uses_the_shared_levels_and_gives_scipys_s
         assert ("levels", name, ORIGINAL) in pair.cache and ("levels", name, PROTECTED) in pair.cache
 
 
+@pytest.mark.parametrize("order", [("ks", "ldu_uni"), ("ldu_uni", "ks")])
+def test_the_ks_measure_and_the_gdu_univariate_test_merge_the_levels_once(monkeypatch, order):
+    """Unweighted, large files: one KS statistic per variable for both measures (whichever runs first),
+    scipy's."""
+    import infoloss.measures.distributions as distributions
+    import infoloss.measures.gdu as gdu
+
+    rng = np.random.default_rng(12)
+    n = 12_000  # above the size where scipy's exact p-value is used
+    orig = pd.DataFrame({"x": np.round(rng.normal(size=n), 2), "y": rng.exponential(size=n)})
+    orig.loc[::17, "y"] = np.nan
+    prot = orig + rng.normal(0, 0.05, size=orig.shape)
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    pair = encode_pair(orig, prot, spec)
+    merged = []
+    real = distributions.ks_levels_statistic
+    for module in (distributions, gdu):
+        monkeypatch.setattr(module, "ks_levels_statistic", lambda *a: merged.append(a) or real(*a))
+    results = {mid: {"ks": ks, "ldu_uni": gdu.ldu_uni}[mid](pair) for mid in order}
+    assert len(merged) == 2
+    for name in ("x", "y"):
+        expected = stats.ks_2samp(orig[name].dropna(), prot[name].dropna()).statistic
+        assert results["ks"].by_variable[name] == expected
+        assert results["ldu_uni"].details["variables"][name]["statistic"] == expected
+
+
 def test_the_scenarios_of_one_compare_sort_the_original_once(monkeypatch):
     """Each protected file's variables are sorted for its scenario; the original's once for all of them,
     with every scenario's KS and GDU results equal to the scenario compared alone."""

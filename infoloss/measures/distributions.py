@@ -324,6 +324,21 @@ def weighted_levels_ks(pair: EncodedPair, name: str) -> float:
     return pair.cached(("weighted_levels_ks", name), compute)
 
 
+def levels_ks(pair: EncodedPair, name: str) -> float:
+    """scipy's two-sample KS statistic of a continuous variable from the pair's sorted levels (every non-missing
+    value counts once).
+
+    Computed once per pair and variable: the GDU model's univariate test
+    (unweighted) uses the same statistic, as its weighted test uses
+    :func:`weighted_levels_ks`.
+    """
+    def compute() -> float:
+        lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
+        return ks_levels_statistic(lv1.values, lv1.counts, lv2.values, lv2.counts)
+
+    return pair.cached(("levels_ks", name), compute)
+
+
 def _large_on_two_threads(jobs: list[tuple], large: set[str], on_levels: Callable[[tuple], tuple],
                           small: Callable[[tuple], tuple]) -> list[tuple]:
     """``on_levels`` of the variables in ``large`` on two threads, ``small`` of the others here; in ``jobs``' order.
@@ -443,8 +458,7 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None)
 
     def from_levels(job: tuple) -> tuple:  # scipy's statistic from the shared sorted levels, no sort here
         name, x1, x2 = job
-        lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
-        d = ks_levels_statistic(lv1.values, lv1.counts, lv2.values, lv2.counts)
+        d = levels_ks(pair, name)
         return (d, *ks_asymp_pvalue(d, x1.shape[0], x2.shape[0], pvalue))
 
     results = _large_on_two_threads(jobs, set(large), from_levels,

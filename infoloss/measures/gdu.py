@@ -119,7 +119,7 @@ from ..registry import MeasureResult, Option, measure
 from ._contingency import chi2_independence
 from ._gdu_pairs import _run_file, _run_files
 from ._gdu_sides import _categorical_side, _numeric_values, _Side, _Var, _variables
-from .distributions import ks_asymp_pvalue, ks_levels_statistic, kstwo_sf
+from .distributions import ks_asymp_pvalue, ks_levels_statistic, kstwo_sf, levels_ks
 
 RATE = 14.0  # x = 14 P in the exponential information-loss law
 VARIANTS = ("pairwise", "biased", "heterogeneity")
@@ -351,12 +351,15 @@ def direction_statistic(msd_orig: Any, msd_prot: Any) -> float:
 # ---------------------------------------------------------------------------
 # univariate tests (the variables as the model sees them are in _gdu_sides)
 # ---------------------------------------------------------------------------
-def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
+def _ks_2samp(a: _Side, b: _Side, pair: EncodedPair | None = None, name: str | None = None) -> tuple[float, float]:
     """Two-sample KS statistic and p-value, equal to scipy.stats.ks_2samp (method 'auto').
 
     Above 20,000 effective records and for p-values below about 0.025 the p-value is
     the limiting Kolmogorov law instead of scipy's O(n) exact series, as in
-    ``distributions.ks_2samp_fast`` (relative difference below 2 %).
+    ``distributions.ks_2samp_fast`` (relative difference below 2 %).  The
+    statistic is computed once per pair and variable
+    (``distributions.levels_ks``, shared with the ks measure) when the sides
+    are the pair's levels.
     """
     n1, n2 = a.n_valid, b.n_valid
     if max(n1, n2) <= _KS_EXACT_MAX_N:
@@ -369,7 +372,10 @@ def _ks_2samp(a: _Side, b: _Side) -> tuple[float, float]:
             warnings.simplefilter("ignore", RuntimeWarning)
             res = stats.ks_2samp(x1, x2)
         return float(res.statistic), float(res.pvalue)
-    d = ks_levels_statistic(a.levels, a.counts, b.levels, b.counts)  # from the sorted distinct values
+    if _pair_levels(pair, name, a, b):
+        d = levels_ks(pair, name)  # shared with the ks measure
+    else:
+        d = ks_levels_statistic(a.levels, a.counts, b.levels, b.counts)  # from the sorted distinct values
     p, _ = ks_asymp_pvalue(d, n1, n2)
     return d, p
 
@@ -392,9 +398,7 @@ def _ks_2samp_weighted(
         ok = side.codes >= 0
         return np.bincount(side.codes[ok], weights=w[ok], minlength=side.n_levels), w[ok]
 
-    cache = pair.cache if pair is not None else {}
-    lv1, lv2 = cache.get(("levels", name, ORIGINAL)), cache.get(("levels", name, PROTECTED))
-    if lv1 is not None and lv2 is not None and a.codes is lv1.codes and b.codes is lv2.codes:
+    if _pair_levels(pair, name, a, b, values=False):
         w1 = wa if a.complete else wa[a.codes >= 0]
         w2 = wb if b.complete else wb[b.codes >= 0]
         d = float(np.clip(weighted_levels_ks(pair, name), 0.0, 1.0))  # shared with the ks measure
@@ -406,6 +410,18 @@ def _ks_2samp_weighted(
     e2 = float(w2.sum()) ** 2 / float(np.dot(w2, w2))
     p, _ = ks_asymp_pvalue(d, e1, e2, "auto")
     return d, p
+
+
+def _pair_levels(pair: EncodedPair | None, name: str | None, a: _Side, b: _Side, values: bool = True) -> bool:
+    """Whether the two sides are the pair's sorted levels of ``name`` (codes, counts and, with ``values``, the
+    unscaled distinct values): then the KS statistic is the one the ks measure computes."""
+    if pair is None:
+        return False
+    lv1, lv2 = pair.cache.get(("levels", name, ORIGINAL)), pair.cache.get(("levels", name, PROTECTED))
+    if lv1 is None or lv2 is None or a.codes is not lv1.codes or b.codes is not lv2.codes:
+        return False
+    return not values or (a.counts is lv1.counts and b.counts is lv2.counts
+                          and a.levels is lv1.values and b.levels is lv2.values)
 
 
 def _positive_weight(side: _Side, w: np.ndarray) -> bool:
@@ -578,7 +594,7 @@ def _univariate_one(
             return 0.0, out
     if o.kind == "continuous" and not var.classed:
         if w is None:
-            d, pv = _ks_2samp(o, p)
+            d, pv = _ks_2samp(o, p, pair, var.name)
         else:
             d, pv = _ks_2samp_weighted(o, p, w[0], w[1], pair, var.name)
             out["weights"] = "weighted ECDFs; p-value at Kish's effective sizes"
