@@ -57,3 +57,42 @@ def test_ks_p_values_of_large_samples_and_chi2_tests_need_no_scipy_stats():
         "chi2_independence(np.array([[3, 4], [5, 1]]))"
     )
     assert _loaded_by(code, ("scipy.stats",)) == []
+
+
+def test_choosing_measures_imports_none_of_their_modules_and_compare_imports_them_while_reading(tmp_path):
+    # the ids are checked against the static index; the modules (scipy.special among them) are imported on the
+    # calling thread while the two files are read, which then gives the same report as frames given directly
+    code = (
+        "import sys\n"
+        "from infoloss.compare import _select_measures\n"
+        "ids = _select_measures('ks,hellinger,ldu_uni,il1s')\n"
+        "print(','.join(m for m in ('infoloss.measures.distributions', 'infoloss.measures.tables', "
+        "'infoloss.measures.gdu', 'infoloss.measures.record', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+    import infoloss
+    from infoloss import registry
+    from infoloss.compare import _select_measures
+    from infoloss.errors import InputError
+    from infoloss.synth import make_spec, make_survey, protect
+
+    df = make_survey(3_000, n_continuous=2, n_categorical=2, seed=2)
+    pr = protect(df, noise=0.1, pram=0.1, seed=3)
+    df.to_csv(tmp_path / "o.csv", index=False)
+    pr.to_csv(tmp_path / "p.csv", index=False)
+    spec = make_spec(df)
+    ids = ["ks", "hellinger", "ldu_uni", "il1s"]
+    from_files = infoloss.compare(tmp_path / "o.csv", tmp_path / "p.csv", spec, measures=ids).to_dict()
+    from_frames = infoloss.compare(infoloss.read_table(tmp_path / "o.csv"), infoloss.read_table(tmp_path / "p.csv"),
+                                   spec, measures=ids).to_dict()
+    for mid in ids:
+        assert from_files["scenarios"][0]["measures"][mid] == from_frames["scenarios"][0]["measures"][mid]
+    assert all(mid in registry.REGISTRY for mid in ids)
+    try:
+        _select_measures("ks,hellingr")
+    except InputError as exc:
+        assert "'hellingr' (did you mean 'hellinger'?)" in str(exc)
+    else:
+        raise AssertionError("an unknown id must be refused")
