@@ -133,8 +133,7 @@ def test_the_ks_measure_on_large_files_uses_the_shared_levels_and_gives_scipys_s
 def test_the_ks_measure_and_the_gdu_univariate_test_merge_the_levels_once(monkeypatch, order):
     """Unweighted, large files: one KS statistic per variable for both measures (whichever runs first),
     scipy's."""
-    import infoloss.measures.distributions as distributions
-    import infoloss.measures.gdu as gdu
+    from infoloss.measures import distributions, gdu
 
     rng = np.random.default_rng(12)
     n = 12_000  # above the size where scipy's exact p-value is used
