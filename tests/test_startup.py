@@ -48,6 +48,13 @@ def test_a_common_comparison_loads_neither_scipy_stats_nor_statsmodels_nor_sklea
     assert _loaded_by(code, ("scipy.stats", "statsmodels", "sklearn")) == []
 
 
+def test_listing_the_measures_loads_neither_scipy_stats_nor_statsmodels_nor_sklearn():
+    # every measure module is imported to list the measures (``infoloss measures``); the analyses family imports
+    # scipy.stats (its t and normal quantiles) only when it fits or estimates
+    code = "from infoloss import registry\nassert len(list(registry.registered())) > 50"
+    assert _loaded_by(code, ("scipy.stats", "statsmodels", "sklearn", "jinja2")) == []
+
+
 def test_ks_p_values_of_large_samples_and_chi2_tests_need_no_scipy_stats():
     code = (
         "import numpy as np\n"

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ..errors import NotComputed
 from ..numeric import safe_exponent, scaled, too_large, unscale
@@ -195,6 +194,9 @@ def _rows(block: _Block, results: list, level: float, replicates: int) -> list[d
         groups = _seed_groups(reps, level, replicates)
     else:
         groups = None
+        # here only: importing scipy.stats takes about 0.5 s (listing the measures needs none)
+        from scipy import stats
+
         z = float(stats.norm.ppf(0.5 + level / 2))
         se = block.se[block.columns] if block.columns is not None else block.se
         lower, upper = value[block.columns] if block.columns is not None else value, None

@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, stats
+from scipy import linalg
 
 GLM_EPSILON = 1e-8  # glm.control(epsilon)
 GLM_MAXIT = 25  # glm.control(maxit)
@@ -132,6 +132,9 @@ def linear_fit(y: np.ndarray, X: np.ndarray, w: np.ndarray, *, level: float, int
     mss = float(np.sum(w * (fitted - center) ** 2))
     r2 = mss / (mss + rss) if mss + rss > 0 else np.nan
     r2_adj = 1 - (1 - r2) * (n - int(intercept)) / df
+    # imported when a model is fitted: scipy.stats takes about 0.5 s to import
+    from scipy import stats
+
     t = stats.t.ppf(0.5 + level / 2, df)
     with np.errstate(divide="ignore", invalid="ignore"):
         pvalues = 2 * stats.t.sf(np.abs(beta / bse), df)
@@ -219,6 +222,9 @@ def glm_fit(y: np.ndarray, X: np.ndarray, w: np.ndarray, family: str, *, level: 
             break
         dev_old = dev
     bse = np.sqrt(np.diag(inverse))
+    # imported when a model is fitted: scipy.stats takes about 0.5 s to import
+    from scipy import stats
+
     zq = stats.norm.ppf(0.5 + level / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         pvalues = 2 * stats.norm.sf(np.abs(beta / bse))
