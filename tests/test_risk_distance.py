@@ -280,3 +280,59 @@ def test_robust_interval_disclosure_with_one_continuous_variable():
     report = infoloss.compare(o, o.assign(x=o.x + 1), spec, measures=["interval_disclosure_robust"])
     assert report.scenarios[0].not_computed == {}
     assert 0.0 <= report.value("interval_disclosure_robust") <= 1.0
+
+
+def _copies_by_set(orig_cols, prot_cols):
+    """Brute force: a protected record is a copy when its tuple of values (NaN as one token, -0.0 as 0.0) is an
+    original record's."""
+    def key(cols, i):
+        return tuple("nan" if isinstance(c[i], float) and np.isnan(c[i]) else float(c[i]) + 0.0 for c in cols)
+
+    rows = {key(orig_cols, i) for i in range(orig_cols[0].shape[0])}
+    return np.array([key(prot_cols, i) in rows for i in range(prot_cols[0].shape[0])])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_copied_rows_against_a_set_with_missing_values_and_signed_zeros(seed):
+    from infoloss.risk.distance import copied_rows
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    x = rng.choice([0.0, -0.0, 1.5, np.nan, 2.25], n)
+    y = rng.choice([np.nan, 3.0, -1.0], n)
+    g = rng.integers(-1, 3, n)  # category codes, -1 missing
+    orig = [x, y, g]
+    take = rng.integers(0, n, 300)
+    prot = [x[take].copy(), y[take].copy(), g[take].copy()]
+    prot[0][::4] = -prot[0][::4]  # -0.0 for 0.0 and the reverse: still copies; other values change
+    prot[2][::7] = 5  # a category no original record has
+    got = copied_rows(orig, prot)
+    assert np.array_equal(got, _copies_by_set(orig, prot))
+    assert 0 < got.sum() < got.size
+
+
+def test_copied_rows_decides_hash_collisions_exactly():
+    from infoloss.risk import distance
+
+    rng = np.random.default_rng(5)
+    orig = [rng.choice([0.0, 1.0, np.nan], 200), rng.integers(0, 4, 200)]
+    prot = [rng.choice([0.0, -0.0, 1.0, np.nan, 7.0], 150), rng.integers(0, 5, 150)]
+    expected = _copies_by_set(orig, prot)
+    with mock.patch.object(distance.pd.util, "hash_array", lambda a: np.zeros(a.shape[0], dtype=np.uint64)):
+        got = distance.copied_rows(orig, prot)  # every record collides with every other
+    assert np.array_equal(got, expected) and 0 < got.sum() < got.size
+
+
+def test_exact_copies_measure_with_missing_values_equals_a_join_of_the_frames():
+    rng = np.random.default_rng(9)
+    n = 500
+    orig = pd.DataFrame({"x": rng.choice([0.5, 1.5, np.nan], n), "y": rng.choice([1.0, 2.0, 3.0], n),
+                         "g": rng.choice(["a", "b", None], n)})
+    synth = orig.sample(n=300, replace=True, random_state=2).reset_index(drop=True)
+    synth.loc[::5, "y"] = 4.0
+    synth.loc[::9, "g"] = "c"
+    r = exact_copies(orig, synth, dict(SPEC, pairing="none"))
+    keys = orig.drop_duplicates().assign(_hit=True)
+    joined = synth.merge(keys, on=["x", "y", "g"], how="left")  # pandas joins NaN (and None) keys to each other
+    assert r.details["copies"] == int(joined["_hit"].notna().sum())
+    assert r.value == pytest.approx(joined["_hit"].notna().mean())

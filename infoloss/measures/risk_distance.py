@@ -20,14 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
 from ..risk.distance import (
     KD_TREE_MAX_DIMS,
-    exact_copies as _exact_copies,
+    copied_rows,
     interval_disclosure as _interval,
     linkage,
     MixedFeatures,
@@ -264,18 +263,10 @@ def _present(pair: EncodedPair) -> list[str]:
     return names
 
 
-def _joint_codes(pair: EncodedPair, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Both files' values as one integer code matrix each (equal values, equal codes; missing a code too)."""
-    cols = []
-    for name in names:
-        if name in pair.categorical:
-            col = pair.categorical[name]
-            cols.append(np.concatenate([col.orig, col.prot]).astype(np.int64))
-        else:
-            col = pair.continuous[name]
-            cols.append(pd.factorize(np.concatenate([col.orig, col.prot]), use_na_sentinel=True)[0].astype(np.int64))
-    both = np.column_stack(cols)
-    return both[: pair.n_orig], both[pair.n_orig:]
+def _columns(pair: EncodedPair, names: list[str], which: str) -> list[np.ndarray]:
+    """One file's analysed variables as they are on the pair: category codes (shared by both files) or values."""
+    return [pair.categorical[name].codes(which) if name in pair.categorical else pair.continuous[name].values(which)
+            for name in names]
 
 
 @_distance_measure(
@@ -306,8 +297,7 @@ def exact_copies(pair: EncodedPair) -> MeasureResult:
     0.3333
     """
     names = _present(pair)
-    codes_o, codes_p = _joint_codes(pair, names)
-    copies = _exact_copies(codes_o, codes_p)
+    copies = copied_rows(_columns(pair, names, ORIGINAL), _columns(pair, names, PROTECTED))
     details = {"variables": names, "copies": int(copies.sum()), "original": {"value": 1.0}}
     return MeasureResult(value=float(copies.mean()), details=details)
 

@@ -14,12 +14,11 @@ import pandas as pd
 
 from ..numeric import MAX_STANDARDISED, column_exponents, safe_exponent, scaled, unscale
 from ..errors import NotComputed
-from .freq import group_ids
 
 if TYPE_CHECKING:
     from scipy.spatial import cKDTree
 
-__all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "exact_copies",
+__all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "exact_copies", "copied_rows",
            "MixedFeatures", "k_nearest", "standardise_by_original"]
 
 
@@ -384,33 +383,68 @@ def _row_keys(points: Any) -> list:
 def exact_copies(original: np.ndarray, protected: np.ndarray) -> np.ndarray:
     """Which protected rows equal some original row exactly (integer code matrices, missing a code too).
 
-    Rows are hashed (pandas ``hash_array`` per column, combined); a protected
-    row whose hash an original row has is then compared value by value with
-    that row, so a hash collision can never make a copy.
-
     >>> exact_copies(np.array([[1, 2], [3, 4]]), np.array([[3, 4], [1, 3], [1, 2]])).tolist()
     [True, False, True]
     """
+    return copied_rows(list(original.T), list(protected.T))
+
+
+def copied_rows(original: list[np.ndarray], protected: list[np.ndarray]) -> np.ndarray:
+    """Which protected records equal some original record on every variable, from each file's columns.
+
+    A column holds integer codes (equal values, equal codes, in both files)
+    or floats, compared as values: NaN (missing) equals NaN and -0.0 equals
+    0.0.  Records are hashed column by column (pandas ``hash_array``, the
+    floats made canonical first), so no matrix of the records is built; a
+    protected record whose hash an original record has is then compared
+    value by value with that record, and the few whose first such record
+    differs (a hash collision) are decided by an exact join on all columns,
+    so a collision can never make or hide a copy.
+
+    >>> copied_rows([np.array([1.0, np.nan, -0.0]), np.array([1, 2, 3])],
+    ...             [np.array([0.0, np.nan, 1.0]), np.array([3, 2, 2])]).tolist()
+    [True, True, False]
+    """
+    original = [_canonical(col) for col in original]
+    protected = [_canonical(col) for col in protected]
     h_o, h_p = _row_hash(original), _row_hash(protected)
     first = pd.Series(np.arange(h_o.size)).groupby(h_o).first()
     match = first.reindex(h_p).to_numpy()
-    hit = ~np.isnan(match)
+    hit = np.flatnonzero(~np.isnan(match))
     rows = match[hit].astype(np.int64)
-    same = (original[rows] == protected[hit]).all(axis=1)
+    same = np.ones(hit.size, dtype=bool)
+    for col_o, col_p in zip(original, protected):
+        same &= _equal(col_o[rows], col_p[hit])
     out = np.zeros(h_p.size, dtype=bool)
-    out[np.flatnonzero(hit)[same]] = True
-    if not same.all():  # a hash collision: decide the few rows concerned exactly
-        doubt = np.flatnonzero(hit)[~same]
-        ids, _ = group_ids(np.concatenate([original, protected[doubt]]))
-        out[doubt] = np.isin(ids[original.shape[0]:], ids[: original.shape[0]])
+    out[hit[same]] = True
+    if not same.all():  # a hash collision: the records concerned are decided by an exact join
+        doubt = hit[~same]
+        candidates = np.flatnonzero(np.isin(h_o, h_p[doubt]))
+        keys = list(range(len(original)))
+        left = pd.DataFrame({j: col[doubt] for j, col in enumerate(protected)}).assign(_row=doubt)
+        right = pd.DataFrame({j: col[candidates] for j, col in enumerate(original)}).drop_duplicates()
+        out[left.merge(right, on=keys, how="inner")["_row"].to_numpy()] = True  # pandas joins NaN keys to NaN
     return out
 
 
-def _row_hash(codes: np.ndarray) -> np.ndarray:
-    h = np.zeros(codes.shape[0], dtype=np.uint64)
+def _canonical(col: np.ndarray) -> np.ndarray:
+    """Float values with one bit pattern per value (-0.0 as 0.0, every NaN the same), for hashing; codes as they are."""
+    if col.dtype.kind != "f":
+        return col
+    return np.where(np.isnan(col), np.nan, col + 0.0)  # -0.0 + 0.0 is 0.0
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f":
+        return (a == b) | (np.isnan(a) & np.isnan(b))
+    return a == b
+
+
+def _row_hash(columns: list[np.ndarray]) -> np.ndarray:
+    h = np.zeros(columns[0].shape[0], dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for j in range(codes.shape[1]):
-            h = (h ^ pd.util.hash_array(codes[:, j])) * np.uint64(0x100000001B3)
+        for col in columns:
+            h = (h ^ pd.util.hash_array(col)) * np.uint64(0x100000001B3)
     return h
 
 
