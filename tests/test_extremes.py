@@ -266,3 +266,24 @@ def test_infinite_text_in_a_csv_exits_2_with_one_sentence(tmp_path):
     assert done.returncode == 2
     assert "variable 'y' has 3 infinite values" in done.stderr and "Traceback" not in done.stderr
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_column_exponents_are_each_columns_safe_exponent(seed):
+    # one pass over each matrix gives what safe_exponent gives column by column: NaN and ±inf ignored, values
+    # from 1e-300 to 1e300, columns with no finite value, an empty matrix
+    from infoloss.numeric import column_exponents, safe_exponent
+
+    rng = np.random.default_rng(seed)
+    for _ in range(100):
+        p = int(rng.integers(1, 6))
+        mats = []
+        for _ in range(int(rng.integers(1, 3))):
+            n = int(rng.integers(0, 20))
+            m = rng.normal(size=(n, p)) * 10.0 ** rng.integers(-300, 300, size=p)
+            m[rng.random((n, p)) < 0.2] = np.nan
+            m[rng.random((n, p)) < 0.05] = np.inf * rng.choice([-1, 1])
+            mats.append(m)
+        expected = [safe_exponent(*(m[:, j] for m in mats)) for j in range(p)]
+        got = column_exponents(*mats)
+        assert got.tolist() == expected and got.dtype == np.int64

@@ -62,7 +62,9 @@ def _nan_sd(x: np.ndarray) -> np.ndarray:
     count = (~np.isnan(x)).sum(axis=0)
     out = np.full(x.shape[1], np.nan)
     ok = count >= 2
-    if ok.any():
+    if ok.all():  # no copy of the matrix
+        out[:] = np.nanstd(x, axis=0, ddof=1)
+    elif ok.any():
         out[ok] = np.nanstd(x[:, ok], axis=0, ddof=1)
     return out
 
