@@ -18,8 +18,8 @@ from ..errors import NotComputed
 if TYPE_CHECKING:
     from scipy.spatial import cKDTree
 
-__all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "exact_copies", "copied_rows",
-           "MixedFeatures", "k_nearest", "standardise_by_original"]
+__all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "exact_copies",
+           "copied_rows", "MixedFeatures", "k_nearest", "standardise_by_original"]
 
 
 def interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.05) -> dict:
@@ -396,19 +396,18 @@ def copied_rows(original: list[np.ndarray], protected: list[np.ndarray]) -> np.n
 
     A column holds integer codes (equal values, equal codes, in both files)
     or floats, compared as values: NaN (missing) equals NaN and -0.0 equals
-    0.0.  Records are hashed column by column (pandas ``hash_array``, the
-    floats made canonical first), so no matrix of the records is built; a
-    protected record whose hash an original record has is then compared
-    value by value with that record, and the few whose first such record
-    differs (a hash collision) are decided by an exact join on all columns,
-    so a collision can never make or hide a copy.
+    0.0.  Records are hashed column by column (pandas ``hash_array`` of
+    each column, its floats made canonical), so neither a matrix of the
+    records nor a copy of the files is built.  A protected record whose
+    hash an original record has is then compared value by value with that
+    record; the few whose first such record differs (a hash collision) are
+    decided by an exact join on all columns, so a collision can never make
+    or hide a copy.
 
     >>> copied_rows([np.array([1.0, np.nan, -0.0]), np.array([1, 2, 3])],
     ...             [np.array([0.0, np.nan, 1.0]), np.array([3, 2, 2])]).tolist()
     [True, True, False]
     """
-    original = [_canonical(col) for col in original]
-    protected = [_canonical(col) for col in protected]
     h_o, h_p = _row_hash(original), _row_hash(protected)
     first = pd.Series(np.arange(h_o.size)).groupby(h_o).first()
     match = first.reindex(h_p).to_numpy()
@@ -423,8 +422,8 @@ def copied_rows(original: list[np.ndarray], protected: list[np.ndarray]) -> np.n
         doubt = hit[~same]
         candidates = np.flatnonzero(np.isin(h_o, h_p[doubt]))
         keys = list(range(len(original)))
-        left = pd.DataFrame({j: col[doubt] for j, col in enumerate(protected)}).assign(_row=doubt)
-        right = pd.DataFrame({j: col[candidates] for j, col in enumerate(original)}).drop_duplicates()
+        left = pd.DataFrame({j: _canonical(col[doubt]) for j, col in enumerate(protected)}).assign(_row=doubt)
+        right = pd.DataFrame({j: _canonical(col[candidates]) for j, col in enumerate(original)}).drop_duplicates()
         out[left.merge(right, on=keys, how="inner")["_row"].to_numpy()] = True  # pandas joins NaN keys to NaN
     return out
 
@@ -445,8 +444,8 @@ def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _row_hash(columns: list[np.ndarray]) -> np.ndarray:
     h = np.zeros(columns[0].shape[0], dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for col in columns:
-            h = (h ^ pd.util.hash_array(col)) * np.uint64(0x100000001B3)
+        for col in columns:  # one canonical copy of a column at a time
+            h = (h ^ pd.util.hash_array(_canonical(col))) * np.uint64(0x100000001B3)
     return h
 
 
