@@ -18,8 +18,8 @@ from ..errors import NotComputed
 if TYPE_CHECKING:
     from scipy.spatial import cKDTree
 
-__all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "exact_copies",
-           "copied_rows", "MixedFeatures", "k_nearest", "standardise_by_original"]
+__all__ = ["interval_disclosure", "robust_interval_disclosure", "linkage", "nearest_distances", "copied_rows",
+           "MixedFeatures", "k_nearest", "standardise_by_original"]
 
 
 def interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.05) -> dict:
@@ -382,15 +382,6 @@ def _row_keys(points: Any) -> list:
     return [row.tobytes() for row in np.ascontiguousarray(points + 0.0)]  # + 0.0: -0.0 becomes 0.0
 
 
-def exact_copies(original: np.ndarray, protected: np.ndarray) -> np.ndarray:
-    """Which protected rows equal some original row exactly (integer code matrices, missing a code too).
-
-    >>> exact_copies(np.array([[1, 2], [3, 4]]), np.array([[3, 4], [1, 3], [1, 2]])).tolist()
-    [True, False, True]
-    """
-    return copied_rows(list(original.T), list(protected.T))
-
-
 def copied_rows(original: list[np.ndarray], protected: list[np.ndarray]) -> np.ndarray:
     """Which protected records equal some original record on every variable, from each file's columns.
 
@@ -407,6 +398,8 @@ def copied_rows(original: list[np.ndarray], protected: list[np.ndarray]) -> np.n
     >>> copied_rows([np.array([1.0, np.nan, -0.0]), np.array([1, 2, 3])],
     ...             [np.array([0.0, np.nan, 1.0]), np.array([3, 2, 2])]).tolist()
     [True, True, False]
+    >>> copied_rows([np.array([1, 3]), np.array([2, 4])], [np.array([3, 1, 1]), np.array([4, 3, 2])]).tolist()
+    [True, False, True]
     """
     h_o, h_p = _row_hash(original), _row_hash(protected)
     first = pd.Series(np.arange(h_o.size)).groupby(h_o).first()
