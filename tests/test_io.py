@@ -149,6 +149,28 @@ def test_csv_values_spanning_lines_across_blocks(tmp_path, monkeypatch, columns,
     assert len(df) == 300 and any("\n" in v for v in df[names[0] if where == "first" else names[-1]])
 
 
+@pytest.mark.parametrize("typed", [True, False])
+def test_csv_value_spanning_lines_of_whole_rows_across_blocks(tmp_path, monkeypatch, typed):
+    # the value's lines have the header's number of fields: cut at a block's end, the pieces are rows to a
+    # reader that splits blocks at any line end (pyarrow's parallel reader then drops or invents rows, no error)
+    import infoloss.io as io_module
+
+    monkeypatch.setattr(io_module, "CSV_BLOCK_SIZE", 64)
+    monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 64)
+    monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 64)
+    if not typed:
+        monkeypatch.setattr(io_module, "_typed_csv", lambda *args: None)
+    for shift in range(0, 64, 3):  # the value at every position relative to the block ends
+        path = tmp_path / f"d{shift}.csv"
+        lines = ["id,txt", "1," + "a" * shift] + [f"{i},abc{i}" for i in range(2, 12)]
+        lines += ['-1,"p\n5,r\n7,t"', '-2,"\n\n\n\n"'] + [f"{i},abc{i}" for i in range(12, 40)]
+        path.write_text("\n".join(lines) + "\n")
+        df = read_table(path)
+        expected = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        assert df.astype(str).values.tolist() == expected.astype(str).values.tolist(), shift
+        assert df["txt"].tolist()[11:13] == ["p\n5,r\n7,t", "\n\n\n\n"]
+
+
 def test_csv_quotes_without_line_breaks_across_blocks(tmp_path, monkeypatch):
     import infoloss.io as io_module
 
@@ -596,7 +618,7 @@ def _inferring_read(path):
 def _typed_read(path):
     import infoloss.io as io_module
 
-    return io_module._typed_csv(path, ",", "utf8", NULLS)
+    return io_module._typed_csv(path, ",", "utf8", NULLS, False)
 
 
 LATE_VALUES = {  # column values: many of the first kind, then (in a later block) the second

@@ -13,6 +13,7 @@ import pytest
 from scipy.special import entr
 
 import infoloss.limits as limits
+import infoloss.measures.tables as tables_module
 from infoloss.errors import NotComputed
 from infoloss.measures.gdu import ldu_biv
 from infoloss.measures.propensity import cluster_utility, pmse
@@ -134,12 +135,42 @@ def test_sparse_tables_equal_the_dense_ones(testdata_pram, monkeypatch, weighted
         for part in ("by_variable", "by_pair"):
             a, b = getattr(sparse_r, part) or {}, getattr(dense_r, part) or {}
             assert a.keys() == b.keys()
-            # Cramér's V IL is a relative change of V = sqrt(N (Σ O²/(row col) - 1) / ...), whose cancellation
-            # amplifies the summation-order difference to about 1e-11
-            assert all(a[k] == pytest.approx(b[k], rel=1e-9, abs=1e-15) for k in a), name
+            assert all(a[k] == pytest.approx(b[k], rel=1e-12, abs=1e-15) for k in a), name
         for key in ("cv_original", "cv_protected"):
             if key in dense_r.details:
                 assert sparse_r.details[key] == pytest.approx(dense_r.details[key], rel=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sparse_cramers_v_of_unassociated_and_associated_tables(monkeypatch, weighted):
+    # rows in proportion (chi2 = 0: V = 0, the pair left out), and random tables with empty cells, against scipy
+    from scipy.stats import chi2_contingency
+
+    rng = np.random.default_rng(7)
+    tables = [np.outer([1, 3.5, 3], [4, 1]) * 8, np.outer([2, 5, 1, 7], [3, 1, 9]) * 11]
+    tables += [rng.integers(0, 4, size=(rng.integers(2, 7), rng.integers(2, 7))) for _ in range(20)]
+    monkeypatch.setattr(limits, "MAX_DENSE_CELLS", 0)  # every table is "too large": observed cells only
+    for table in tables:
+        table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0].astype(float)
+        if min(table.shape) < 2:
+            continue
+        i, j = np.nonzero(table > 0)
+        counts = table[i, j]
+        w = rng.uniform(0.5, 2.0, size=counts.sum().astype(int)) if weighted else None
+        x, y = np.repeat(i, counts.astype(int)).astype(str), np.repeat(j, counts.astype(int)).astype(str)
+        frame = pd.DataFrame({"x": x, "y": y, "w": w if weighted else 1.0})
+        spec = {"variables": {"x": {"scale": "nominal"}, "y": {"scale": "nominal"}, "w": {"role": "weight"}},
+                "pairing": "none"}
+        observed = pd.crosstab(frame["x"], frame["y"], values=frame["w"], aggfunc="sum").fillna(0).to_numpy()
+        chi2 = chi2_contingency(observed, correction=False).statistic
+        v = np.sqrt(chi2 / (observed.sum() * (min(observed.shape) - 1)))
+        pair = encode_pair(frame, frame.iloc[::-1].reset_index(drop=True), spec)
+        v_sparse, _ = tables_module._cramers_v_sparse(pair, ("x", "y"), ORIGINAL, weighted)
+        assert v_sparse == pytest.approx(v, rel=1e-12, abs=1e-14)
+        if v < 1e-12 and not weighted:
+            assert v_sparse < 1e-14
+            with pytest.raises(NotComputed, match="zero or undefined for every pair"):
+                cramers_v_il(pair, weighted=weighted)
 
 
 def test_ebil_sparse_transition_equals_a_brute_force_posterior_entropy(testdata_pram):

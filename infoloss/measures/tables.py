@@ -652,9 +652,14 @@ def _cramers_v_sparse(pair: EncodedPair, combo: tuple[str, str], which: str, use
     if min(r, c) < 2:
         which_var = "the first" if r < 2 else "the second"
         return None, f"{which_var} variable has only one observed category among the complete cases"
-    # only the observed cells are at hand: chi2 = N * (sum O^2 / (row * col) - 1)
-    ratio = float((np.square(o) / (rows[a] * cols[b])).sum())
-    return _v_from_chi2(total * (ratio - 1.0), total, r, c), None
+    # sum (O - E)^2 / E over the observed cells, plus sum E over the empty ones: row i's empty cells hold
+    # row_i (N - the column totals of its observed cells) / N.  N (sum O^2 / (row col) - 1), the same in exact
+    # arithmetic, leaves about 1e-16 N per cell where the rows are proportional (chi2 = 0): V of 1e-8, not 0
+    expected = rows[a] * cols[b] / total
+    observed_part = float((np.square(o - expected) / expected).sum())
+    covered = np.bincount(a, weights=cols[b], minlength=rows.shape[0])
+    empty_part = float((rows * (total - covered)).sum()) / total
+    return _v_from_chi2(observed_part + max(empty_part, 0.0), total, r, c), None
 
 
 def _cramers_v_of(pair: EncodedPair, combo: tuple[str, str], which: str, use_w: bool) -> tuple[float | None, str | None]:
