@@ -393,14 +393,21 @@ def copied_rows(original: list[np.ndarray], protected: list[np.ndarray]) -> np.n
     hash an original record has is then compared value by value with that
     record; the few whose first such record differs (a hash collision) are
     decided by an exact join on all columns, so a collision can never make
-    or hide a copy.
+    or hide a copy.  Hashes are of bit patterns, so a column whose two
+    files hold different types (int32 and int64 codes, float32 and float64)
+    is first converted to their common type.
 
     >>> copied_rows([np.array([1.0, np.nan, -0.0]), np.array([1, 2, 3])],
     ...             [np.array([0.0, np.nan, 1.0]), np.array([3, 2, 2])]).tolist()
     [True, True, False]
     >>> copied_rows([np.array([1, 3]), np.array([2, 4])], [np.array([3, 1, 1]), np.array([4, 3, 2])]).tolist()
     [True, False, True]
+    >>> copied_rows([np.array([-1, 2], dtype=np.int32)], [np.array([-1, 2])]).tolist()
+    [True, True]
     """
+    common = [np.result_type(o, p) for o, p in zip(original, protected)]
+    original = [o.astype(t, copy=False) for o, t in zip(original, common)]
+    protected = [p.astype(t, copy=False) for p, t in zip(protected, common)]
     h_o, h_p = _row_hash(original), _row_hash(protected)
     first = pd.Series(np.arange(h_o.size)).groupby(h_o).first()
     match = first.reindex(h_p).to_numpy()
