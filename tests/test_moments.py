@@ -247,6 +247,28 @@ def test_principal_component_measures_against_numpy():
     assert c.by_variable["b"] == pytest.approx(abs(c1[1] - c2[1]) / c1[1], rel=1e-9)
 
 
+@pytest.mark.parametrize("mid", ["rf_mv", "f_mv"])
+def test_component_mean_variation_is_a_weighted_mean_when_original_elements_are_zero(mid):
+    # y and z's loadings on a component vanish: the kept elements' weights w_j = λ_j, not their count, divide
+    orig = pd.DataFrame({"x": [1.0, 2, 3, 5, 6, 0], "y": [0.0, 0, 1, 1, 3, 3], "z": [2.0, 1, 5, 3, 0, 6]})
+    prot = orig.copy()
+    prot.loc[0, "x"], prot.loc[4, "z"] = 1.5, 0.7
+    pair = encode_pair(orig, prot, continuous_spec(orig.columns))
+    lam, vec = [], []
+    for df in (orig, prot):
+        values, vectors = np.linalg.eigh(np.corrcoef(df.to_numpy(), rowvar=False))
+        lam.append(values[::-1])
+        vec.append(vectors[:, ::-1])
+    vec[1] = vec[1] * np.where((vec[0] * vec[1]).sum(axis=0) < 0, -1, 1)
+    a, b = (vec[0] * np.sqrt(lam[0]), vec[1] * np.sqrt(lam[1])) if mid == "rf_mv" else (vec[0], vec[1])
+    w = np.broadcast_to(lam[0], a.shape)
+    kept = np.abs(a) > 1e-12
+    result = measure(mid)(pair)
+    assert result.details["n_excluded_zero"] == np.count_nonzero(~kept) > 0
+    expected = (w[kept] * np.abs(a - b)[kept] / np.abs(a)[kept]).sum() / w[kept].sum()
+    assert result.value == pytest.approx(expected, rel=1e-9)
+
+
 def test_component_signs_are_aligned_before_comparing():
     orig, _ = random_frames(seed=7)
     # the same correlation structure: all RF/C/F discrepancies vanish whatever signs eigh returns

@@ -55,6 +55,7 @@ class _Sums:
     n_mv: int = 0  # elements with a non-zero original value
     rel: float = 0.0  # Σ w |a − a'| / |a| over those
     exp: int = 0
+    w_mv: float | None = None  # Σ w over those, the mean variation's divisor (None: unweighted, n_mv)
     # per element with a non-zero original (relative variation, weight, label), for Trottini's bound;
     # None for the data matrix X, whose n·p cells are bounded in a pass of their own
     elements: tuple[np.ndarray, np.ndarray, list[str]] | None = None
@@ -64,12 +65,17 @@ class _Sums:
             return numeric.unscale(self.sq / self.n, 2 * self.exp) if self.n else None
         if stat == "mae":
             return numeric.unscale(self.ab / self.n, self.exp) if self.n else None
-        return self.rel / self.n_mv if self.n_mv else None
+        return self.rel / self.mv_weight if self.n_mv else None
+
+    @property
+    def mv_weight(self) -> float:
+        """The weight of the elements with a non-zero original: a weighted mean variation divides by it."""
+        return float(self.n_mv) if self.w_mv is None else self.w_mv
 
     def bounded(self, bound: float) -> tuple[float | None, list[str]]:
         """Mean variation with each element's relative variation capped at ``bound``; the capped labels."""
         rel, w, labels = self.elements
-        value = float(np.sum(w * np.minimum(rel, bound))) / self.n_mv if self.n_mv else None
+        value = float(np.sum(w * np.minimum(rel, bound))) / self.mv_weight if self.n_mv else None
         return value, [labels[i] for i in np.flatnonzero(rel > bound)]
 
     def __add__(self, other: "_Sums") -> "_Sums":
@@ -83,7 +89,8 @@ class _Sums:
             elements = b.elements
         elif b.n == 0:
             elements = a.elements
-        return _Sums(a.n + b.n, a.sq + b.sq, a.ab + b.ab, a.n_mv + b.n_mv, a.rel + b.rel, e, elements)
+        w_mv = None if a.w_mv is None and b.w_mv is None else a.mv_weight + b.mv_weight
+        return _Sums(a.n + b.n, a.sq + b.sq, a.ab + b.ab, a.n_mv + b.n_mv, a.rel + b.rel, e, w_mv, elements)
 
     def at(self, e: int) -> "_Sums":
         """The same sums in units of ``2**e`` (``e >= exp``; exact unless they underflow)."""
@@ -91,7 +98,7 @@ class _Sums:
             return self
         shift = self.exp - e
         return _Sums(self.n, numeric.unscale(self.sq, 2 * shift), numeric.unscale(self.ab, shift), self.n_mv,
-                     self.rel, e, self.elements)
+                     self.rel, e, self.w_mv, self.elements)
 
 
 def _sums(
@@ -104,6 +111,7 @@ def _sums(
     ``labels`` (one per element) keeps the elements for Trottini's bound.
     """
     a, b = np.asarray(a, float).ravel(), np.asarray(b, float).ravel()
+    unweighted = w is None
     w = np.ones_like(a) if w is None else np.asarray(w, float).ravel()
     with np.errstate(over="ignore"):  # beyond the float64 range: infinite, and the measure says why
         d = np.abs(a - b)
@@ -114,7 +122,7 @@ def _sums(
             keep = np.flatnonzero(nz)
             elements = (rel[keep], w[keep], [labels[i] for i in keep])
         return _Sums(a.size, float(np.sum(w * d * d)), float(np.sum(w * d)), int(np.count_nonzero(nz)),
-                     float(np.sum(w * rel)), 0, elements)
+                     float(np.sum(w * rel)), 0, None if unweighted else float(np.sum(w[nz])), elements)
 
 
 @dataclass

@@ -32,7 +32,8 @@ Conventions (the literature is silent on most of them):
   available values (R's ``scale``) and the covariance uses pairwise-complete
   observations; without missing values this is the correlation matrix.
 * **Mean variation** divides by ``|original element|``.  Elements whose
-  original value is zero are left out of the sum *and* of the count, and the
+  original value is zero are left out of the sum *and* of the count (of the
+  sum of the weights ``w_j`` for RF and F), and the
   number left out is reported in ``details.n_excluded_zero``
   (``details.mv_zero_rule`` says what counts as zero); when every element is
   zero the measure is not computed.
