@@ -207,6 +207,25 @@ def test_k_anonymity_and_sample_uniques():
     assert k_anonymity_violations(df, df, SPEC, k=2).value == 2
 
 
+def test_zero_weights_leave_the_counts_and_stop_only_the_risk_of_that_file():
+    # record 3 weighs 0: its key class has Fk = 0, so its individual risk is not finite; fk and Fk still count
+    orig = pd.DataFrame({"k": [1, 1, 2, 3, 3, 3], "hh": [1, 1, 2, 3, 3, 4], "w": [5.0, 5, 0, 5, 5, 5]})
+    prot = orig.assign(w=5.0)
+    spec = {"variables": {"k": {"scale": "nominal", "role": "key"}, "hh": {"role": "household"},
+                          "w": {"role": "weight"}}}
+    for p in (prot, orig):
+        r = k_anonymity_violations(orig, p, spec)
+        assert r.value == 3 and r.details["original"]["by_k"]["3"] == {"unweighted": 3, "weighted": 1, "share": 0.5}
+        assert sample_uniques(orig, p, spec).value == pytest.approx(1 / 6)
+    for measure in (global_risk, expected_reidentifications, household_risk):
+        r = measure(orig, prot, spec)  # the protected file's risk stands; the original's is said to be missing
+        assert math.isfinite(r.value) and "sum to 0 (zero weights)" in r.details["original"]["not_computed"]
+        with pytest.raises(NotComputed, match="individual risk of the protected file is not finite"):
+            measure(orig, orig, spec)
+    expected = individual_risk(np.array([2, 2, 1, 3, 3, 3]), np.full(6, 5.0) * [2, 2, 1, 3, 3, 3], weighted=True)
+    assert global_risk(orig, prot, spec).value == pytest.approx(expected.mean(), rel=1e-12)
+
+
 def test_household_risk_measure_and_its_reasons():
     df = frame()
     r = household_risk(df, df, SPEC)

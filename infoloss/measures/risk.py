@@ -72,6 +72,13 @@ def _both(compute: Callable[[str], float]) -> tuple[float, float]:
     return compute(PROTECTED), compute(ORIGINAL)
 
 
+def _original_figures(orig: FileRisk, figures: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The original file's figures for comparison, or why they are missing (the protected file's value stands)."""
+    if orig.risk is None:
+        return {"not_computed": orig.risk_reason}
+    return figures()
+
+
 def _frequency_details(pair: EncodedPair, alpha: float) -> dict[str, Any]:
     prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
     return {
@@ -137,8 +144,9 @@ def global_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     details.update({
         "expected_reidentifications": prot.expected_reidentifications,
         "percent": 100.0 * prot.global_risk,
-        "original": {"value": orig.global_risk, "expected_reidentifications": orig.expected_reidentifications,
-                     "percent": 100.0 * orig.global_risk},
+        "original": _original_figures(orig, lambda: {
+            "value": orig.global_risk, "expected_reidentifications": orig.expected_reidentifications,
+            "percent": 100.0 * orig.global_risk}),
     })
     return MeasureResult(value=prot.global_risk, details=details)
 
@@ -170,7 +178,8 @@ def expected_reidentifications(pair: EncodedPair, *, alpha: float = 1.0) -> Meas
     prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
     details = _frequency_details(pair, alpha)
     details["global_risk"] = prot.global_risk
-    details["original"] = {"value": orig.expected_reidentifications, "global_risk": orig.global_risk}
+    details["original"] = _original_figures(orig, lambda: {"value": orig.expected_reidentifications,
+                                                           "global_risk": orig.global_risk})
     return MeasureResult(value=prot.expected_reidentifications, details=details)
 
 
@@ -292,13 +301,15 @@ def household_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     """
     prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
     for risk in (prot, orig):
-        if risk.household is None:
+        if risk.household is None and risk.risk is not None:  # the household ids do not fit the data
             raise NotComputed(risk.household_reason or "no household id")
+    if prot.household is None:
+        raise NotComputed(prot.household_reason)
     details = _frequency_details(pair, alpha)
     details["household_id"] = pair.spec.names_with_role("household")[0]
     details["expected_reidentifications"] = float(prot.household.sum())
-    details["original"] = {"value": float(orig.household.mean()),
-                           "expected_reidentifications": float(orig.household.sum())}
+    details["original"] = _original_figures(orig, lambda: {"value": float(orig.household.mean()),
+                                                           "expected_reidentifications": float(orig.household.sum())})
     return MeasureResult(value=float(prot.household.mean()), details=details)
 
 

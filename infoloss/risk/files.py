@@ -168,18 +168,26 @@ class FileRisk:
 
     fk: np.ndarray
     Fk: np.ndarray
-    risk: np.ndarray
+    risk: np.ndarray | None  # None when some record's individual risk is not finite (risk_reason says why)
     weighted: bool
     household: np.ndarray | None
     household_reason: str | None
+    risk_reason: str | None = None
 
     @property
     def n(self) -> int:
         return int(self.fk.shape[0])
 
     @property
+    def individual(self) -> np.ndarray:
+        """The individual risks; NotComputed with the reason when some are not finite."""
+        if self.risk is None:
+            raise NotComputed(self.risk_reason or "the individual risk is not available")
+        return self.risk
+
+    @property
     def expected_reidentifications(self) -> float:
-        return float(np.sum(self.risk))
+        return float(np.sum(self.individual))
 
     @property
     def global_risk(self) -> float:
@@ -194,11 +202,11 @@ def file_risk(pair: EncodedPair, which: str, alpha: float = 1.0) -> FileRisk:
         weights = pair.weights(which)
         fk, Fk = frequencies(keys, weights, alpha=alpha)
         risk = individual_risk(fk, Fk, weighted=weights is not None)
-        if not np.isfinite(risk).all():
-            raise NotComputed(
-                f"the individual risk of the {FILE_NAMES[which]} file is not finite for some records "
-                "(weights below 1 make fk/Fk exceed 1); check the weight column"
-            )
+        if not np.isfinite(risk).all():  # fk and Fk stay: the counts of k-anonymity need no risk
+            reason = (f"the individual risk of the {FILE_NAMES[which]} file is not finite for some records: the "
+                      "weights of their key class sum to 0 (zero weights) or to less than its number of records "
+                      "(weights below 1); check the weight column")
+            return FileRisk(fk, Fk, None, weights is not None, None, reason, reason)
         household, reason = _household(pair, which, risk)
         return FileRisk(fk, Fk, risk, weights is not None, household, reason)
 

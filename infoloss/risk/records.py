@@ -54,7 +54,9 @@ def record_table(pair: EncodedPair, which: str = PROTECTED, options: dict[str, d
 
 def _frequency_columns(pair: EncodedPair, which: str, options: dict) -> dict[str, np.ndarray]:
     risk = file_risk(pair, which, options.get("global_risk", {}).get("alpha", 1.0))
-    cols = {"fk": risk.fk, "Fk": risk.Fk, "individual_risk": risk.risk}
+    cols = {"fk": risk.fk, "Fk": risk.Fk}
+    if risk.risk is not None:
+        cols["individual_risk"] = risk.risk
     if risk.household is not None:
         cols["household_risk"] = risk.household
     return cols
