@@ -321,14 +321,17 @@ def _dcr_split(features: MixedFeatures, n_o: int, n_p: int, seed: int, holdout: 
     h = int(min(max(1, round(holdout * n_r)), max_records, n_r - 1))
     held = np.zeros(n_r, dtype=bool)
     held[rng.choice(n_r, h, replace=False)] = True
+    rest = ref_rows[~held]
     if n_p == n_o:
         # files of equal size are sampled at the same record numbers: a protected record is compared with a
         # reference that holds the original record of the same number (its own, for paired or identical files)
-        query_rows = ref_rows if n_r <= max_records else np.sort(rng.choice(ref_rows, max_records, replace=False))
+        query_rows = rest if rest.size <= max_records else np.sort(rng.choice(rest, max_records, replace=False))
     else:
         query_rows = np.arange(n_p) if n_p <= max_records else rng.choice(n_p, max_records, replace=False)
     reference = features(0, ref_rows)
-    d_prot = nearest_distances(reference, features(1, query_rows))
+    # both sides against the same records, the rest of the original: a larger reference (the whole original)
+    # is denser, so its nearest records are closer and new records would seem closer than the holdout
+    d_prot = nearest_distances(reference[~held], features(1, query_rows))
     d_hold = nearest_distances(reference[~held], reference[held])
     # probability that a protected record is closer than a holdout record (ties count one half)
     from scipy.stats import mannwhitneyu  # scipy.stats only for this measure
@@ -377,8 +380,12 @@ def dcr_holdout(pair: EncodedPair, *, holdout: float = 0.2, seeds: int = 5, max_
     :class:`infoloss.risk.distance.MixedFeatures`).  For each of ``seeds``
     seeded splits, a share ``holdout`` of the original is held out; the DCR
     of each protected record is its Euclidean distance to the nearest
-    original record, the baseline DCR of each holdout record its distance
-    to the nearest record of the rest of the original.  The value is the
+    record of the rest of the original, and the baseline DCR of each holdout
+    record its distance to the nearest record of the same rest, as in
+    Platzer & Reutterer (both against the training records).  Measured
+    against the whole original, which is denser, protected records would
+    seem closer: new records from the same population scored 0.533 instead
+    of 0.5 with three continuous variables and 20 % held out.  The value is the
     probability that a protected record is closer than a holdout record,
     ``P(DCR_prot < DCR_hold) + P(=)/2`` (the Mann-Whitney U statistic over
     ``n_prot * n_hold``, scipy), averaged over the splits.  A copy of the
@@ -387,7 +394,7 @@ def dcr_holdout(pair: EncodedPair, *, holdout: float = 0.2, seeds: int = 5, max_
     ``max_records`` protected or holdout records a seeded sample is compared,
     and above ten times that the reference is a seeded sample of the original.
     Files of equal size are sampled at the same record numbers (the
-    protected records compared are drawn from the reference's records), so
+    protected records compared are those of the rest's record numbers), so
     every record of a copy of the original is at distance exactly 0.
 
     Identical files.  A copy's DCRs are all 0, so it is closer than every
