@@ -1,6 +1,7 @@
 """Interval disclosure, record linkage, exact copies and DCR: against brute force with scipy."""
 
 import warnings
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -68,6 +69,17 @@ def test_robust_interval_disclosure_measure():
     r = interval_disclosure_robust(orig, prot, SPEC)
     assert 0 <= r.value <= 1 and r.details["records_used"] == 60
     assert {"risk2", "wrisk1", "wrisk2"} <= set(r.details)
+
+
+def test_robust_interval_disclosure_of_linearly_dependent_variables_is_not_computed():
+    # CASCrefmicrodata: PTOTVAL = PEARNVAL + POTHVAL; the robust distances of a singular covariance are undefined
+    # (the value used to depend on the order of the columns)
+    folder = Path(__file__).parent / "data" / "CASCrefmicrodata"
+    orig, prot = pd.read_csv(folder / "original.csv"), pd.read_csv(folder / "noise_additive50.csv")
+    for columns in (list(orig.columns), list(np.random.default_rng(2).permutation(orig.columns))):
+        spec = {"variables": {c: {"scale": "continuous"} for c in columns}, "pairing": "row"}
+        with pytest.raises(NotComputed, match=r"singular \((?=.*PTOTVAL)(?=.*POTHVAL)(?=.*PEARNVAL).*linearly dependent"):
+            interval_disclosure_robust(orig[columns], prot[columns], spec)
 
 
 @pytest.mark.parametrize("ties", ["share", "own"])

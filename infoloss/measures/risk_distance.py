@@ -162,7 +162,7 @@ def interval_disclosure_robust(pair: EncodedPair, *, k: float = 0.01, k2: float 
     """
     names, x, xm = _matrices(pair)
     ok = _complete(x, xm, len(names) + 2)
-    res = _robust(x[ok], xm[ok], k, k2, max_records)
+    res = _robust(x[ok], xm[ok], k, k2, max_records, names)
     own = ~np.isnan(x).any(axis=1)  # the original against itself: its own complete records
     orig = pair.cached_original(("risk", "dRiskRMD", tuple(names), k, k2, max_records),
                                 lambda: _robust(x[own], x[own], k, k2, max_records)["value"])

@@ -69,8 +69,12 @@ def _nan_sd(x: np.ndarray) -> np.ndarray:
     return out
 
 
+#: smallest / largest eigenvalue of the robust covariance at or below this: singular (as the moments family's)
+SINGULAR_TOLERANCE = 1e-12
+
+
 def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k2: float = 0.05,
-                               max_records: int = 5_000) -> dict:
+                               max_records: int = 5_000, names: list[str] | None = None) -> dict:
     """A deterministic version of sdcMicro's ``dRiskRMD`` (RMDID1/RMDID2).
 
     Both files are standardised (each by its own means and standard
@@ -89,7 +93,10 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     their ``rmd``, over n).  Above ``max_records`` records the covariance is
     fitted on a systematic sample (every k-th record; deterministic), and the
     RMDID2 neighbourhood check runs on a systematic sample of the records at
-    risk, its share scaled up (``risk2_sampled`` says so).
+    risk, its share scaled up (``risk2_sampled`` says so).  A singular
+    robust covariance (linearly dependent variables, such as a total and
+    its parts) has no Mahalanobis distance: NotComputed, naming the
+    variables (``names``) of the dependency.
 
     References
     ----------
@@ -122,6 +129,7 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
         raise NotComputed(f"the robust (OGK) covariance of the original could not be computed ({exc})") from None
     if not np.isfinite(inv).all():
         raise NotComputed("the robust (OGK) covariance of the original is singular")
+    _check_not_singular(cov, names)
     md = np.einsum("ij,jk,ik->i", zs, inv, zs)
     rmd = np.sqrt(np.maximum(md, 0.0)) * 0.05
     low, high = zs - k * rmd[:, None], zs + k * rmd[:, None]
@@ -380,6 +388,19 @@ def _row_keys(points: Any) -> list:
         ptr = m.indptr
         return [(m.indices[a:b].tobytes(), m.data[a:b].tobytes()) for a, b in zip(ptr[:-1], ptr[1:])]
     return [row.tobytes() for row in np.ascontiguousarray(points + 0.0)]  # + 0.0: -0.0 becomes 0.0
+
+
+def _check_not_singular(cov: np.ndarray, names: list[str] | None) -> None:
+    """NotComputed when the smallest eigenvalue of ``cov`` is at most SINGULAR_TOLERANCE times the largest."""
+    values, vectors = np.linalg.eigh(cov)
+    top = values.max()
+    if top > 0 and values.min() > SINGULAR_TOLERANCE * top:
+        return
+    weights = np.abs(vectors[:, 0])
+    involved = [names[i] for i in np.flatnonzero(weights >= 1e-3 * weights.max())] if names else []
+    which = f" ({', '.join(involved)} are linearly dependent)" if len(involved) >= 2 else ""
+    raise NotComputed(f"the robust (OGK) covariance of the original is singular{which}, so the robust "
+                      "Mahalanobis distances are undefined")
 
 
 def copied_rows(original: list[np.ndarray], protected: list[np.ndarray]) -> np.ndarray:
