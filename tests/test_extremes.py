@@ -209,6 +209,21 @@ def test_scale_invariant_measures_are_exactly_unchanged_by_a_huge_power_of_two()
     assert large["xbar_mae"].by_variable["y"] == math.ldexp(small["xbar_mae"].by_variable["y"], 1000)
 
 
+@pytest.mark.parametrize("power", [-530, -550, -1000])
+def test_mean_variations_of_variances_and_covariances_are_unchanged_by_a_tiny_power_of_two(power):
+    """x and y times 2**-530 (about 1e-160): their variances (1e-320) would be subnormal or 0, but their
+    mean variations, ratios, are those of the unscaled files (they were 0.2 % off, then 'every element is 0')."""
+    orig, prot = base(seed=2)
+    tiny_o, tiny_p = orig.copy(), prot.copy()
+    for df in (tiny_o, tiny_p):
+        df[["x", "y"]] = np.ldexp(df[["x", "y"]].to_numpy(), power)
+    small = run_all(encode_pair(orig, prot, SPEC))
+    tiny = run_all(encode_pair(tiny_o, tiny_p, SPEC))
+    for mid in ("s_mv", "v_mv", "xbar_mv", "x_mv", "r_mv"):
+        assert tiny[mid].value == pytest.approx(small[mid].value, rel=1e-12), mid
+        assert (tiny[mid].by_variable or {}) == pytest.approx(small[mid].by_variable or {}, rel=1e-12), mid
+
+
 def test_means_of_huge_values_equal_exact_rational_arithmetic():
     orig, prot = extreme("huge")
     result = infoloss.compare(orig, prot, SPEC, measures=["xbar_mae"], aggregates=False)

@@ -103,20 +103,26 @@ class _Sums:
 
 def _sums(
     a: np.ndarray, b: np.ndarray, zero: np.ndarray | float = 0.0, w: np.ndarray | None = None,
-    labels: list[str] | None = None,
+    labels: list[str] | None = None, scaled: tuple[np.ndarray, np.ndarray, np.ndarray | float] | None = None,
 ) -> _Sums:
     """Discrepancy sums of the elements ``a`` (original) and ``b`` (protected).
 
     ``|a| <= zero`` marks an element as zero for the mean variation.
     ``labels`` (one per element) keeps the elements for Trottini's bound.
+    ``scaled``: the same elements and zero bounds times a power of two per
+    element (the same for ``a`` and ``b``), from which the mean variation is
+    taken: a ratio, it does not depend on the unit, and the scaled values
+    neither underflow nor overflow (variances of values near 1e-160 do).
     """
     a, b = np.asarray(a, float).ravel(), np.asarray(b, float).ravel()
     unweighted = w is None
     w = np.ones_like(a) if w is None else np.asarray(w, float).ravel()
     with np.errstate(over="ignore"):  # beyond the float64 range: infinite, and the measure says why
         d = np.abs(a - b)
-        nz = np.abs(a) > np.broadcast_to(zero, a.shape)
-        rel = np.divide(d, np.abs(a), out=np.zeros_like(d), where=nz)
+        a_mv, b_mv, zero_mv = (a, b, zero) if scaled is None else (np.asarray(v, float).ravel() for v in scaled)
+        d_mv = d if scaled is None else np.abs(a_mv - b_mv)
+        nz = np.abs(a_mv) > np.broadcast_to(zero_mv, a_mv.shape)
+        rel = np.divide(d_mv, np.abs(a_mv), out=np.zeros_like(d_mv), where=nz)
         elements = None
         if labels is not None:
             keep = np.flatnonzero(nz)
@@ -232,7 +238,12 @@ def _univariate_table(
         if not (math.isfinite(s1[j]) and math.isfinite(s2[j])):
             not_computed[name] = numeric.too_large(f"its {'variance' if stat == 'var' else stat}")
             continue
-        groups[name] = _sums(s1[j], s2[j], zero_below(u1, j), labels=[name])
+        power = 1 if stat == "mean" else 2  # the statistic's unit: 2**(power exp)
+        ss1, ss2 = getattr(u1, f"{stat}_s")[j], getattr(u2, f"{stat}_s")[j]
+        shift = int(u2.exp[j] - u1.exp[j]) * power  # the protected statistic in the original's unit
+        zero = zero_below(u1, j)
+        scaled = (ss1, numeric.unscale(ss2, shift), numeric.unscale(zero, -power * int(u1.exp[j])))
+        groups[name] = _sums(s1[j], s2[j], zero, labels=[name], scaled=scaled)
         zeros[name] = groups[name].n - groups[name].n_mv
     return _Table(
         groups,
@@ -270,7 +281,12 @@ def _v_table(pair: EncodedPair) -> _Table:
     sd = np.sqrt(np.abs(np.diag(v1)))
     zero = ZERO_TOLERANCE * np.outer(sd, sd)[iu]
     names = pair.continuous_names
-    sums = _sums(v1[iu], v2[iu], zero, labels=[f"{names[i]}|{names[j]}" for i, j in zip(*iu)])
+    # the mean variation from the covariances of the scaled variables, the protected one in the original's units
+    (c1, e1), (c2, e2) = ((_complete(pair, w).cov_s, _univariate(pair, w).exp) for w in (ORIGINAL, PROTECTED))
+    units1, units2 = np.add.outer(e1, e1), np.add.outer(e2, e2)
+    sd_s = np.sqrt(np.abs(np.diag(c1)))
+    scaled = (c1[iu], numeric.unscale(c2, units2 - units1)[iu], ZERO_TOLERANCE * np.outer(sd_s, sd_s)[iu])
+    sums = _sums(v1[iu], v2[iu], zero, labels=[f"{names[i]}|{names[j]}" for i, j in zip(*iu)], scaled=scaled)
     return _Table(
         {"all": sums},
         None,
