@@ -211,6 +211,28 @@ def test_listwise_deletion_and_where_follow_r():
     assert o[0]["n_missing"] == int(((df.g != "a") & (df.x.isna() | df.g.isna())).sum())
 
 
+def test_where_combines_comparisons_with_and_and_or_as_r_and_pandas_query_do(testdata):
+    # Python alone reads "income > 0 & age >= 15" as income > (0 & age) >= 15; R and pandas' query do not
+    for where in ("income > 0 & age >= 15", "(income > 0) & (age >= 15)", "income > 0 and age >= 15",
+                  "age < 15 | income <= 0", "~(age < 15) & (income > 0) | expend < 0"):
+        o, _ = fits(testdata, testdata, [{"name": "m", "formula": "income ~ expend", "where": where}], weight=None)
+        kept = testdata.query(where.replace(" and ", " & ")).dropna(subset=["income", "expend", "age"])
+        assert o[0]["n_used"] == len(kept), where
+        ref = sm.OLS.from_formula("income ~ expend", kept).fit()
+        assert by_name(o[0])["expend"]["estimate"] == pytest.approx(ref.params["expend"], rel=1e-10), where
+
+
+def test_where_on_an_ordinal_variable_with_missing_values_leaves_those_records_out(testdata):
+    # an order comparison with a missing category was an error (None >= 15), and the model was not fitted
+    prot = testdata.copy()
+    prot.loc[:99, "age"] = np.nan
+    _, p = fits(testdata, prot, [{"name": "m", "formula": "income ~ expend", "where": "age >= 15"}], weight=None)
+    kept = prot[prot.age >= 15].dropna(subset=["income", "expend"])  # NaN >= 15 is false: R's subset drops NA
+    assert p[0]["fitted"] and p[0]["n_used"] == len(kept)
+    ref = sm.OLS.from_formula("income ~ expend", kept).fit()
+    assert by_name(p[0])["expend"]["estimate"] == pytest.approx(ref.params["expend"], rel=1e-10)
+
+
 def test_missing_values_do_not_become_false_in_conditions():
     df = _frame()
     df.loc[:49, "g"] = None

@@ -48,7 +48,7 @@ import pandas as pd
 from ..errors import InputError, NotComputed
 from .data import FileData, label_values
 from .fitting import FitResult, aliased_columns, glm_fit, linear_fit
-from .spec import Analyses, Regression
+from .spec import Analyses, Regression, where_code
 
 #: |R_jj| / ||x_j|| below this makes column j aliased (R's lm uses tol = 1e-7 in its QR)
 ALIAS_TOL = 1e-7
@@ -265,10 +265,12 @@ def _where(data: FileData, reg: Regression) -> np.ndarray:
             namespace[name] = data.numeric(name)
         else:
             codes, labels = data.codes(name)
-            namespace[name] = np.array(label_values(labels) + [None], dtype=object)[codes]
+            # a missing category is NaN: any comparison with it is false (None would raise for < and >); the
+            # record is left out anyway, as a record with a missing value of a variable of the regression
+            namespace[name] = np.array(label_values(labels) + [np.nan], dtype=object)[codes]
     try:
         with np.errstate(all="ignore"):
-            mask = eval(compile(reg.where, "<where>", "eval"), {"__builtins__": {}}, namespace)  # noqa: S307
+            mask = eval(where_code(reg.where), {"__builtins__": {}}, namespace)  # noqa: S307
     except Exception as exc:  # the user's expression: any failure is an input error
         raise InputError(f"the 'where' of regression {reg.name!r} cannot be evaluated ({exc}).") from None
     mask = np.asarray(mask)
