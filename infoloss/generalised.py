@@ -508,8 +508,19 @@ def quasi_identifiers(pair: Any) -> list[GeneralisedColumn]:
 def _flat_column(pair: Any, name: str) -> GeneralisedColumn:
     if name in pair.categorical:
         col = pair.categorical[name]
-        hierarchy = flat_hierarchy(list(col.categories), name)
         orig, prot = col.orig, col.prot
+        categories = [str(c) for c in col.categories]
+        # a protected value of stars only (ARX's "*" in every quasi-identifier of a suppressed record) is the
+        # root, as a missing value is, unless the original holds it too
+        stars = [k for k, c in enumerate(categories) if spec_suppression(None, c)]
+        stars = [k for k in stars if not (orig == k).any()]
+        if stars:
+            kept = np.ones(len(categories), dtype=bool)
+            kept[stars] = False
+            new = np.where(kept, np.cumsum(kept) - 1, -1).astype(np.int32)
+            orig, prot = (np.where(c >= 0, new[np.maximum(c, 0)], -1).astype(np.int32) for c in (orig, prot))
+            categories = [c for k, c in enumerate(categories) if kept[k]]
+        hierarchy = flat_hierarchy(categories, name)
     else:
         col = pair.continuous[name]
         both = np.concatenate([col.orig, col.prot])

@@ -19,7 +19,7 @@ from infoloss.cli import app
 from infoloss.io import read_table
 from infoloss.pair import encode_pair
 from infoloss.registry import get, registered
-from infoloss.spec import load_spec
+from infoloss.spec import load_spec, spec_from_dict
 
 DATA = Path(__file__).resolve().parent / "data" / "adult"
 ARX = DATA / "arx"
@@ -105,6 +105,21 @@ def test_arx_suppressed_records_and_levels_are_read_from_its_output(arx_pairs):
     age = arx_pairs["k5_intervals"].generalised["age"]
     assert age.level == 1
     assert get("suppressed_records").func(arx_pairs["k5_intervals"]).value == 543
+
+
+def test_a_key_without_a_hierarchy_reads_arxs_star_as_suppressed():
+    # sex is never generalised at k = 5, so its hierarchy can be left out: ARX's "*" in it (a suppressed
+    # record) must still count as suppressed, not as a third sex
+    import yaml
+
+    raw = yaml.safe_load((DATA / "spec.yaml").read_text())
+    del raw["variables"]["sex"]["hierarchy"]
+    flat = spec_from_dict(raw, base_dir=DATA)
+    pair = encode_pair(read_table(DATA / "adult.csv", flat), arx_output("k5"), flat)
+    assert "sex" not in pair.generalised
+    assert get("suppressed_records").func(pair).value == 552
+    assert get("discernibility").func(pair).details["arx"] == pytest.approx(arx_values("k5")["discernibility"][1],
+                                                                           rel=1e-12)
 
 
 def test_infoloss_compare_reads_arx_output_on_the_command_line(tmp_path):
