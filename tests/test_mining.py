@@ -166,6 +166,32 @@ def test_weighted_fits_bin_like_scikit_learn():
     assert mm.quantile_edges(x[:, 2], w, 255) is None  # few distinct values: left to scikit-learn
 
 
+def test_weighted_fits_with_early_stopping_bin_the_records_their_trees_learn_from():
+    # 1,000 training records or more: the validation part is set aside first and the bins are fitted on the rest,
+    # so the model is scikit-learn's weighted fit with that validation part (it binned every record before)
+    rng = np.random.default_rng(5)
+    n = 3000
+    x = np.column_stack([rng.lognormal(size=n), rng.normal(size=n), rng.integers(0, 5, n)]).astype(float)
+    y = (x[:, 1] + 0.3 * x[:, 0] + rng.normal(size=n) > 0.5).astype(int)
+    w = rng.integers(1, 6, n).astype(float)
+    feats = [mm.md.Feature("a", "continuous"), mm.md.Feature("b", "continuous"),
+             mm.md.Feature("c", "nominal", tuple("01234"))]
+    for seed in (0, 3):
+        ours, note, _ = mm.fit_model("classification", "hgb", feats, x, y, w, seed)
+        assert note is None and ours.named_steps["model"].early_stopping is True
+        wn = w * (n / w.sum())  # fits take the weights in units of records
+        fit, val = (np.sort(r) for r in train_test_split(np.arange(n), test_size=0.1, random_state=seed, stratify=y))
+        theirs = HistGradientBoostingClassifier(categorical_features=np.array([False, False, True]),
+                                                early_stopping=True, random_state=seed)
+        theirs.fit(x[fit], y[fit], sample_weight=wn[fit], X_val=x[val], y_val=y[val], sample_weight_val=wn[val])
+        np.testing.assert_allclose(ours.predict_proba(x), theirs.predict_proba(x), rtol=1e-9, atol=1e-12)
+    # equal weights are no weights, with or without early stopping
+    for rows in (slice(None), slice(0, 600)):
+        equal, _, _ = mm.fit_model("classification", "hgb", feats, x[rows], y[rows], np.full(n, 4.0)[rows], 1)
+        plain, _, _ = mm.fit_model("classification", "hgb", feats, x[rows], y[rows], None, 1)
+        assert np.array_equal(equal.predict_proba(x), plain.predict_proba(x))
+
+
 def test_permutation_importance_is_breimans(survey):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, 4))

@@ -308,7 +308,9 @@ def weighted_bins(columns: tuple[int, ...]) -> Any:
     edges (the weighted quantiles of the training records, in one sorted
     cumulative sum per column) leaves at most 255 distinct values, which
     HistGradientBoosting bins at their midpoints, quickly; the fitted trees
-    split the same groups of records.  Bin ``i`` holds the values ``x`` with
+    split the same groups of records, provided the bins are fitted on the
+    records the model bins (with early stopping, the part left after the
+    validation records: :func:`_fit_binned_hgb`).  Bin ``i`` holds the values ``x`` with
     ``edge[i-1] < x <= edge[i]`` (scikit-learn's convention); NaN stays NaN.
     """
     return _weighted_bins_class()(columns)
@@ -364,6 +366,10 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
     from sklearn.dummy import DummyClassifier, DummyRegressor
 
     note = None
+    if w is not None:
+        # survey weights in units of records (mean 1): their scale, a population total, would otherwise set the
+        # strength of a penalty (LogisticRegression's C); equal weights are no weights, the same fit to the bit
+        w = None if np.all(w == w[0]) else w * (w.shape[0] / w.sum())
     if x.shape[1] == 0:
         est: Any = DummyClassifier(strategy="prior") if task == "classification" else DummyRegressor()
         note = "no feature: the model predicts the training records' most frequent class / mean"
@@ -390,11 +396,49 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
     if w is not None:
         steps = [name for name, _ in est.steps if name != "code"] if hasattr(est, "steps") else []
         params = {f"{name}__sample_weight": w for name in steps} if steps else {"sample_weight": w}
+    y_fit = y.astype(np.int64) if task == "classification" else y
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        est.fit(x, y.astype(np.int64) if task == "classification" else y, **params)
+        if _binned_with_validation(est):
+            _fit_binned_hgb(est, task, x, y_fit, w, seed)
+        else:
+            est.fit(x, y_fit, **params)
     messages = sorted({str(c.message).split("\n")[0] for c in caught if not issubclass(c.category, DeprecationWarning)})
     return est, note, messages
+
+
+def _binned_with_validation(est: Any) -> bool:
+    """Whether ``est`` is a weighted HistGradientBoosting pipeline with early stopping, fitted by _fit_binned_hgb."""
+    import inspect
+
+    steps = dict(getattr(est, "steps", []))
+    model = steps.get("model")
+    return ("bins" in steps and getattr(model, "early_stopping", False) is True
+            and "X_val" in inspect.signature(model.fit).parameters)  # scikit-learn 1.5 and later
+
+
+def _fit_binned_hgb(est: Any, task: str, x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int) -> None:
+    """Fit a weighted HistGradientBoosting pipeline whose bins are those of the records its trees learn from.
+
+    With early stopping, scikit-learn sets aside a validation part and bins
+    the rest; :func:`weighted_bins`, fitted on every training record, would
+    bin at other edges.  So the part is set aside here (10 %, stratified by
+    class, ``random_state=seed``: scikit-learn's ``validation_fraction`` and
+    its stratification), the bins are fitted on the rest, and both go to
+    ``fit(..., X_val=, y_val=, sample_weight_val=)``: the same trees as
+    scikit-learn's weighted fit with that validation part
+    (``tests/test_mining.py``).
+    """
+    from sklearn.model_selection import train_test_split
+
+    model = est.named_steps["model"]
+    rows = np.arange(x.shape[0])
+    fit_rows, val_rows = train_test_split(rows, test_size=model.validation_fraction, random_state=seed,
+                                          stratify=y if task == "classification" else None)
+    fit_rows, val_rows = np.sort(fit_rows), np.sort(val_rows)
+    bins = est.named_steps["bins"].fit(x[fit_rows], sample_weight=w[fit_rows])
+    model.fit(bins.transform(x[fit_rows]), y[fit_rows], sample_weight=w[fit_rows], X_val=bins.transform(x[val_rows]),
+              y_val=y[val_rows], sample_weight_val=w[val_rows])
 
 
 def _impurity(task: str, y: np.ndarray, w: np.ndarray | None) -> float:
