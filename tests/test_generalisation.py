@@ -283,6 +283,21 @@ def test_local_recoding_against_brute_force(folder, case):
     assert measure("loss_metric", pair).by_variable["age"] == pytest.approx(expected_age)
 
 
+def test_igpl_when_specialising_joins_records_already_specialised():
+    # zip at two levels in one column: specialising 750* to 7501 joins the two 7501 records, so the smallest
+    # class grows from 1 to 2 (anonymity gained, loss 0); it was a division by zero (loss -1)
+    orig = pd.DataFrame({"zip": ["7501", "7501", "7501", "7502", "7502"], "ill": ["y", "n", "y", "n", "n"]})
+    prot = orig.assign(zip=["750*", "7501", "7501", "7502", "7502"])
+    spec = {"variables": {"zip": {"scale": "nominal", "role": "key", "hierarchy": {"mask": "right"}},
+                          "ill": {"scale": "nominal", "role": "sensitive"}}}
+    r = measure("igpl", encode_pair(orig, prot, spec_from_dict(spec)))
+    row = r.details["table"]["zip"]
+    assert (row["anonymity_before"], row["anonymity_after"], row["anonymity_loss"]) == (1, 2, 0)
+    # H(ill | 750*, 7501, 7502) = 2/5 * 1 = 0.4 bits; after: H(ill | 7501, 7502) = 3/5 * H(2/3) bits
+    after = 3 / 5 * -(2 / 3 * np.log2(2 / 3) + 1 / 3 * np.log2(1 / 3))
+    assert r.value == pytest.approx(max(0.4 - after, 0.0) / 1)
+
+
 # ---------------------------------------------------------------------------
 # IGPL recomputed from its definition on ARX's k = 5 output
 # ---------------------------------------------------------------------------

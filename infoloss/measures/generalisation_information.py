@@ -352,8 +352,11 @@ def igpl(pair: EncodedPair) -> MeasureResult:
     categorical, from the protected file), which is ``Σ_v |R_v|/N ·
     InfoGain(v)`` over the values ``v`` of ``a`` in Fung et al.'s notation;
     ``AnonyLoss(a) = A − A'``, the drop of the anonymity ``A`` (the smallest
-    equivalence class of the kept records).  A variable already at its leaves
-    scores 0.
+    equivalence class of the kept records), 0 when the anonymity does not
+    drop: in a column generalised to several levels (local recoding) a
+    specialised value can join records already at that value, and the
+    smallest class then grows, a gain of anonymity, not a negative loss.  A
+    variable already at its leaves scores 0.
 
     ``by_variable`` holds IGPL per variable — the variables worth relaxing
     score highest — and ``value`` the largest (0 when nothing is
@@ -414,7 +417,7 @@ def igpl(pair: EncodedPair) -> MeasureResult:
             gain -= _conditional_entropy(child, h.n_nodes + 1, s[kept], n_s)
         gain = max(gain, 0.0)
         k_after, n_after = _smallest_class(nodes[:i] + [child] + nodes[i + 1:], radix)
-        loss = k_before - k_after
+        loss = max(k_before - k_after, 0)  # merging into records already specialised can raise the anonymity
         score = gain / (loss + 1)
         by_variable[gc.name] = score
         table[gc.name] = {"level": _level_text(gc), "info_gain": gain, "anonymity_before": k_before,
