@@ -22,7 +22,7 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
     if not target.parent.is_dir():
         raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
     mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = _temporary_beside(path, target)
     try:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as handle:
             handle.write(data)
@@ -36,6 +36,24 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
             raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
         raise
     return path
+
+
+def check_writable(path: str | Path) -> None:
+    """InputError (one sentence) unless a file can be created beside ``path`` (the folder is writable, the
+    name not too long), as :func:`write_atomic` will; checked before any work is done."""
+    path = Path(path)
+    fd, tmp = _temporary_beside(path, path.resolve())
+    os.close(fd)
+    Path(tmp).unlink(missing_ok=True)
+
+
+def _temporary_beside(path: Path, target: Path) -> tuple[int, str]:
+    """A new temporary file in ``target``'s folder, named after it; OSError (read-only, /proc, a name too
+    long, no permission) as an InputError."""
+    try:
+        return tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
 
 
 def _same_file(a: Path, b: Path) -> bool:

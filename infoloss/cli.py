@@ -285,15 +285,20 @@ def _check_records(folder: Path, fmt: str) -> None:
 
 
 def _check_output(path: Path, inputs: list[Path]) -> None:
-    from ._files import _same_file
+    from ._files import _same_file, check_writable
 
     resolved = path.resolve()
     if any(_same_file(resolved, Path(p)) for p in inputs):
         raise InputError(f"the output file {path} is one of the input files; choose another output path.")
     if not resolved.parent.is_dir():
         raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
-    if resolved.is_dir():
+    try:
+        folder = resolved.is_dir()
+    except OSError as exc:  # a name too long for the file system
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
+    if folder:
         raise InputError(f"cannot write {path}: it is a folder; give a file name.")
+    check_writable(path)
 
 
 def _check_outputs(json_out: Optional[str], html_out: Optional[str], inputs: list[Path]) -> None:
