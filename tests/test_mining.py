@@ -502,6 +502,15 @@ def test_a_class_with_one_training_record_turns_early_stopping_off():
     assert rep.scenarios[0].measures["ml_score_ratio"].value == 1.0
 
 
+def test_a_target_of_more_than_50_classes_is_not_computed():
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"t": [f"k{i}" for i in rng.integers(0, 300, 2000)], "x": rng.normal(size=2000)})
+    spec = {"variables": {"t": {"scale": "nominal", "role": "target"}, "x": {"scale": "continuous"}}}
+    rep = compare(df, df.copy(), spec, measures=["ml_score_ratio"], aggregates=False, statistics=False, tables=False)
+    assert "classes in the original file; the classification measures take at most 50" in \
+        rep.scenarios[0].not_computed["ml_score_ratio"]
+
+
 def test_a_test_size_that_leaves_no_training_record_is_not_computed(testdata):
     small = testdata["original"].iloc[:30]
     rep = compare(small, small.copy(), spec_with_target(), measures=["ml_score_ratio"],

@@ -26,6 +26,7 @@ MODELS = ("hgb", "linear", "tree")
 CLASSIFICATION_METRICS = ("balanced_accuracy", "accuracy", "f1_macro", "roc_auc")
 REGRESSION_METRICS = ("r2", "rmse")
 MIN_RECORDS = 20  # fewest original records with a target value for a split
+MAX_CLASSES = 50  # most classes of a classification target (original records with a target value)
 HGB_MAX_CATEGORIES = 255  # HistGradientBoosting's native categorical support (max_bins)
 TREE_CP = 0.01  # rpart's default complexity parameter
 HGB_EARLY_STOPPING = 1000  # fewest training records for early stopping on a 10 % validation part
@@ -225,6 +226,14 @@ def split(pair: EncodedPair, t: Target, s: Settings, seed: int) -> tuple[np.ndar
             f"test_size = {s.test_size:g} holds out all {valid.shape[0]} original records with a value of target "
             f"{t.name!r}, leaving none to train on; choose a smaller test_size"
         )
+    if t.task == "classification":
+        n_classes = np.unique(y[valid]).shape[0]
+        if n_classes > MAX_CLASSES:
+            # a gradient-boosting fit grows one tree per class and iteration: 100 classes on 900 records took 51 s
+            raise NotComputed(
+                f"target {t.name!r} has {n_classes:,} classes in the original file; the classification measures "
+                f"take at most {MAX_CLASSES} (group its categories, e.g. with a recode in the spec)"
+            )
     strata = _strata(t, y[valid])
     train, test, stratified = _split(valid, strata, seed, test_size=s.test_size)
     pools = (train.shape[0], test.shape[0])
@@ -380,7 +389,8 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
         n_train = x.shape[0]
         if task == "classification" and model == "hgb" and n_train >= HGB_EARLY_STOPPING \
                 and np.unique(y, return_counts=True)[1].min() < 2:
-            # early stopping draws a validation part stratified by class, which needs two records of each
+            # early stopping draws a validation part stratified by class, which needs two records of each (and
+            # one of each class in both parts: at most MAX_CLASSES classes, at least 100 validation records)
             n_train = 0
             note = "a class has one training record, so the model runs without early stopping"
         elif model == "hgb" and n_train >= HGB_EARLY_STOPPING and w is not None \
