@@ -220,8 +220,11 @@ def test_zero_weights_leave_the_counts_and_stop_only_the_risk_of_that_file():
     for measure in (global_risk, expected_reidentifications, household_risk):
         r = measure(orig, prot, spec)  # the protected file's risk stands; the original's is said to be missing
         assert math.isfinite(r.value) and "sum to 0 (zero weights)" in r.details["original"]["not_computed"]
-        with pytest.raises(NotComputed, match="individual risk of the protected file is not finite"):
+        with pytest.raises(NotComputed, match="individual risk of the protected file is undefined"):
             measure(orig, orig, spec)
+        # weights below 1 (Fk < fk) give "risks" above 1: undefined too (global risk was 230 with weights 1e-100)
+        with pytest.raises(NotComputed, match=r"weights below 1, while sampling weights are at least 1"):
+            measure(orig, prot.assign(w=0.5), spec)
     expected = individual_risk(np.array([2, 2, 1, 3, 3, 3]), np.full(6, 5.0) * [2, 2, 1, 3, 3, 3], weighted=True)
     assert global_risk(orig, prot, spec).value == pytest.approx(expected.mean(), rel=1e-12)
 

@@ -202,10 +202,12 @@ def file_risk(pair: EncodedPair, which: str, alpha: float = 1.0) -> FileRisk:
         weights = pair.weights(which)
         fk, Fk = frequencies(keys, weights, alpha=alpha)
         risk = individual_risk(fk, Fk, weighted=weights is not None)
-        if not np.isfinite(risk).all():  # fk and Fk stay: the counts of k-anonymity need no risk
-            reason = (f"the individual risk of the {FILE_NAMES[which]} file is not finite for some records: the "
+        # the risk is a probability of sampling weights (at least 1: Fk >= fk); weights below 1 give values above 1
+        below = weights is not None and bool((Fk < fk * (1.0 - 1e-12)).any())
+        if below or not np.isfinite(risk).all():  # fk and Fk stay: the counts of k-anonymity need no risk
+            reason = (f"the individual risk of the {FILE_NAMES[which]} file is undefined for some records: the "
                       "weights of their key class sum to 0 (zero weights) or to less than its number of records "
-                      "(weights below 1); check the weight column")
+                      "(weights below 1, while sampling weights are at least 1); check the weight column")
             return FileRisk(fk, Fk, None, weights is not None, None, reason, reason)
         household, reason = _household(pair, which, risk)
         return FileRisk(fk, Fk, risk, weights is not None, household, reason)
