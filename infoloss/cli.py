@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape  # names, paths and reasons are the user's text, never rich markup
 
 from . import __version__
 from .errors import InputError
@@ -337,11 +338,12 @@ def _print_summary(report) -> None:
 
     from .registry import get
 
-    table = Table(title=f"Information loss against {report.original.get('path') or 'the original'}", show_lines=False)
+    table = Table(title=f"Information loss against {escape(report.original.get('path') or 'the original')}",
+                  show_lines=False)
     table.add_column("measure")
     table.add_column("better", style="dim")
     for s in report.scenarios:
-        table.add_column(s.name, justify="right")
+        table.add_column(escape(s.name), justify="right")
     for mid in report.measure_ids:
         info = get(mid)
         cells = []
@@ -357,7 +359,7 @@ def _print_summary(report) -> None:
         for mid, reason in s.not_computed.items():
             by_reason.setdefault(reason, []).append(mid)  # one line for the measures that share a reason
         for reason, mids in by_reason.items():
-            out.print(f"[dim]{s.name}: {', '.join(mids)} not computed: {reason}[/dim]", highlight=False)
+            out.print(f"[dim]{escape(s.name)}: {', '.join(mids)} not computed: {escape(reason)}[/dim]", highlight=False)
 
 
 class _ProgressBar:
@@ -382,13 +384,13 @@ class _ProgressBar:
                 console=err, transient=True,
             )
             self.bar.start()
-            self.task = self.bar.add_task(label, total=total)
-        self.bar.update(self.task, completed=done, description=label)
+            self.task = self.bar.add_task(escape(label), total=total)
+        self.bar.update(self.task, completed=done, description=escape(label))
 
     def label(self, text: str) -> None:
         """Say what the run does after the last counted step."""
         if self.bar is not None:
-            self.bar.update(self.task, description=text)
+            self.bar.update(self.task, description=escape(text))
 
     def __exit__(self, *exc: Any) -> None:
         if self.bar is not None:
@@ -543,7 +545,7 @@ def main() -> None:
     try:
         status: object = app(standalone_mode=False, prog_name="infoloss")  # None when the command returns, the code of typer.Exit
     except InputError as exc:  # raised outside a command's own handler
-        err.print(f"infoloss: error: {exc}", markup=False, highlight=False)
+        err.print(f"infoloss: error: {exc}", markup=False, highlight=False, soft_wrap=True)
         status = 2
     except _ClickException as exc:  # a usage error: unknown option, missing argument, value out of range
         status = _usage_error(exc)

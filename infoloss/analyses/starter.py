@@ -63,7 +63,10 @@ def starter_block(spec, df: pd.DataFrame) -> str:
 
 
 def _few(df: pd.DataFrame, name: str) -> bool:
-    return name in df.columns and 2 <= df[name].nunique(dropna=True) <= MAX_CATEGORIES
+    try:
+        return name in df.columns and 2 <= df[name].nunique(dropna=True) <= MAX_CATEGORIES
+    except TypeError:  # lists or mappings (a nested Parquet column): the spec's note says to remove it
+        return False
 
 
 def _income_like(df: pd.DataFrame, continuous: list[str]) -> str | None:
