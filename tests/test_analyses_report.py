@@ -65,3 +65,14 @@ def test_no_section_without_analyses():
     html = infoloss.compare(df, df.copy(), spec, measures=IDS).to_html()
     assert "Your analyses before and after" not in html
     assert "the spec declares no estimates" in html
+
+
+def test_an_estimate_whose_interval_is_beyond_the_float_range_draws_no_mini_chart():
+    # values near ±1.8e308: the mean's interval (or its value) is missing; the page was a TypeError (found by fuzzing)
+    orig = pd.DataFrame({"x": [1.7e308, 1e308, 1e308, -1.7e308]})
+    prot = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    spec = {"variables": {"x": {"scale": "continuous"}},
+            "analyses": {"estimates": [{"statistic": "mean", "variable": "x"}], "ci": {"replicates": 20}}}
+    report = infoloss.compare(orig, prot, spec, measures=["estimate_ci_overlap"])
+    assert report.scenarios[0].analyses["estimates"]
+    assert "mean(x)" in report.to_html()

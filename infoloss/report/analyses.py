@@ -225,12 +225,16 @@ def _interval_text(side: dict, policy: Policy) -> str:
 
 
 def _mini_chart(row: dict, blocks: Sequence, per: list[dict], width: float = 130) -> Markup:
+    def drawn(side: dict | None) -> bool:  # an estimate with its interval (a side may lack its value or a bound)
+        return bool(side) and all(isinstance(side.get(k), (int, float)) and math.isfinite(side[k])
+                                  for k in ("lower", "upper", "value"))
+
     o = row["original"] or {}
     intervals = [(svg.colour(i), (scen.get(row["key"]) or {}).get("protected")) for (i, _), scen in zip(blocks, per)]
-    ends = [v for side in [o] + [p for _, p in intervals] if side and side.get("lower") is not None
-            for v in (side["lower"], side["upper"], side["value"])]
-    if not ends or o.get("lower") is None:
+    intervals = [(col, p if drawn(p) else None) for col, p in intervals]
+    if not drawn(o):
         return Markup("")
+    ends = [v for side in [o] + [p for _, p in intervals if p] for v in (side["lower"], side["upper"], side["value"])]
     lo, hi = min(ends), max(ends)
     if hi <= lo:
         hi = lo + (abs(lo) or 1.0) * 1e-6
@@ -238,7 +242,7 @@ def _mini_chart(row: dict, blocks: Sequence, per: list[dict], width: float = 130
     height = 8 + 5 * len(intervals)
     out = [svg.rect(sx(o["lower"]), 1, max(sx(o["upper"]) - sx(o["lower"]), 1), height - 2, BAND)]
     for k, (col, p) in enumerate(intervals):
-        if not p or p.get("lower") is None:
+        if not p:
             continue
         y = 5 + 5 * k
         out.append(svg.line(sx(p["lower"]), y, sx(p["upper"]), y, col, 2))
