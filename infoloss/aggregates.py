@@ -373,6 +373,9 @@ def binned_kde(counts: np.ndarray, edges: np.ndarray, h: float, n: int) -> np.nd
     >>> d = binned_kde(np.array([0, 0, 10, 0, 0]), np.linspace(0, 5, 6), 1.0, 10)
     >>> round(float(d[2]), 4)  # 1/sqrt(2*pi): the kernel's peak
     0.3989
+    >>> # a bandwidth near the float limit (4 h overflows): a flat kernel over 2 * 5 + 1 cells, 1/11 in each
+    >>> round(float(binned_kde(np.array([0, 0, 10, 0, 0]), np.linspace(0, 5, 6), 1e308, 10).max()), 4)
+    0.0909
     """
     if n <= 0 or h <= 0:
         return None
@@ -380,7 +383,7 @@ def binned_kde(counts: np.ndarray, edges: np.ndarray, h: float, n: int) -> np.nd
     hb = float(h) / width if width > 0 else math.inf
     if not math.isfinite(hb):  # bins narrower than the float range resolves (denormal data): not drawable
         return None
-    half = int(min(math.ceil(4 * hb), counts.size))
+    half = counts.size if 4 * hb >= counts.size else math.ceil(4 * hb)  # 4 hb may overflow to inf: no ceil of it
     offsets = np.arange(-half, half + 1)
     with np.errstate(over="ignore", under="ignore"):  # a bandwidth far below a bin: exp(-inf) = 0, one cell
         kernel = np.exp(-0.5 * (offsets / hb) ** 2) if hb > 0 else (offsets == 0).astype(float)
