@@ -603,3 +603,23 @@ def test_roc_auc_needs_both_classes_among_the_records_of_positive_weight():
         warnings.simplefilter("error")
         scores = mm.scores(target, y, out, np.array([1.0, 0.0, 2.0, 0.0]))
     assert scores["roc_auc"] is None and scores["accuracy"] == pytest.approx(1 / 3)
+
+
+def test_what_scikit_learn_cannot_fit_or_score_is_a_reason_not_a_traceback():
+    # found by fuzzing: a feature observed only in records of weight 0 (scikit-learn's weighted binning raised
+    # "window shape cannot be larger than input array shape"), and a protected target near ±1.8e308 whose
+    # model predicts values beyond the float range ("Input contains NaN" in the scores)
+    rng = np.random.default_rng(6)
+    income = np.full(40, np.nan)
+    income[::4] = rng.normal(size=10)
+    orig = pd.DataFrame({"sex": rng.choice(["f", "m"], 40), "income": income,
+                         "w": np.where(np.isnan(income), 1.0, 0.0)})
+    spec = {"variables": {"sex": {"scale": "nominal", "role": "target"}, "income": {"scale": "continuous"},
+                          "w": {"role": "weight"}}}
+    rep = compare(orig, orig.copy(), spec, measures=["ml_score_ratio"], aggregates=False, statistics=False, tables=False)
+    assert rep.scenarios[0].not_computed["ml_score_ratio"].startswith("scikit-learn could not fit the hgb model")
+    orig = pd.DataFrame({"x": rng.normal(50, 5, 60), "a": rng.normal(size=60)})
+    prot = orig.assign(x=rng.choice([0.0, 1.7e308, -1.7e308, 1e308], 60))
+    spec = {"variables": {"x": {"scale": "continuous", "role": "target"}, "a": {"scale": "continuous"}}}
+    rep = compare(orig, prot, spec, measures=["ml_score_ratio"], aggregates=False, statistics=False, tables=False)
+    assert "ml_score_ratio" in rep.scenarios[0].not_computed or math.isfinite(rep.value("ml_score_ratio"))

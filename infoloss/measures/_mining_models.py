@@ -409,10 +409,15 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
     y_fit = y.astype(np.int64) if task == "classification" else y
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if _binned_with_validation(est):
-            _fit_binned_hgb(est, task, x, y_fit, w, seed)
-        else:
-            est.fit(x, y_fit, **params)
+        try:
+            if _binned_with_validation(est):
+                _fit_binned_hgb(est, task, x, y_fit, w, seed)
+            else:
+                est.fit(x, y_fit, **params)
+        except ValueError as exc:  # degenerate records scikit-learn refuses (a target near ±1.8e308, a feature
+            # observed only in records of weight 0): this measure's reason, not the end of the comparison
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise NotComputed(f"scikit-learn could not fit the {model} model on these records ({first})") from None
     messages = sorted({str(c.message).split("\n")[0] for c in caught if not issubclass(c.category, DeprecationWarning)})
     return est, note, messages
 
@@ -493,6 +498,8 @@ def scores(t: Target, y: np.ndarray, out: Output, w: np.ndarray | None) -> dict[
 
     require_weight(w, f"held-out records of target {t.name!r}")
     if t.task == "regression":
+        if not np.isfinite(out.pred).all():  # predictions beyond the float range (values near ±1.8e308)
+            return {"r2": None, "rmse": None}
         r2 = None
         if np.ptp(y) > 0:  # R² is undefined when the held-out values are all equal
             r2 = float(metrics.r2_score(y, out.pred, sample_weight=w))
