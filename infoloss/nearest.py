@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from . import numeric
 from .errors import InputError, NotComputed
 
 __all__ = ["NearestPairing", "nearest_records", "paired_view"]
@@ -111,20 +112,33 @@ def _matching_variables(pair, requested: list[str] | None) -> tuple[list[str], l
     return cats, conts
 
 
+#: standardised values are clipped here: a protected value a million original sds away is matched as if there
+#: (an original value is at most sqrt(n) sds from its mean), and the search's float32 scores stay finite
+MAX_Z = 1e6
+
+
 def _standardised(pair, conts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(n_orig, p) and (n_prot, p) arrays standardised by the original's mean and sd; missing -> 0."""
+    """(n_orig, p) and (n_prot, p) arrays standardised by the original's mean and sd; missing -> 0.
+
+    The values are scaled by a power of two first (exact: the same z for
+    ordinary data), so that the mean and sd of values near ±1.8e308 are
+    finite; z is clipped at ±MAX_Z.
+    """
     zo, zp, used = [], [], []
     for name in conts:
         col = pair.continuous[name]
         ok = col.orig[~np.isnan(col.orig)]
         if ok.size < 2:
             continue
+        e = numeric.exponent(ok)
+        ok = numeric.scaled(ok, e)
         mean, sd = float(ok.mean()), float(ok.std())
         if not sd > 0:
             continue
         for src, out in ((col.orig, zo), (col.prot, zp)):
-            z = (src - mean) / sd
-            out.append(np.where(np.isnan(z), 0.0, z))
+            with np.errstate(over="ignore"):
+                z = (numeric.scaled(src, e) - mean) / sd
+            out.append(np.clip(np.where(np.isnan(z), 0.0, z), -MAX_Z, MAX_Z))
         used.append(name)
     if not used:
         return np.zeros((pair.n_orig, 0)), np.zeros((pair.n_prot, 0)), used

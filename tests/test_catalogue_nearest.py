@@ -182,3 +182,19 @@ def test_cli_pairing_nearest(tmp_path):
     data = json.loads(res.stdout)
     s = data["scenarios"][0]
     assert "il1s" in s["measures"] and s["pairing"]["method"] == "nearest"
+
+
+def test_nearest_pairing_of_values_near_the_float_limit():
+    # found by fuzzing: protected values of ±1.7e308 made the standardised values (and float32 scores) infinite,
+    # and the pairing a traceback; the means and sds are now taken on values scaled by a power of two and the
+    # standardised values clipped at ±1e6 original sds
+    import infoloss
+
+    orig = pd.DataFrame({"x": [46.7, 51.7, 55.6, 60.9, 49.5]})
+    prot = pd.DataFrame({"x": [1.7e308, 0.0, 1e308, -1.7e308, 0.0]})
+    spec = {"variables": {"x": {"scale": "continuous"}}, "pairing": "nearest"}
+    report = infoloss.compare(orig, prot, spec, measures=["il1s", "records_changed"])
+    assert report.scenarios[0].pairing["n_protected"] == 5
+    huge = pd.DataFrame({"x": [1.7e308, -1.7e308, 1e308, -1e308, 5e307]})  # an original near the limit too
+    report = infoloss.compare(huge, huge.iloc[::-1].reset_index(drop=True), spec, measures=["records_changed"])
+    assert report.value("records_changed") == 0.0  # every record finds its exact twin
