@@ -304,6 +304,8 @@ def _check_output(path: Path, inputs: list[Path]) -> None:
 
 def _check_outputs(json_out: Optional[str], html_out: Optional[str], inputs: list[Path]) -> None:
     """Before any work: each output is writable, none is an input, and --json and --html differ."""
+    if json_out == "-" and html_out == "-":
+        raise InputError("--json and --html both name standard output ('-'); give one of them a file.")
     targets = [Path(t) for t in (json_out, html_out) if t not in (None, "-")]
     for target in targets:
         _check_output(target, inputs)

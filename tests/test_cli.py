@@ -179,6 +179,7 @@ def bad_inputs(small, tmp_path):
         ((csv_with(orig_df.assign(income=np.nan), "allnan.csv"), p, "--spec", s), "'income' is missing in every record of the original file"),
         ((o, p, "--spec", s, "--json", o), "is one of the input files"),
         ((o, p, "--spec", s, "--json", tmp_path / "no" / "dir.json"), "does not exist"),
+        ((o, p, "--spec", s, "--json", "-", "--html", "-"), "both name standard output"),
         # a name too long for the file system: checked before any work (was a traceback, exit 1)
         ((o, p, "--spec", s, "--json", tmp_path / ("a" * 300 + ".json")), "name too long"),
         ((o, p, "--spec", s, "--html", tmp_path / ("a" * 300 + ".html")), "name too long"),
