@@ -187,3 +187,15 @@ def test_l_diversity_and_t_closeness_measures():
     assert 0 <= t.value <= 1 and t.details["original"]["value"] == t.value
     with pytest.raises(NotComputed, match="no sensitive variables"):
         l_diversity(df, df, {"variables": {"k": {"scale": "nominal", "role": "key"}, "s": {"scale": "nominal"}}})
+
+
+def test_more_than_15_key_variables_are_a_reason_not_hours_of_search():
+    # SUDA2's time doubles with each key variable: 25 keys ran for hours (found by fuzzing)
+    import infoloss
+
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({f"k{i}": rng.integers(0, 3, 60) for i in range(16)})
+    spec = {"variables": {c: {"scale": "nominal", "role": "key"} for c in df.columns}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["suda_dis"], aggregates=False, tables=False)
+    assert report.scenarios[0].not_computed["suda_dis"].startswith(
+        "SUDA searches every subset of the key variables, and 16 keys would take hours; mark at most 15")
