@@ -22,6 +22,13 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
     if not target.parent.is_dir():
         raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
     mode = "wb" if isinstance(data, bytes) else "w"
+    if is_special(target):  # a pipe or a device (/dev/null, a shell's >(...)): written into, never replaced
+        try:
+            with open(target, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
+        return path
     fd, tmp = _temporary_beside(path, target)
     try:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as handle:
@@ -36,6 +43,18 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
             raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
         raise
     return path
+
+
+def is_special(path: str | Path) -> bool:
+    """Whether ``path`` exists and is a pipe, a device or a socket: an atomic write (a new file renamed over
+    it) would replace it by a regular file (/dev/null itself, when run as root), so it is written into."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # not there (or not reachable): the write itself says so
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def check_writable(path: str | Path) -> None:

@@ -25,8 +25,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Measure the information lost by protecting (anonymising) a microdata file.",
 )
-err = Console(stderr=True)
-out = Console()
+err = Console(stderr=True, emoji=False)  # ":cat:" in a name or path is text, never an emoji
+out = Console(emoji=False)
 
 
 def _split(values: Optional[list[str]]) -> list[str]:
@@ -286,7 +286,7 @@ def _check_records(folder: Path, fmt: str) -> None:
 
 
 def _check_output(path: Path, inputs: list[Path]) -> None:
-    from ._files import _same_file, check_writable
+    from ._files import _same_file, check_writable, is_special
 
     resolved = path.resolve()
     if any(_same_file(resolved, Path(p)) for p in inputs):
@@ -299,7 +299,8 @@ def _check_output(path: Path, inputs: list[Path]) -> None:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
     if folder:
         raise InputError(f"cannot write {path}: it is a folder; give a file name.")
-    check_writable(path)
+    if not is_special(path):  # a pipe or a device is written into, not replaced (_files.write_atomic)
+        check_writable(path)
 
 
 def _check_outputs(json_out: Optional[str], html_out: Optional[str], inputs: list[Path]) -> None:

@@ -137,6 +137,29 @@ def test_measure_options_with_set(small, tmp_path):
     assert details["missing_rule"] == "sdcmicro"
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_given_as_output_is_written_into_not_replaced(small, tmp_path):
+    # an atomic write renames a new file over the target: a pipe (or /dev/null, as root) became a regular file
+    import os
+    import threading
+
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--json", fifo,
+                 "--measures", "suppressions")
+    reader.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert fifo.is_fifo() and json.loads(received[0])["scenarios"][0]["measures"]["suppressions"]
+
+
+def test_emoji_codes_in_names_stay_text(small):
+    result = run("compare", small["orig"], small["prot"], "--key", ":cat:")
+    assert result.exit_code == 2 and "':cat:'" in result.output
+
+
 def bad_inputs(small, tmp_path):
     """(arguments, expected message) for inputs that must give exit status 2."""
     o, p, s = small["orig"], small["prot"], small["spec"]
