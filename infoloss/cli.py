@@ -236,6 +236,8 @@ def _check_columns(inferred: Any, original: Path, names: dict[str, list[str]]) -
 def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[str]) -> dict[str, dict[str, Any]]:
     import yaml
 
+    from .spec import MAX_SPEC_VALUES, _expanded_size
+
     options: dict[str, dict[str, Any]] = {}
     for item in option or []:
         target, sep, value = item.partition("=")
@@ -248,6 +250,9 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
             parsed = yaml.safe_load(value)
         except yaml.YAMLError:
             parsed = value
+        if _expanded_size(parsed, {}) > MAX_SPEC_VALUES:  # YAML aliases repeated (billion laughs)
+            raise InputError(f"--set {target} holds more than {MAX_SPEC_VALUES:,} values once its YAML aliases "
+                             "are repeated; give the value itself.")
         options.setdefault(mid, {})[key] = parsed
     if gdu_weights is not None:
         try:

@@ -198,6 +198,26 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+#: most values (list items, mapping entries) of a spec with its YAML aliases repeated
+MAX_SPEC_VALUES = 1_000_000
+
+
+def _expanded_size(obj: Any, seen: dict[int, int]) -> int:
+    """The number of values of ``obj`` with every alias repeated, counted once per shared list or mapping."""
+    if not isinstance(obj, (list, dict)):
+        return 1
+    if id(obj) in seen:
+        return seen[id(obj)]
+    items = [*obj.keys(), *obj.values()] if isinstance(obj, dict) else obj
+    total = 1
+    for item in items:
+        total += _expanded_size(item, seen)
+        if total > MAX_SPEC_VALUES:
+            break
+    seen[id(obj)] = total
+    return total
+
+
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a YAML spec file; relative paths in it are relative to the file."""
     path = Path(path)
@@ -221,6 +241,9 @@ def load_spec(path: str | Path) -> Spec:
     except RecursionError:  # PyYAML parses nested brackets recursively
         raise SpecError(f"the spec file {path} nests lists or mappings too deeply to be a spec; check its "
                         "brackets.") from None
+    if _expanded_size(raw, {}) > MAX_SPEC_VALUES:  # aliases share one list; walking it repeats it (billion laughs)
+        raise SpecError(f"the spec file {path} holds more than {MAX_SPEC_VALUES:,} values once its YAML aliases "
+                        "(*name) are repeated; write the lists out, or shorten them.")
     spec = spec_from_dict(raw, base_dir=path.resolve().parent)
     spec.path = path
     return spec

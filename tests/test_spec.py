@@ -159,3 +159,17 @@ def test_numbers_with_fractions_are_inferred_continuous_however_few():
     assert spec.variables["few_fractions"].scale == "continuous"
     assert spec.variables["few_fractions"].note == "number with fractions, 3 distinct values"
     assert spec.variables["codes"].scale == "nominal" and spec.variables["ints"].scale == "nominal"
+
+
+def test_a_spec_whose_yaml_aliases_repeat_a_list_a_billion_times_is_refused_at_once(tmp_path):
+    # 466 bytes of "billion laughs": 9**9 missing codes once the aliases are repeated (7.6 GB before, found by fuzzing)
+    text = "variables:\n  income: {scale: continuous}\n  region:\n    scale: nominal\n    missing:\n"
+    text += '      - &a0 ["x","x","x","x","x","x","x","x","x"]\n'
+    text += "".join(f"      - &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]\n" for i in range(1, 9))
+    path = tmp_path / "laughs.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError, match="more than 1,000,000 values once its YAML aliases"):
+        load_spec(path)
+    # an alias used a few times is still a spec
+    path.write_text("variables:\n  a: {scale: ordinal, order: &o [low, high]}\n  b: {scale: ordinal, order: *o}\n")
+    assert load_spec(path).variables["b"].order == ["low", "high"]
