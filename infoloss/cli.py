@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional
 
@@ -102,7 +104,7 @@ def compare(
                                  "run without --safe to write them, or drop --records.")
         _check_outputs(json_out, html_out, inputs)
         weights = _family_weights(family_weights)
-        with _ProgressBar() as progress:
+        with _ProgressBar() as progress, _warnings_as_lines():
             report = run_compare(
                 str(original),
                 [str(p) for p in protected],
@@ -169,8 +171,39 @@ def _family_weights(text: Optional[str]) -> Optional[dict[str, float]]:
     return check_weights(pairs)
 
 
-def _infer_warning(df: Any) -> Any:
-    """``infer_spec(df)``, printing its cardinality warnings on stderr (one line each)."""
+@contextmanager
+def _warnings_as_lines() -> Iterator[None]:
+    """infoloss's own warnings (a column that looks like an identifier) as ``infoloss: warning:`` lines, once each,
+    after a run that succeeds.
+
+    Numerical warnings of numpy, scipy or scikit-learn (an overflow on values
+    near ±1.8e308) are not printed with their source lines: a result they
+    spoil is not finite and the measure is not computed, with its reason.
+    """
+    import warnings
+
+    from .limits import CardinalityWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield  # a run that fails says only why (one sentence): its warnings are not printed
+    for text in [*_pending, *(str(w.message) for w in caught if issubclass(w.category, CardinalityWarning))]:
+        _warn(text)
+
+
+_warned: set[str] = set()
+_pending: list[str] = []  # warnings of the spec inferred before the run, printed once it succeeds
+
+
+def _warn(text: str) -> None:
+    """Print ``infoloss: warning: text`` on standard error, once per run."""
+    if text not in _warned:
+        _warned.add(text)
+        err.print(f"infoloss: warning: {text}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _infer_warning(df: Any, defer: bool = False) -> Any:
+    """``infer_spec(df)``, printing its cardinality warnings on stderr (one line each; ``defer``: after the run)."""
     import warnings
 
     from .limits import CardinalityWarning
@@ -180,8 +213,10 @@ def _infer_warning(df: Any) -> Any:
         warnings.simplefilter("always", CardinalityWarning)
         spec = infer_spec(df)
     for w in caught:
-        if issubclass(w.category, CardinalityWarning):
-            err.print(f"infoloss: warning: {w.message}", markup=False, highlight=False, soft_wrap=True)
+        if issubclass(w.category, CardinalityWarning) and defer:
+            _pending.append(str(w.message))
+        elif issubclass(w.category, CardinalityWarning):
+            _warn(str(w.message))
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return spec
@@ -195,7 +230,7 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
     if spec_path is not None:
         the_spec = load_spec(spec_path)
     else:
-        the_spec = _infer_warning(read_table(original, None, which="original"))
+        the_spec = _infer_warning(read_table(original, None, which="original"), defer=True)
         _check_columns(the_spec, original, {
             "--nominal": _split(nominal), "--ordinal": _split(ordinal), "--continuous": _split(continuous),
             "--key": _split(key), "--target": _split(target), "--sensitive": _split(sensitive),

@@ -289,3 +289,19 @@ def test_example_command_writes_and_refuses_to_overwrite(tmp_path):
     again = run("example", target)
     assert again.exit_code == 2
     assert digest(list(target.iterdir())) == before
+
+
+def test_a_cardinality_warning_is_one_line_once_and_none_when_the_run_fails(tmp_path):
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"code": [f"c{i}" for i in range(300)], "x": rng.normal(size=300)})
+    o, p = tmp_path / "o.csv", tmp_path / "p.csv"
+    df.to_csv(o, index=False)
+    df.assign(x=df.x + 1).to_csv(p, index=False)
+    ok = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(o), str(p), "--all", "--measures",
+                         "il1s", "--json", str(tmp_path / "r.json")], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stderr.count("looks like an identifier") == 1 and "Warning:" not in ok.stderr  # no raw warning
+    bad = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(o), str(p), str(tmp_path / "no.csv"),
+                          "--all", "--measures", "il1s", "--json", str(tmp_path / "r2.json")], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stderr.startswith("infoloss: error:")
