@@ -570,8 +570,12 @@ def _read_parquet(path: Path, label: str, spec: Spec | None = None) -> pd.DataFr
     import pyarrow.parquet as pq
 
     try:
-        columns = _spec_columns(spec, pq.read_schema(path).names) if spec is not None else None
-        table = pq.read_table(path, columns=columns)
+        names = pq.read_schema(path).names
+    except (pa.ArrowException, OSError, ValueError):
+        raise _not_format(label, "Parquet", path) from None
+    _check_unique(names, label)  # pyarrow would fail to select the columns of a name given twice
+    try:
+        table = pq.read_table(path, columns=_spec_columns(spec, names) if spec is not None else None)
     except (pa.ArrowException, OSError, ValueError):
         raise _not_format(label, "Parquet", path) from None
     return _arrow_to_pandas(table)
@@ -601,9 +605,10 @@ def _arrow_file_columns(path: Path, spec: Spec | None) -> list[str] | None:
         return None
     try:
         with pa.memory_map(str(path)) as source:
-            return _spec_columns(spec, pa.ipc.open_file(source).schema.names)
+            names = pa.ipc.open_file(source).schema.names
     except (pa.ArrowException, OSError, ValueError):
         return None
+    return _spec_columns(spec, names) if len(set(names)) == len(names) else None  # twice: read whole, then said
 
 
 def _read_xlsx(path: Path, label: str) -> pd.DataFrame:

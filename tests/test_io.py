@@ -718,3 +718,19 @@ def test_typed_csv_read_on_a_generated_survey_file(tmp_path, monkeypatch):
     df.to_csv(path, index=False)
     typed = _typed_read(path)
     assert typed is not None and typed.equals(_inferring_read(path))
+
+
+@pytest.mark.parametrize("ending", [".parquet", ".feather"])
+def test_a_column_name_twice_in_a_parquet_or_feather_file_is_said_so(tmp_path, ending):
+    # the Parquet file was called "not a valid Parquet file" (pyarrow could not select the columns of the name)
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_arrays([pa.array([1, 2, 3]), pa.array([4, 5, 6])], names=["a", "a"])
+    path = tmp_path / f"d{ending}"
+    (pq.write_table if ending == ".parquet" else feather.write_feather)(table, path)
+    spec = spec_from_dict({"variables": {"a": {"scale": "continuous"}}})
+    for given in (None, spec):
+        with pytest.raises(InputError, match="has the column name 'a' twice; rename one of them"):
+            read_table(path, given, spec_columns=True)
