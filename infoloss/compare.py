@@ -303,6 +303,7 @@ def compare(
     if not protected_list:
         raise InputError("give at least one protected file.")
     names = _scenario_names(protected_list, names)
+    _check_files(original, protected_list)
     original_df, first_df = _read_first_pair(original, protected_list[0], spec, ids)
     release_memory()
     steps = len(ids) + (1 if aggregates else 0)  # the report's plot data is a step of its own
@@ -311,50 +312,57 @@ def compare(
     records_taken: set[str] = set()
     results = []
     previous: dict[str, float] | None = None
-    for k, (prot, name) in enumerate(zip(protected_list, names)):
-        if k == 0:
-            prot_df, first_df = first_df, None
-        else:
-            prot_df = _read_frame(prot, spec, "protected")
-        release_memory()
-        pair = encode_pair(original_df, prot_df, spec, original_cache=original_cache)
-        del prot_df
-        if k == len(protected_list) - 1:
-            original_df = None  # no later scenario encodes it: its columns go before the measures run
-        elif k == 0 and isinstance(original, (str, Path)):
-            original_df = _compact_original_text(_share_original_floats(original_df, pair), pair)
-        release_memory()
-        scenario = ScenarioResult(
-            name=name,
-            path=str(prot) if isinstance(prot, (str, Path)) else None,
-            n_records=pair.n_prot,
-            paired=pair.paired,
-        )
-        timed: dict[str, float] = {}  # the statistics' seconds, beside the measures' (scenario.seconds)
-        describe = functools.partial(_describe, scenario, pair, timed) if statistics else None
-        _run_measures(scenario, pair, ids, options, progress, k * steps, total, previous=previous, job=describe)
-        previous = {**scenario.seconds, **timed}  # the next scenario's side-by-side groups start longest first
-        if records_dir is not None:
-            _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken)
-        if pair.nearest is not None and pair.nearest.summary is not None:
-            scenario.pairing = pair.nearest.summary
-        if any(registry.get(mid).family == "analyses" for mid in ids):
-            scenario.analyses = _analyses(pair)
-        if tables:
-            from .before_after import before_after_tables
+    records_staged: list[tuple[Path, Path]] = []  # per-record files, renamed to their names once all succeed
+    try:
+        for k, (prot, name) in enumerate(zip(protected_list, names)):
+            if k == 0:
+                prot_df, first_df = first_df, None
+            else:
+                prot_df = _read_frame(prot, spec, "protected")
+            release_memory()
+            pair = encode_pair(original_df, prot_df, spec, original_cache=original_cache)
+            del prot_df
+            if k == len(protected_list) - 1:
+                original_df = None  # no later scenario encodes it: its columns go before the measures run
+            elif k == 0 and isinstance(original, (str, Path)):
+                original_df = _compact_original_text(_share_original_floats(original_df, pair), pair)
+            release_memory()
+            scenario = ScenarioResult(
+                name=name,
+                path=str(prot) if isinstance(prot, (str, Path)) else None,
+                n_records=pair.n_prot,
+                paired=pair.paired,
+            )
+            timed: dict[str, float] = {}  # the statistics' seconds, beside the measures' (scenario.seconds)
+            describe = functools.partial(_describe, scenario, pair, timed) if statistics else None
+            _run_measures(scenario, pair, ids, options, progress, k * steps, total, previous=previous, job=describe)
+            previous = {**scenario.seconds, **timed}  # the next scenario's side-by-side groups start longest first
+            if records_dir is not None:
+                _write_records(pair, records_dir, records_format, name, k == 0, options, inputs, records_taken,
+                               records_staged)
+            if pair.nearest is not None and pair.nearest.summary is not None:
+                scenario.pairing = pair.nearest.summary
+            if any(registry.get(mid).family == "analyses" for mid in ids):
+                scenario.analyses = _analyses(pair)
+            if tables:
+                from .before_after import before_after_tables
 
-            scenario.tables = before_after_tables(pair)
-        if aggregates:
-            if progress is not None:
-                progress(k * steps + len(ids), total, f"{name}: plot data for the report")
-            scenario.aggregates = _aggregates(pair)
-        results.append(scenario)
-        release_memory()
-        if k == 0:
-            described = _describe_original(original, pair)
-        used_spec = pair.spec
-        del pair  # its arrays and caches go before the next protected file is read
-        release_memory()
+                scenario.tables = before_after_tables(pair)
+            if aggregates:
+                if progress is not None:
+                    progress(k * steps + len(ids), total, f"{name}: plot data for the report")
+                scenario.aggregates = _aggregates(pair)
+            results.append(scenario)
+            release_memory()
+            if k == 0:
+                described = _describe_original(original, pair)
+            used_spec = pair.spec
+            del pair  # its arrays and caches go before the next protected file is read
+            release_memory()
+    except BaseException:
+        _commit_records(records_staged, ok=False)
+        raise
+    _commit_records(records_staged, ok=True)
     if progress is not None:
         progress(total, total, "done")
     return Report(original=described, scenarios=results, spec=used_spec, measure_ids=ids, inputs=inputs,
@@ -601,6 +609,17 @@ def _input_paths(original: Frame, protected: Frame | Sequence[Frame], spec: Spec
     return [p.resolve() for p in paths]  # absolute: still right if the working folder changes later
 
 
+def _check_files(original: Frame, protected: list[Frame]) -> None:
+    """Before any work: every data file given as a path exists and can be read (a later scenario's missing file
+    would otherwise end the run after the earlier ones, whose per-record files were already written)."""
+    from .io import _check_file
+
+    for k, frame in enumerate([original, *protected]):
+        if isinstance(frame, (str, Path)):
+            path = Path(frame)
+            _check_file(path, f"the {'original' if k == 0 else 'protected'} file {path}", path.suffix.lower())
+
+
 def _check_not_input(path: str | Path, inputs: Sequence[str | Path]) -> None:
     from ._files import _same_file
 
@@ -619,12 +638,21 @@ def _risk_utility_choice(choice: dict[str, Any] | None, ids: list[str]) -> dict[
     return choice
 
 
+def _commit_records(staged: list[tuple[Path, Path]], ok: bool) -> None:
+    """The per-record files under their names once every scenario succeeded; removed otherwise."""
+    if staged:  # imported only when --records wrote something
+        from .risk.records import commit_staged
+
+        commit_staged(staged, ok)
+
+
 def _write_records(pair: EncodedPair, directory: str | Path, fmt: str, name: str, with_original: bool,
-                   options: dict[str, dict[str, Any]], inputs: list[Path], taken: set[str]) -> None:
+                   options: dict[str, dict[str, Any]], inputs: list[Path], taken: set[str],
+                   staged: list[tuple[Path, Path]]) -> None:
     from .risk.records import write_records
 
     write_records(pair, directory, name, fmt=fmt, original=with_original, options=options, protect=inputs,
-                  taken=taken)
+                  taken=taken, staged=staged)
 
 
 def _load_spec(spec: Spec | dict | str | Path | None, original: Frame) -> Spec | None:

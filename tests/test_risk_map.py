@@ -228,3 +228,24 @@ def test_spec_level_and_overrides():
     assert new.variables["hh2"].role == "household" and new.variables["h"].role == "id"
     with pytest.raises(SpecError, match="one role"):
         apply_overrides(spec, key=["roof"], sensitive=["roof"])
+
+
+def test_records_are_written_only_when_every_scenario_succeeds(tmp_path):
+    # a later protected file that cannot be used ended the run after the first scenario's files were written
+    # over those of an earlier run (found by the hostile-input sweep)
+    df = pd.DataFrame({"a": [1, 1, 2], "x": [1.0, 2.0, 3.0]})
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "x": {"scale": "continuous"}}}
+    good, bad, records = tmp_path / "good.csv", tmp_path / "bad.csv", tmp_path / "rec"
+    df.to_csv(good, index=False)
+    df.assign(x="text").to_csv(bad, index=False)
+    records.mkdir()
+    (records / "records_original.csv").write_text("an earlier run\n")
+    with pytest.raises(infoloss.InputError, match="holds numbers in the original file but text in the protected"):
+        infoloss.compare(df, [str(good), str(bad)], spec, measures=["sample_uniques"], records_dir=records,
+                         aggregates=False, statistics=False)
+    assert sorted(p.name for p in records.iterdir()) == ["records_original.csv"]
+    assert (records / "records_original.csv").read_text() == "an earlier run\n"
+    infoloss.compare(df, [str(good)], spec, measures=["sample_uniques"], records_dir=records, aggregates=False,
+                     statistics=False)
+    assert sorted(p.name for p in records.iterdir()) == ["records_good.csv", "records_original.csv"]
+    assert pd.read_csv(records / "records_original.csv")["fk"].tolist() == [2, 2, 1]

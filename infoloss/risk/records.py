@@ -114,11 +114,15 @@ def write_records(
     options: dict[str, dict[str, Any]] | None = None,
     protect: Sequence[str | Path] = (),
     taken: set[str] | None = None,
+    staged: list[tuple[Path, Path]] | None = None,
 ) -> list[Path]:
     """Write the per-record risk values of the protected file (and of the original when ``original``).
 
     Returns the paths written.  ``taken`` collects file names already used
-    in this run, so that two scenarios never share a file.
+    in this run, so that two scenarios never share a file.  With ``staged``
+    each file is written under a hidden name beside its own and the pair
+    (hidden, final) appended: the caller renames them all once the whole
+    run has succeeded (:func:`commit_staged`) or removes them.
     """
     if fmt not in FORMATS:
         raise InputError(f"the records format must be csv or parquet, got {fmt!r}.")
@@ -136,13 +140,27 @@ def write_records(
             stem += "_2"
         taken.add(stem)
         path = directory / f"{stem}.{fmt}"
+        target = path if staged is None else directory / f".{stem}.{fmt}.staged"
         table = record_table(pair, which, options)
         if fmt == "csv":
-            write_atomic(path, table.to_csv(index=False, na_rep=""), protect=tuple(protect))
+            write_atomic(target, table.to_csv(index=False, na_rep=""), protect=tuple(protect))
         else:
-            _write_parquet(table, path, protect)
+            _write_parquet(table, target, protect)
+        if staged is not None:
+            staged.append((target, path))
         written.append(path)
     return written
+
+
+def commit_staged(staged: list[tuple[Path, Path]], ok: bool) -> None:
+    """Rename the staged per-record files to their names (``ok``: the run succeeded), or remove them."""
+    import os
+
+    for hidden, final in staged:
+        if ok:
+            os.replace(hidden, final)
+        else:
+            hidden.unlink(missing_ok=True)
 
 
 def _write_parquet(table: pd.DataFrame, path: Path, protect: Sequence[str | Path]) -> None:
