@@ -421,12 +421,9 @@ def _norm_label(value: Any) -> str:
         f = float(value)
         return str(int(f)) if f.is_integer() else repr(f)
     text = str(value).strip()
-    try:
-        f = float(text)
-    except ValueError:
-        return text
-    if np.isfinite(f) and f.is_integer() and re.fullmatch(r"[+-]?(0|[1-9]\d*)(\.0*)?", text):
-        return str(int(f))
+    whole = re.fullmatch(r"([+-]?(?:0|[1-9]\d*))(?:\.0*)?", text)
+    if whole:  # "2", "+2", "2.00": exactly, not through a float (which merges codes beyond 2**53)
+        return str(int(whole.group(1)))
     return text
 
 

@@ -173,3 +173,12 @@ def test_a_spec_whose_yaml_aliases_repeat_a_list_a_billion_times_is_refused_at_o
     # an alias used a few times is still a spec
     path.write_text("variables:\n  a: {scale: ordinal, order: &o [low, high]}\n  b: {scale: ordinal, order: *o}\n")
     assert load_spec(path).variables["b"].order == ["low", "high"]
+
+
+def test_whole_number_labels_are_canonical_exactly_beyond_float_precision():
+    # "2", "2.0" and 2 are one category; 19-digit codes read as text were merged through a float (found by fuzzing)
+    from infoloss.spec import normalise_label
+
+    assert {normalise_label(v) for v in ("2", "2.00", "+2", 2, 2.0, np.int64(2))} == {"2"}
+    assert normalise_label("10000000000000000001") != normalise_label("10000000000000000002")
+    assert [normalise_label(v) for v in ("-0", "007", "2.50", "1e3", " 4 ")] == ["0", "007", "2.50", "1e3", "4"]
