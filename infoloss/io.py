@@ -223,7 +223,7 @@ def _read_csv(path: Path, label: str, sep: str, missing: list) -> pd.DataFrame:
     _check_unique(table.column_names, label)
     columns = {}
     for name, column in zip(table.column_names, table.columns):
-        columns[name] = column.cast(pa.float64()) if pa.types.is_null(column.type) else column
+        columns[name] = column.cast(pa.float64()) if pa.types.is_null(column.type) else _exact_integers(column)
     table = pa.table(list(columns.values()), names=table.column_names)
     return table.to_pandas(split_blocks=True)
 
@@ -534,16 +534,54 @@ def _check_csv_is_text(path: Path, label: str) -> None:
         )
 
 
+def _exact_integers(column: Any) -> Any:
+    """An integer column that float64 cannot hold exactly, as text; other columns as they are.
+
+    pandas turns an integer column with missing values (or a uint64 one)
+    into float64, which merges whole numbers beyond 2**53: 18-digit codes
+    or ids would become one category.  As text they stay exact (a
+    continuous variable still reads them as numbers).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_integer(column.type) or (column.null_count == 0 and not pa.types.is_uint64(column.type)):
+        return column
+    extremes = pc.min_max(column)
+    low, high = extremes["min"].as_py(), extremes["max"].as_py()
+    if low is None or max(abs(low), abs(high)) <= 2**53:
+        return column
+    return column.cast(pa.string())
+
+
+def _as_text(metadata: dict | None, names: list[str]) -> dict | None:
+    """The schema metadata with pandas' record of the columns ``names`` changed to text (a Parquet file written
+    by pandas says which dtype each column had: an Int64 column made text would otherwise be converted back)."""
+    import json
+
+    if not names or not metadata or b"pandas" not in metadata:
+        return metadata
+    info = json.loads(metadata[b"pandas"])
+    for column in info.get("columns", []):
+        if column.get("name") in names:
+            column.update(pandas_type="unicode", numpy_type="object", metadata=None)
+    return {**metadata, b"pandas": json.dumps(info).encode()}
+
+
 def _arrow_to_pandas(table: Any) -> pd.DataFrame:
-    """Arrow table to pandas: decimals and all-null columns become float64; a pandas index becomes columns."""
+    """Arrow table to pandas: decimals and all-null columns become float64, integers beyond float64's exact
+    range text (:func:`_exact_integers`); a pandas index becomes columns."""
     import pyarrow as pa
 
-    arrays = []
-    for column in table.columns:
+    arrays, texts = [], []
+    for name, column in zip(table.column_names, table.columns):
         if pa.types.is_decimal(column.type) or pa.types.is_null(column.type):
             column = column.cast(pa.float64())
-        arrays.append(column)
-    fixed = pa.table(arrays, names=table.column_names).replace_schema_metadata(table.schema.metadata)
+        exact = _exact_integers(column)
+        if exact is not column:
+            texts.append(name)
+        arrays.append(exact)
+    fixed = pa.table(arrays, names=table.column_names).replace_schema_metadata(_as_text(table.schema.metadata, texts))
     df = fixed.to_pandas(split_blocks=True)
     if any(n is not None for n in df.index.names):  # a named pandas index was a column: keep it
         df = df.reset_index()

@@ -734,3 +734,15 @@ def test_a_column_name_twice_in_a_parquet_or_feather_file_is_said_so(tmp_path, e
     for given in (None, spec):
         with pytest.raises(InputError, match="has the column name 'a' twice; rename one of them"):
             read_table(path, given, spec_columns=True)
+
+
+@pytest.mark.parametrize("ending", [".csv", ".parquet"])
+def test_integers_beyond_float_precision_with_missing_values_stay_exact(tmp_path, ending):
+    # pandas makes an integer column with a missing value float64: 18-digit codes became one category
+    codes = [100000000000000001, 100000000000000002, None, 100000000000000003]
+    frame = pd.DataFrame({"code": pd.array(codes, dtype="Int64"), "small": pd.array([1, None, 3, 4], dtype="Int64")})
+    path = tmp_path / f"d{ending}"
+    frame.to_csv(path, index=False) if ending == ".csv" else frame.to_parquet(path)
+    df = read_table(path)
+    assert df["code"].tolist()[:2] == ["100000000000000001", "100000000000000002"] and pd.isna(df["code"][2])
+    assert df["small"].dtype == np.float64  # within float64's exact range: a number with NaN, as before
