@@ -57,7 +57,9 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
     -------
     pandas.DataFrame
         String column names; numeric columns as numpy ``int64`` (no missing)
-        or ``float64`` (missing as NaN); text as object or ``str``; labelled
+        or ``float64`` (missing as NaN), except integers float64 cannot hold
+        exactly (beyond 2**53, with a missing value), which are text;
+        text as object or ``str``; labelled
         Stata/SPSS/SAS variables as ``Categorical`` with categories in code
         order (ordered for SPSS ordinal variables).  Zero rows is not an error.
 
