@@ -26,7 +26,7 @@ from typing import Iterable
 import numpy as np
 
 __all__ = ["exponent", "safe_exponent", "column_exponents", "scaled", "unscale", "too_large", "FLOAT_MAX",
-           "SAFE_EXPONENT", "MAX_STANDARDISED"]
+           "SAFE_EXPONENT", "MAX_STANDARDISED", "SINGULAR_TOLERANCE", "singular_reason"]
 
 FLOAT_MAX = float(np.finfo(np.float64).max)
 #: values with |x| in [2**-400, 2**400] (about 1e-120 to 1e120) can be squared and summed a billion
@@ -85,6 +85,33 @@ def unscale(value: float | np.ndarray, e: int | np.ndarray) -> float | np.ndarra
     with np.errstate(over="ignore"):
         out = np.ldexp(value, np.asarray(e, dtype=np.int32))
     return float(out) if np.ndim(out) == 0 else out
+
+
+#: a symmetric matrix whose smallest eigenvalue is at most this times its largest is singular
+SINGULAR_TOLERANCE = 1e-12
+
+
+def singular_reason(what: str, values: np.ndarray, vectors: np.ndarray, names: list[str]) -> str | None:
+    """None if the symmetric matrix of eigenvalues ``values`` (eigenvectors in the columns of ``vectors``) is
+    well conditioned; else a sentence naming the variables of its null vectors (their linear dependency).
+
+    >>> singular_reason("matrix", *np.linalg.eigh(np.array([[1.0, 1.0], [1.0, 1.0]])), ["a", "b"])
+    'the matrix is singular (a, b are linearly dependent)'
+    """
+    top = values.max()
+    small = values <= SINGULAR_TOLERANCE * top
+    if top > 0 and not small.any():
+        return None
+    involved: list[str] = []
+    for k in np.flatnonzero(small):
+        v = np.abs(vectors[:, k])
+        for i in np.argsort(-v, kind="stable"):
+            if v[i] >= 1e-3 * v.max() and names[i] not in involved:
+                involved.append(names[i])
+    kind = "singular" if values.min() >= -SINGULAR_TOLERANCE * abs(top) else "not positive definite"
+    if len(involved) >= 2:
+        return f"the {what} is {kind} ({', '.join(involved)} are linearly dependent)"
+    return f"the {what} is {kind}"
 
 
 def too_large(what: str, names: Iterable[str] = ()) -> str:

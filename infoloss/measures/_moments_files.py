@@ -22,7 +22,7 @@ from .. import numeric
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 
-SINGULAR_TOLERANCE = 1e-12  # smallest/largest eigenvalue at or below this: singular
+SINGULAR_TOLERANCE = numeric.SINGULAR_TOLERANCE  # smallest/largest eigenvalue at or below this: singular
 _CHUNK = 1 << 16  # rows per block in the covariance products
 _FILE = {ORIGINAL: "original", PROTECTED: "protected"}
 
@@ -331,21 +331,7 @@ def warm_files(pair: EncodedPair, *, standardised: bool = True) -> None:
 
 def _singular_reason(what: str, eig: _Eigen, names: list[str]) -> str | None:
     """None if the matrix is well conditioned; else a sentence naming the dependent variables."""
-    values = eig.values
-    top = values.max()
-    small = values <= SINGULAR_TOLERANCE * top
-    if top > 0 and not small.any():
-        return None
-    involved: list[str] = []
-    for k in np.flatnonzero(small):
-        v = np.abs(eig.vectors[:, k])
-        for i in np.argsort(-v, kind="stable"):
-            if v[i] >= 1e-3 * v.max() and names[i] not in involved:
-                involved.append(names[i])
-    kind = "singular" if values.min() >= -SINGULAR_TOLERANCE * abs(top) else "not positive definite"
-    if len(involved) >= 2:
-        return f"the {what} is {kind} ({_join(involved)} are linearly dependent)"
-    return f"the {what} is {kind}"
+    return numeric.singular_reason(what, eig.values, eig.vectors, names)
 
 
 def _join(names: list[str]) -> str:

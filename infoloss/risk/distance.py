@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..numeric import MAX_STANDARDISED, column_exponents, safe_exponent, scaled, unscale
+from ..numeric import MAX_STANDARDISED, column_exponents, safe_exponent, scaled, singular_reason, unscale
 from ..errors import NotComputed
 
 if TYPE_CHECKING:
@@ -67,10 +67,6 @@ def _nan_sd(x: np.ndarray) -> np.ndarray:
     elif ok.any():
         out[ok] = np.nanstd(x[:, ok], axis=0, ddof=1)
     return out
-
-
-#: smallest / largest eigenvalue of the robust covariance at or below this: singular (as the moments family's)
-SINGULAR_TOLERANCE = 1e-12
 
 
 def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k2: float = 0.05,
@@ -391,16 +387,11 @@ def _row_keys(points: Any) -> list:
 
 
 def _check_not_singular(cov: np.ndarray, names: list[str] | None) -> None:
-    """NotComputed when the smallest eigenvalue of ``cov`` is at most SINGULAR_TOLERANCE times the largest."""
-    values, vectors = np.linalg.eigh(cov)
-    top = values.max()
-    if top > 0 and values.min() > SINGULAR_TOLERANCE * top:
-        return
-    weights = np.abs(vectors[:, 0])
-    involved = [names[i] for i in np.flatnonzero(weights >= 1e-3 * weights.max())] if names else []
-    which = f" ({', '.join(involved)} are linearly dependent)" if len(involved) >= 2 else ""
-    raise NotComputed(f"the robust (OGK) covariance of the original is singular{which}, so the robust "
-                      "Mahalanobis distances are undefined")
+    """NotComputed when ``cov`` is singular (:func:`infoloss.numeric.singular_reason`)."""
+    names = names or [f"variable {i + 1}" for i in range(cov.shape[0])]
+    reason = singular_reason("robust (OGK) covariance of the original", *np.linalg.eigh(cov), names)
+    if reason is not None:
+        raise NotComputed(f"{reason}, so the robust Mahalanobis distances are undefined")
 
 
 def copied_rows(original: list[np.ndarray], protected: list[np.ndarray]) -> np.ndarray:
