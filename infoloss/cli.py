@@ -91,8 +91,9 @@ def compare(
                      {"--nominal": nominal, "--ordinal": ordinal, "--continuous": continuous, "--key": key,
                       "--target": target, "--sensitive": sensitive})
         spec_path, records_dir = _path(spec), _path(records)
+        pending: list[str] = []  # warnings of a spec inferred here, printed once the run has succeeded
         the_spec = _spec_for(original, spec_path, nominal, ordinal, continuous, key, weight, id_, pairing, all_, target,
-                             sensitive, household)
+                             sensitive, household, pending)
         ids = _select_measures(measures)
         options = _options(option, gdu_weights, ids)
         ru_choice = _ru_choice(ru, max_risk, max_loss)
@@ -104,7 +105,7 @@ def compare(
                                  "run without --safe to write them, or drop --records.")
         _check_outputs(json_out, html_out, inputs)
         weights = _family_weights(family_weights)
-        with _ProgressBar() as progress, _warnings_as_lines():
+        with _ProgressBar() as progress, _warnings_as_lines(pending):
             report = run_compare(
                 str(original),
                 [str(p) for p in protected],
@@ -172,9 +173,9 @@ def _family_weights(text: Optional[str]) -> Optional[dict[str, float]]:
 
 
 @contextmanager
-def _warnings_as_lines() -> Iterator[None]:
+def _warnings_as_lines(pending: list[str]) -> Iterator[None]:
     """infoloss's own warnings (a column that looks like an identifier) as ``infoloss: warning:`` lines, once each,
-    after a run that succeeds.
+    after a run that succeeds, after the ``pending`` ones.
 
     Numerical warnings of numpy, scipy or scikit-learn (an overflow on values
     near ±1.8e308) are not printed with their source lines: a result they
@@ -187,23 +188,18 @@ def _warnings_as_lines() -> Iterator[None]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield  # a run that fails says only why (one sentence): its warnings are not printed
-    for text in [*_pending, *(str(w.message) for w in caught if issubclass(w.category, CardinalityWarning))]:
+    texts = [*pending, *(str(w.message) for w in caught if issubclass(w.category, CardinalityWarning))]
+    for text in dict.fromkeys(texts):  # the spec inferred twice (here and for the pair) warns twice
         _warn(text)
 
 
-_warned: set[str] = set()
-_pending: list[str] = []  # warnings of the spec inferred before the run, printed once it succeeds
-
-
 def _warn(text: str) -> None:
-    """Print ``infoloss: warning: text`` on standard error, once per run."""
-    if text not in _warned:
-        _warned.add(text)
-        err.print(f"infoloss: warning: {text}", markup=False, highlight=False, soft_wrap=True)
+    err.print(f"infoloss: warning: {text}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _infer_warning(df: Any, defer: bool = False) -> Any:
-    """``infer_spec(df)``, printing its cardinality warnings on stderr (one line each; ``defer``: after the run)."""
+def _infer_warning(df: Any, pending: list[str] | None = None) -> Any:
+    """``infer_spec(df)``, printing its cardinality warnings on stderr, one line each (into ``pending`` instead,
+    when given: printed after the run)."""
     import warnings
 
     from .limits import CardinalityWarning
@@ -213,8 +209,8 @@ def _infer_warning(df: Any, defer: bool = False) -> Any:
         warnings.simplefilter("always", CardinalityWarning)
         spec = infer_spec(df)
     for w in caught:
-        if issubclass(w.category, CardinalityWarning) and defer:
-            _pending.append(str(w.message))
+        if issubclass(w.category, CardinalityWarning) and pending is not None:
+            pending.append(str(w.message))
         elif issubclass(w.category, CardinalityWarning):
             _warn(str(w.message))
         else:
@@ -223,14 +219,14 @@ def _infer_warning(df: Any, defer: bool = False) -> Any:
 
 
 def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, continuous, key, weight, id_, pairing, all_,
-              target=None, sensitive=None, household=None):
+              target=None, sensitive=None, household=None, pending: list[str] | None = None):
     from .io import read_table
     from .spec import apply_overrides, load_spec
 
     if spec_path is not None:
         the_spec = load_spec(spec_path)
     else:
-        the_spec = _infer_warning(read_table(original, None, which="original"), defer=True)
+        the_spec = _infer_warning(read_table(original, None, which="original"), pending)
         _check_columns(the_spec, original, {
             "--nominal": _split(nominal), "--ordinal": _split(ordinal), "--continuous": _split(continuous),
             "--key": _split(key), "--target": _split(target), "--sensitive": _split(sensitive),
@@ -271,7 +267,7 @@ def _check_columns(inferred: Any, original: Path, names: dict[str, list[str]]) -
 def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[str]) -> dict[str, dict[str, Any]]:
     import yaml
 
-    from .spec import MAX_SPEC_VALUES, _expanded_size
+    from .spec import MAX_SPEC_VALUES, expanded_size
 
     options: dict[str, dict[str, Any]] = {}
     for item in option or []:
@@ -285,7 +281,7 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
             parsed = yaml.safe_load(value)
         except yaml.YAMLError:
             parsed = value
-        if _expanded_size(parsed, {}) > MAX_SPEC_VALUES:  # YAML aliases repeated (billion laughs)
+        if expanded_size(parsed) > MAX_SPEC_VALUES:  # YAML aliases repeated (billion laughs)
             raise InputError(f"--set {target} holds more than {MAX_SPEC_VALUES:,} values once its YAML aliases "
                              "are repeated; give the value itself.")
         options.setdefault(mid, {})[key] = parsed

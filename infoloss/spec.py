@@ -202,16 +202,23 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 MAX_SPEC_VALUES = 1_000_000
 
 
-def _expanded_size(obj: Any, seen: dict[int, int]) -> int:
-    """The number of values of ``obj`` with every alias repeated, counted once per shared list or mapping."""
+def expanded_size(obj: Any, seen: dict[int, int] | None = None) -> int:
+    """The number of values of ``obj`` (parsed YAML) with every alias repeated, counted once per shared list or
+    mapping (``seen``), and no further than just past MAX_SPEC_VALUES.
+
+    >>> shared = ["x"] * 10
+    >>> expanded_size({"a": [shared] * 10})  # the mapping, its key, the outer list, 10 inner lists of 10
+    113
+    """
     if not isinstance(obj, (list, dict)):
         return 1
+    seen = {} if seen is None else seen
     if id(obj) in seen:
         return seen[id(obj)]
     items = [*obj.keys(), *obj.values()] if isinstance(obj, dict) else obj
     total = 1
     for item in items:
-        total += _expanded_size(item, seen)
+        total += expanded_size(item, seen)
         if total > MAX_SPEC_VALUES:
             break
     seen[id(obj)] = total
@@ -241,7 +248,7 @@ def load_spec(path: str | Path) -> Spec:
     except RecursionError:  # PyYAML parses nested brackets recursively
         raise SpecError(f"the spec file {path} nests lists or mappings too deeply to be a spec; check its "
                         "brackets.") from None
-    if _expanded_size(raw, {}) > MAX_SPEC_VALUES:  # aliases share one list; walking it repeats it (billion laughs)
+    if expanded_size(raw) > MAX_SPEC_VALUES:  # aliases share one list; walking it repeats it (billion laughs)
         raise SpecError(f"the spec file {path} holds more than {MAX_SPEC_VALUES:,} values once its YAML aliases "
                         "(*name) are repeated; write the lists out, or shorten them.")
     spec = spec_from_dict(raw, base_dir=path.resolve().parent)
