@@ -549,9 +549,10 @@ def _exact_integers(column: Any) -> Any:
 
     if not pa.types.is_integer(column.type) or (column.null_count == 0 and not pa.types.is_uint64(column.type)):
         return column
+    limit = 2**53 if column.null_count else 2**63 - 1  # float64 with missing values; else int64 (_plain)
     extremes = pc.min_max(column)
     low, high = extremes["min"].as_py(), extremes["max"].as_py()
-    if low is None or max(abs(low), abs(high)) <= 2**53:
+    if low is None or max(abs(low), abs(high)) <= limit:
         return column
     return column.cast(pa.string())
 

@@ -746,3 +746,14 @@ def test_integers_beyond_float_precision_with_missing_values_stay_exact(tmp_path
     df = read_table(path)
     assert df["code"].tolist()[:2] == ["100000000000000001", "100000000000000002"] and pd.isna(df["code"][2])
     assert df["small"].dtype == np.float64  # within float64's exact range: a number with NaN, as before
+
+
+def test_uint64_columns_stay_numbers_while_int64_holds_them(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "u.parquet"
+    pq.write_table(pa.table({"u": pa.array([2**60, 5], pa.uint64()), "v": pa.array([2**63 + 5, 1], pa.uint64())}), path)
+    df = read_table(path)
+    assert df["u"].dtype == np.int64 and df["u"].tolist() == [2**60, 5]
+    assert df["v"].tolist() == [str(2**63 + 5), "1"]  # beyond int64: exact as text
