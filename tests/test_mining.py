@@ -622,4 +622,5 @@ def test_what_scikit_learn_cannot_fit_or_score_is_a_reason_not_a_traceback():
     prot = orig.assign(x=rng.choice([0.0, 1.7e308, -1.7e308, 1e308], 60))
     spec = {"variables": {"x": {"scale": "continuous", "role": "target"}, "a": {"scale": "continuous"}}}
     rep = compare(orig, prot, spec, measures=["ml_score_ratio"], aggregates=False, statistics=False, tables=False)
-    assert "ml_score_ratio" in rep.scenarios[0].not_computed or math.isfinite(rep.value("ml_score_ratio"))
+    # the protected-trained model's predictions are beyond the float range: R² undefined in every seed
+    assert "is undefined in 5 of 5 seeds" in rep.scenarios[0].not_computed["ml_score_ratio"]
