@@ -58,7 +58,8 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
     pandas.DataFrame
         String column names; numeric columns as numpy ``int64`` (no missing)
         or ``float64`` (missing as NaN), except integers float64 cannot hold
-        exactly (beyond 2**53, with a missing value), which are text;
+        exactly (beyond 2**53, with a missing value; in a CSV file, whole
+        numbers beyond int64), which are text;
         text as object or ``str``; labelled
         Stata/SPSS/SAS variables as ``Categorical`` with categories in code
         order (ordered for SPSS ordinal variables).  Zero rows is not an error.
@@ -223,6 +224,7 @@ def _read_csv(path: Path, label: str, sep: str, missing: list) -> pd.DataFrame:
     if odd:  # dates, times, booleans: read them again as the text they are
         table = _arrow_csv(path, label, sep, nulls, encoding, odd)
     _check_unique(table.column_names, label)
+    table = _whole_numbers_beyond_int64(table, lambda types: _arrow_csv(path, label, sep, nulls, encoding, {**odd, **types}))
     columns = {}
     for name, column in zip(table.column_names, table.columns):
         columns[name] = column.cast(pa.float64()) if pa.types.is_null(column.type) else _exact_integers(column)
@@ -555,6 +557,38 @@ def _exact_integers(column: Any) -> Any:
     if low is None or max(abs(low), abs(high)) <= limit:
         return column
     return column.cast(pa.string())
+
+
+def _whole_numbers_beyond_int64(table: Any, read_again: Callable[[dict], Any]) -> Any:
+    """``table`` with each float64 column whose CSV text holds only whole numbers beyond int64 as that text.
+
+    Arrow parses a column of integers as int64, and one with an integer
+    beyond int64 (a 20-digit code or id) as float64, which rounds it:
+    such codes would merge into one category and such ids look duplicated.
+    A float64 column with a value of at least 2**63 in magnitude is read
+    again as text (``read_again`` with the column types to give); it is
+    kept as text when every value it holds is written as a whole number,
+    else (``1.5e300``, ``inf``) as the number it is.  Files without such
+    values are read once, as before.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def beyond(column: Any) -> bool:
+        if not pa.types.is_floating(column.type) or column.null_count == len(column):
+            return False
+        return bool(pc.max(pc.abs(column)).as_py() >= 2.0**63)
+
+    candidates = [name for name, column in zip(table.column_names, table.columns) if beyond(column)]
+    if not candidates:
+        return table
+    text = read_again({name: pa.string() for name in candidates})
+    for name in candidates:
+        column = text.column(name)
+        valid = column.drop_null()
+        if pc.all(pc.match_substring_regex(valid, r"^\s*[+-]?[0-9]+\s*$")).as_py() in (True, None):
+            table = table.set_column(table.schema.get_field_index(name), name, pc.utf8_trim_whitespace(column))
+    return table
 
 
 def _as_text(metadata: dict | None, names: list[str]) -> dict | None:

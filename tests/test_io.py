@@ -757,3 +757,28 @@ def test_uint64_columns_stay_numbers_while_int64_holds_them(tmp_path):
     df = read_table(path)
     assert df["u"].dtype == np.int64 and df["u"].tolist() == [2**60, 5]
     assert df["v"].tolist() == [str(2**63 + 5), "1"]  # beyond int64: exact as text
+
+
+def test_csv_whole_numbers_beyond_int64_stay_exact_text(tmp_path):
+    # Arrow parses an integer beyond int64 as float64: 20-digit codes merged into one category
+    path = tmp_path / "big.csv"
+    path.write_text("code,id,big,mixed\n"
+                    "12345678901234567890,98765432109876543210,1e300,12345678901234567890\n"
+                    "12345678901234567891,98765432109876543211,5,1.5\n"
+                    ",98765432109876543212,-inf,2\n")
+    df = read_table(path)
+    assert df["code"].tolist()[:2] == ["12345678901234567890", "12345678901234567891"] and pd.isna(df["code"][2])
+    assert df["id"].tolist() == ["98765432109876543210", "98765432109876543211", "98765432109876543212"]
+    assert df["big"].dtype == np.float64 and df["big"].tolist() == [1e300, 5.0, -np.inf]  # numbers, not codes
+    assert df["mixed"].dtype == np.float64  # a value that is no whole number: the column is numbers
+
+
+def test_twenty_digit_ids_pair_records_exactly(tmp_path):
+    import infoloss
+
+    ids = [f"9876543210987654321{i}" for i in range(5)]
+    (tmp_path / "o.csv").write_text("id,g\n" + "".join(f"{i},{g}\n" for i, g in zip(ids, "aabba")))
+    (tmp_path / "p.csv").write_text("id,g\n" + "".join(f"{i},{g}\n" for i, g in zip(ids[::-1], "aabbb")))
+    spec = {"variables": {"g": {"scale": "nominal"}, "id": {"role": "id"}}, "pairing": {"by": "id"}}
+    report = infoloss.compare(tmp_path / "o.csv", tmp_path / "p.csv", spec, measures=["records_changed"])
+    assert report.value("records_changed") == 3.0  # paired by id: ids 0, 1 and 3 changed their g
