@@ -428,3 +428,22 @@ def test_an_estimate_beyond_the_float_range_says_so():
     assert rows[0]["value"] is None and rows[0]["note"].startswith(
         "the total of y is beyond the largest floating-point number (1.8e308)")
     assert rows[1]["value"] == 1e307
+
+
+def test_a_small_real_standard_error_is_not_taken_for_a_constant():
+    # values near 1e6 with a spread of 0.01: SE/mean 2e-10, which the rounding rule of a constant (then 1e-7) zeroed
+    import infoloss
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    rng = np.random.default_rng(0)
+    x = 1e6 + rng.normal(0, 0.01, 2000)
+    spec = {"variables": {"x": {"scale": "continuous"}},
+            "analyses": {"estimates": [{"statistic": "mean", "variable": "x"}]}}
+    row = infoloss.compare(pd.DataFrame({"x": x}), pd.DataFrame({"x": x}), spec,
+                           measures=["estimate_ci_overlap"]).to_dict()["scenarios"][0]["analyses"]["estimates"][0]
+    assert row["original"]["se"] == pytest.approx(DescrStatsW(x).std_mean, rel=1e-8)  # s / sqrt(n)
+    assert not row.get("note")
+    constant = pd.DataFrame({"x": np.full(2000, 1e6 + 0.1)})
+    row = infoloss.compare(constant, constant, spec,
+                           measures=["estimate_ci_overlap"]).to_dict()["scenarios"][0]["analyses"]["estimates"][0]
+    assert row["original"]["se"] == 0 and "does not vary" in row["note"]

@@ -199,6 +199,28 @@ def test_complete_separation_by_a_continuous_variable():
     assert any("separation" in n for n in o[0]["notes"])
 
 
+def test_separation_by_a_category_and_a_continuous_variable_together():
+    # the category's column was found infinite first, and the linear program that finds x's was then skipped:
+    # x's slope was reported as a finite (huge) estimate
+    df = _frame()
+    df["bin"] = (df.x > 0.2).astype(int)
+    df.loc[df.g == "c", "bin"] = 1
+    o, _ = fits(df, df, [{"name": "l", "family": "binomial", "formula": "bin ~ x + g"}], weight=None, variables=VARS)
+    coefs = by_name(o[0])
+    assert coefs["g[T.c]"]["estimate"] is None and coefs["x"]["estimate"] is None
+    assert "separation" in coefs["x"]["note"]
+
+
+@pytest.mark.parametrize("family,value", [("binomial", 1), ("binomial", 0), ("poisson", 0)])
+def test_a_response_with_one_outcome_is_not_fitted(family, value):
+    # every protected y = 1: the intercept grows without bound, and the slopes were reported as rounding noise
+    df = _frame()
+    prot = df.assign(bin=value)
+    o, p = fits(df, prot, [{"name": "l", "family": family, "formula": "bin ~ x + g"}], weight=None, variables=VARS)
+    assert o[0]["fitted"] and not p[0]["fitted"]
+    assert f"every record of the protected file has bin = {value}" in p[0]["note"]
+
+
 def test_listwise_deletion_and_where_follow_r():
     df = _frame()
     df.loc[:9, "x"] = np.nan

@@ -316,6 +316,7 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], fam
     y, X, w = y[positive], X[positive], w[positive]
     if y.size:
         _check_range(y, X, w, family, response, names)
+        _check_outcomes(y, family, response, which)
     aliased = aliased_columns(X, w, ALIAS_TOL)
     keep = np.flatnonzero(~aliased)
     coefficients = [{"name": n, "estimate": None, "se": None, "lower": None, "upper": None, "p_value": None}
@@ -352,6 +353,21 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], fam
         c.update(estimate=_num(res.params[i]), se=_num(res.bse[i]), lower=_num(res.lower[i]),
                  upper=_num(res.upper[i]), p_value=_num(res.pvalues[i]))
     return coefficients, stats
+
+
+def _check_outcomes(y: np.ndarray, family: str, response: str, which: str) -> None:
+    """NotComputed when every response is at the boundary: all 0 or all 1 (binomial), all 0 (poisson).
+
+    The likelihood then grows without bound along the intercept and no
+    coefficient has a finite estimate (the fit would stop at an arbitrary
+    large intercept and report the slopes' rounding noise as estimates).
+    """
+    if family == "binomial" and (np.all(y == 1) or np.all(y == 0)):
+        raise NotComputed(f"every record of the {which} file has {response} = {int(y[0])}: a binomial model "
+                          "needs records of both outcomes")
+    if family == "poisson" and np.all(y == 0):
+        raise NotComputed(f"every record of the {which} file has {response} = 0: a poisson model needs "
+                          "some positive counts")
 
 
 def _check_range(y: np.ndarray, X: np.ndarray, w: np.ndarray, family: str, response: str, names: list[str]) -> None:
@@ -393,7 +409,7 @@ def _separated(y: np.ndarray, X: np.ndarray, family: str, res: FitResult, notes:
         if on.any() and boundary[on].all() and (np.all(y[on] == y[on][0]) if family == "binomial" else True):
             infinite.add(j)
     suspicious = not res.converged or np.abs(res.eta).max(initial=0) > SEPARATION_ETA
-    if suspicious and len(infinite) == 0:
+    if suspicious:  # the 0/1 columns above may be only part of it (the intercept, a continuous slope)
         lp = _separation_lp(y, X, family)
         if lp is None:
             notes.append(f"the fit in the {which} file shows signs of separation (fitted values at 0 or 1) that "
