@@ -53,7 +53,20 @@ in ``not_computed`` instead).  The rules:
    observed in fewer than ``min_cell`` records of a file (``statistics``:
    its n, mean, interval, sd, variance and covariance/correlation row and
    column) is withheld.
-6. **Rounding.**  Every other non-integer number of the ``details`` and of
+6. **Differencing.**  Where parts add up to a total the reader knows
+   (per-variable counts and their sum, per-variable shares of records of
+   :data:`SHARE_BY_VARIABLE` and their mean, the cells of
+   :data:`PARTITION_KEYS`, class-size groups, cluster shares, a
+   regression's record counts, the domain sizes of an estimate, the
+   proportions of one variable in a domain), a withheld part is withheld
+   with the next smallest parts until the withheld ones hold at least
+   ``min_cell`` records (:func:`partition_withheld`); counts of records
+   with a value (:data:`COMPLEMENT_KEYS`, missing_values) are withheld when
+   the records without one are few; quantiles with fewer than ``min_cell``
+   records beyond them, regression coefficients resting on fewer than
+   ``min_cell`` records (their ``n_records``) and the labels of small
+   domains and categories are withheld (docs/measures.md).
+7. **Rounding.**  Every other non-integer number of the ``details`` and of
    the analyses block is rounded to 3 significant digits
    (:func:`infoloss.report.safe.round_sig`), like the descriptive
    statistics.  Measure values, ``by_variable`` and ``by_pair`` are not
@@ -63,7 +76,7 @@ in ``not_computed`` instead).  The rules:
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -86,7 +99,22 @@ COUNT_KEYS = frozenset({
     "separated", "cluster_sizes",
     # the user's regressions
     "n_filtered_out", "n_missing", "n_not_finite", "n_used",
+    # records with a value, per variable (ks, gdu, propensity)
+    "n_orig", "n_prot",
 })
+#: Detail keys whose entries split the records of a file into parts (the parts add up to a total the reader
+#: knows): a small part is withheld together with the next smallest ones (:func:`partition_withheld`).
+PARTITION_KEYS = frozenset({"dis_table", "distinct_counts"})
+#: Measures whose per-variable values are shares of records (a count over the file's records), so that
+#: ``value · n_records`` is a count of records: a small one is withheld with its share, and the measure's
+#: value (their mean) when it would give the withheld ones back.
+SHARE_BY_VARIABLE = frozenset({"lambda", "categorical_distance", "precision", "ncp", "iloss", "loss_metric",
+                               "l_diversity"})
+#: Detail keys of counts of records with a value: the records without one (the file's records minus the
+#: count) are a count too.
+COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot"})
+#: Count measures whose complement (records with a value) is a count too.
+COMPLEMENT_COUNTS = frozenset({"missing_values"})
 #: Numbers under a count key that are not counts.
 NOT_COUNTS = frozenset({"sd", "share", "percent", "seeds", "seed"})
 #: Shares, percentages and differences that give a withheld sibling count back (and any key that starts with
@@ -117,6 +145,7 @@ class _Safe:
     min_cell: int
     record_counts: frozenset[int]
     withheld: int = 0
+    extra: dict = field(default_factory=dict)  # analyses: (row id, side) -> "n" or "all", withheld besides rule 4
 
     def small(self, x: Any) -> bool:
         return _is_number(x) and 0 < x < self.min_cell
@@ -244,25 +273,22 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
         counts = registry.get(mid).unit == "count"
     except KeyError:
         counts = False
+    shares = mid in SHARE_BY_VARIABLE
+    details = dict(out["details"]) if isinstance(out.get("details"), dict) else None
+    n = _records_of(details, state)
     withheld_vars: set[str] = set()
-    if counts:
-        if state.small(out.get("value")):
-            out["value"] = None
-            out["withheld"] = f"safe mode: the value is a count of fewer than {state.min_cell} records"
-            state.withhold()
-        if isinstance(out.get("by_variable"), dict):
-            by_variable = {}
-            for name, v in out["by_variable"].items():
-                if state.small(v):
-                    withheld_vars.add(name)
-                    state.withhold()
-                    v = None
-                by_variable[name] = v
-            out["by_variable"] = by_variable
-    if isinstance(out.get("details"), dict):
-        details = dict(out["details"])
+    if counts or shares:
+        withheld_vars = _safe_by_variable(out, state, n, counts=counts, complement=mid in COMPLEMENT_COUNTS)
+    if counts and state.small(out.get("value")):
+        out["value"] = None
+        out["withheld"] = f"safe mode: the value is a count of fewer than {state.min_cell} records"
+        state.withhold()
+    if details is not None:
         if counts:
-            details = _count_measure_details(details, withheld_vars, state)
+            details = _count_measure_details(details, withheld_vars, out.get("value") is None, state, n)
+        if shares:
+            details = _share_measure_details(details, withheld_vars, state, n)
+        details = _partitions_in_proportions(details, state)
         out["details"] = _walk(details, state, parent="details", counting=False)
         behind = SHARE_MEASURES.get(mid)
         if behind and state.small(details.get(behind)) and out.get("value") not in (None, 0):
@@ -273,16 +299,130 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
     return out
 
 
-def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], state: _Safe) -> dict[str, Any]:
-    """A count measure's own details: the original's counts and the percentages of withheld counts."""
+def _records_of(details: dict[str, Any] | None, state: _Safe) -> float:
+    """The number of records behind a measure's shares: its ``n_records``, else the largest file's."""
+    n = (details or {}).get("n_records")
+    if isinstance(n, dict):
+        n = n.get("protected", max((v for v in n.values() if _is_number(v)), default=None))
+    if _is_number(n) and n > 0:
+        return float(n)
+    return float(max(state.record_counts, default=0))
+
+
+def _safe_by_variable(out: dict[str, Any], state: _Safe, n: float, *, counts: bool, complement: bool) -> set[str]:
+    """Withhold the small per-variable counts (or shares of records) of ``out`` and enough others that the
+    measure's value (their sum or mean) cannot give them back; returns the variables withheld."""
+    by_variable = out.get("by_variable")
+    if not isinstance(by_variable, dict):
+        return set()
+    units = {k: (v if counts else v * n) for k, v in by_variable.items() if _is_number(v)}
+    if complement and n:
+        units_small = {k for k, u in units.items() if 0 < n - u < state.min_cell}
+    else:
+        units_small = set()
+    names, left = partition_withheld(units, state.min_cell)
+    names |= units_small
+    if names:
+        out["by_variable"] = {k: (None if k in names else v) for k, v in by_variable.items()}
+        state.withheld += sum(1 for k in names if by_variable.get(k) is not None)
+    if 0 < left < state.min_cell - 1e-9 and out.get("value") not in (None, 0):
+        out["value"] = None  # every part is withheld and their total is small: the value would give it back
+        out["withheld"] = (f"safe mode: the value adds up per-variable counts of fewer than {state.min_cell} "
+                           "records, which it would give back")
+        state.withhold()
+    return names
+
+
+def partition_withheld(units: dict[Any, float], min_cell: int) -> tuple[set[Any], float]:
+    """Parts of a total to withhold: those of fewer than ``min_cell`` records, then the next smallest ones
+    until the withheld parts hold at least ``min_cell`` records in all (or none is left).
+
+    The reader knows the total (or can add it up), so one withheld part alone would be the total minus the
+    parts shown; with at least ``min_cell`` records withheld in all, no part is known to better than
+    "fewer than ``min_cell``".  Empty parts (0) are shown.  Returns the parts withheld and their records.
+
+    >>> sorted(partition_withheld({"a": 1, "b": 40, "c": 0, "d": 9}, 5)[0])
+    ['a', 'd']
+    >>> partition_withheld({"a": 6, "b": 40}, 5)
+    (set(), 0.0)
+    """
+    small = {k for k, u in units.items() if 0 < u < min_cell - 1e-9}
+    left = float(sum(units[k] for k in small))
+    while 0 < left < min_cell - 1e-9:
+        free = [k for k, u in units.items() if u > 0 and k not in small]
+        if not free:
+            break
+        k = min(free, key=lambda name: units[name])
+        small.add(k)
+        left += float(units[k])
+    return small, left
+
+
+def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], value_withheld: bool,
+                           state: _Safe, n: float) -> dict[str, Any]:
+    """A count measure's own details: the original's counts, and the shares of withheld counts."""
     percent = details.get("percent")
     if isinstance(percent, dict) and withheld_vars:
         details["percent"] = {k: (None if k in withheld_vars else v) for k, v in percent.items()}
         state.withheld += sum(1 for k in withheld_vars if percent.get(k) is not None)
+    if value_withheld:  # the measure's own share or percent gives its count back
+        for key in ("share", "percent"):
+            if _is_number(details.get(key)) and details[key] != 0:
+                details[key] = None
+                state.withhold()
     original = details.get("original")
     if isinstance(original, dict):
         # the same measure on the original: a count ("value") or counts per variable
+        original = dict(original)
+        if isinstance(original.get("by_variable"), dict):
+            _safe_by_variable(original, state, n, counts=True, complement=False)
         details["original"] = _walk(original, state, parent="original", counting=True)
+    return details
+
+
+def _share_measure_details(details: dict[str, Any], withheld_vars: set[str], state: _Safe, n: float) -> dict[str, Any]:
+    """A share measure's details: the shares behind withheld per-variable values, and the original's."""
+    by_variable = details.get("by_variable")
+    if isinstance(by_variable, dict) and withheld_vars:
+        out = {}
+        for name, entry in by_variable.items():
+            if name in withheld_vars and isinstance(entry, dict):
+                entry = {k: (None if str(k).startswith("share") and _is_number(v) and v != 0 else v)
+                         for k, v in entry.items()}
+                state.withheld += 1
+            out[name] = entry
+        details["by_variable"] = out
+    original = details.get("original")
+    if isinstance(original, dict) and isinstance(original.get("by_variable"), dict):
+        original = dict(original)
+        plain = {k: (v.get("share_below_l") if isinstance(v, dict) else v) for k, v in original["by_variable"].items()}
+        probe = {"value": original.get("value"), "by_variable": plain}
+        names = _safe_by_variable(probe, state, n, counts=False, complement=False)
+        if names or probe["value"] is None:
+            original["value"] = probe["value"]
+            original = _share_measure_details(original, names, state, n)
+            if not all(isinstance(v, dict) for v in original["by_variable"].values()):
+                original["by_variable"] = probe["by_variable"]
+        details["original"] = original
+    return details
+
+
+def _partitions_in_proportions(details: dict[str, Any], state: _Safe) -> dict[str, Any]:
+    """Cluster shares per file (``proportions``): a cluster of fewer than ``min_cell`` records withheld,
+    with the next smallest so that the others (which add up to 1) cannot give it back."""
+    proportions = details.get("proportions")
+    clustered = details.get("records_clustered")
+    if not (isinstance(proportions, dict) and isinstance(clustered, dict)):
+        return details
+    out = dict(proportions)
+    for side in ("original", "protected"):
+        shares, n = proportions.get(side), clustered.get(side)
+        if isinstance(shares, list) and _is_number(n):
+            units = {i: p * n for i, p in enumerate(shares) if _is_number(p)}
+            names, _ = partition_withheld(units, state.min_cell)
+            out[side] = [None if i in names else p for i, p in enumerate(shares)]
+            state.withheld += len(names)
+    details["proportions"] = out
     return details
 
 
@@ -297,11 +437,16 @@ def _walk(obj: Any, state: _Safe, *, parent: str, counting: bool) -> Any:
         obj = obj.tolist()
     if isinstance(obj, (list, tuple)):
         if parent == "estimates" and all(isinstance(r, dict) and "statistic" in r for r in obj):
-            return [_safe_estimate(r, state) for r in obj]
+            saved, state.extra = state.extra, _estimate_partitions(list(obj), state.min_cell)
+            rows = [_safe_estimate(r, state) for r in obj]
+            state.extra = saved
+            return _rename_rare(list(obj), rows, state.min_cell)
+        if parent == "regressions" and all(isinstance(r, dict) and "coefficients" in r for r in obj):
+            return [_safe_regression(_walk(r, state, parent="regression", counting=counting), r, state) for r in obj]
         if parent == "coefficients":
             return list(obj)
         if parent == "class_sizes":
-            return [_class_size(pair, state) for pair in obj]
+            return _class_sizes(obj, state)
         if _per_record(obj, parent, state):
             state.withhold()
             return None
@@ -333,8 +478,15 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
             out[key] = value
             continue
         child_counts = (counting or key_s in counted) and key_s not in NOT_COUNTS
+        if key_s in PARTITION_KEYS and isinstance(value, dict):
+            names, _ = partition_withheld({k: v for k, v in value.items() if _is_number(v)}, state.min_cell)
+            value = {k: (None if k in names else v) for k, v in value.items()}
+            state.withheld += len(names)
+            withheld_here |= bool(names)
         before = state.withheld
         out[key] = _walk(value, state, parent=key_s, counting=child_counts)
+        if key_s in COMPLEMENT_KEYS:
+            out[key] = _without_small_complements(out[key], state)
         if child_counts and state.withheld > before and not isinstance(value, (dict, list)):
             withheld_here = True
     if withheld_here:  # a share or percent beside a withheld count gives it back
@@ -345,15 +497,26 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
     return out
 
 
-def _class_size(pair: Any, state: _Safe) -> Any:
-    """A ``[class size, number of classes]`` pair: the number withheld when the classes hold too few records."""
-    if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(_is_number(v) for v in pair):
-        size, classes = pair
-        if state.small(size * classes):
-            state.withhold()
-            return [int(size), None]
-        return [int(size), int(classes)]
-    return pair
+def _without_small_complements(value: Any, state: _Safe) -> Any:
+    """Counts of records with a value, withheld where a file's records minus the count are a small count."""
+    if isinstance(value, dict):
+        return {k: _without_small_complements(v, state) for k, v in value.items()}
+    if _is_number(value) and any(0 < n - value < state.min_cell for n in state.record_counts):
+        state.withhold()
+        return None
+    return value
+
+
+def _class_sizes(pairs: list, state: _Safe) -> list:
+    """``[class size, number of classes]`` pairs: the number of classes withheld where they hold fewer than
+    ``min_cell`` records, with the next smallest groups (the total number of classes is shown)."""
+    units = {i: p[0] * p[1] for i, p in enumerate(pairs)
+             if isinstance(p, (list, tuple)) and len(p) == 2 and all(_is_number(v) for v in p)}
+    names, _ = partition_withheld(units, state.min_cell)
+    state.withheld += len(names)
+    # a withheld group's size is withheld too when it is small: a class of 1 record is a unique record
+    return [([None if p[0] < state.min_cell else int(p[0]), None] if i in names else [int(p[0]), int(p[1])])
+            if i in units else p for i, p in enumerate(pairs)]
 
 
 def _per_record(values: list | tuple, parent: str, state: _Safe) -> bool:
@@ -379,21 +542,186 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
             continue
         n = values.get("n")
         small_share = row.get("statistic") == "proportion" and small_proportion(values, state.min_cell)
-        if extreme or small_share or (_is_number(n) and n < state.min_cell):
+        more = state.extra.get((id(row), side))
+        if extreme or small_share or (_is_number(n) and n < state.min_cell) or more == "all" \
+                or _quantile_in_tail(row, values, state.min_cell):
             hidden = True
             values = dict(values)
             for key in SIDE_VALUE_KEYS:
                 if values.get(key) is not None:
                     values[key] = None
                     state.withhold()
+        elif more == "n" and values.get("n") is not None:
+            values = dict(values, n=None)
+            state.withhold()
         out[side] = _walk_dict(values, state, parent=side, counting=False)
     if hidden:
         for key in COMPARISON_KEYS:
             if out.get(key) is not None:
                 out[key] = None
                 state.withhold()
+        if out.get("note"):  # notes of a withheld side speak of its few records ("a single record", ...)
+            out["note"] = f"safe mode: withheld (a domain, category or tail of fewer than {state.min_cell} records)"
     # keep the original key order
     return {k: out[k] for k in row}
+
+
+def _quantile_in_tail(row: dict[str, Any], side: dict[str, Any], min_cell: int) -> bool:
+    """A quantile (or median) that fewer than ``min_cell`` records lie beyond: ``min(p, 1 − p) · n``.
+
+    Such a quantile and its bootstrap interval are order statistics of those
+    few records (the 0.99 quantile of 400 records is about the 4th largest
+    value), so they stand for individual values.
+    """
+    if row.get("statistic") not in ("quantile", "median"):
+        return False
+    n = side.get("n")
+    p = 0.5 if row.get("statistic") == "median" else _last_number(str(row.get("estimate", "")))
+    if p is None or not _is_number(n):
+        return False
+    return min(p, 1.0 - p) * n < min_cell - 1e-9
+
+
+def _last_number(text: str) -> float | None:
+    import re
+
+    found = re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text)
+    try:
+        return float(found[-1]) if found else None
+    except ValueError:
+        return None
+
+
+def _estimate_partitions(rows: list, min_cell: int) -> dict:
+    """Sides to withhold beyond rule 4 so that no withheld estimate comes back by subtraction.
+
+    * the domains of one estimate split its records: a withheld domain size
+      ``n`` would be the total minus the others, so the next smallest domains'
+      ``n`` are withheld too (:func:`partition_withheld`);
+    * the proportions of one variable in one domain add up to 1: a withheld
+      one would be 1 minus the others, so the next smallest categories'
+      proportions are withheld too (the whole side).
+    Returns ``{(id(row), side): "n" or "all"}``.
+    """
+    extra: dict = {}
+    domains: dict = {}
+    categories: dict = {}
+    for row in rows:
+        if not isinstance(row, dict):
+            continue
+        names = tuple(part.split("=", 1)[0] for part in str(row.get("domain", "all")).split(", "))
+        if row.get("statistic") == "proportion":
+            categories.setdefault((row.get("estimate"), row.get("domain")), []).append(row)
+        if row.get("domain") != "all":
+            domains.setdefault((row.get("estimate"), names, row.get("category")), []).append(row)
+    for side in ("original", "protected"):
+        for group in domains.values():
+            units = {id(r): r[side]["n"] for r in group if isinstance(r.get(side), dict) and _is_number(r[side].get("n"))}
+            for rid in partition_withheld(units, min_cell)[0]:
+                extra.setdefault((rid, side), "n")
+        for group in categories.values():
+            units = {id(r): r[side]["value"] * r[side]["n"] for r in group if isinstance(r.get(side), dict)
+                     and _is_number(r[side].get("value")) and _is_number(r[side].get("n"))}
+            for rid in partition_withheld(units, min_cell)[0]:
+                extra[(rid, side)] = "all"
+    return extra
+
+
+def _rename_rare(raw: list, rows: list, min_cell: int) -> list:
+    """Labels of domains and categories with fewer than ``min_cell`` records in the original (or none there)
+    replaced by a numbered placeholder in ``domain``, ``category`` and ``key``."""
+    size: dict = {}
+    for r in raw:
+        if not isinstance(r, dict):
+            continue
+        n = (r.get("original") or {}).get("n") if isinstance(r.get("original"), dict) else None
+        n = n if _is_number(n) else 0
+        for part in str(r.get("domain", "all")).split(", "):
+            if "=" in part:
+                size[part] = max(size.get(part, 0), n)
+        if r.get("statistic") == "proportion" and r.get("category") is not None:
+            p = (r.get("original") or {}).get("value") if isinstance(r.get("original"), dict) else None
+            c = p * n if _is_number(p) else 0
+            key = (r.get("variable"), r.get("category"))
+            size[key] = max(size.get(key, 0), c)
+    names: dict = {}
+
+    def placeholder(label: Any, variable: str) -> str:
+        if label not in names:
+            names[label] = f"(a category of fewer than {min_cell} records, {sum(1 for k in names if k[0] == variable) + 1})"
+        return names[label]
+
+    out = []
+    for r in rows:
+        if not isinstance(r, dict):
+            out.append(r)
+            continue
+        r = dict(r)
+        parts = []
+        for part in str(r.get("domain", "all")).split(", "):
+            if "=" in part and size.get(part, 0) < min_cell - 1e-9:
+                variable = part.split("=", 1)[0]
+                part = f"{variable}={placeholder((variable, part), variable)}"
+            parts.append(part)
+        r["domain"] = ", ".join(parts)
+        key = (r.get("variable"), r.get("category"))
+        if r.get("statistic") == "proportion" and r.get("category") is not None and size.get(key, 0) < min_cell - 1e-9:
+            r["category"] = placeholder(key, str(r.get("variable")))
+        if "key" in r:
+            r["key"] = f"{r.get('estimate')} | {r['domain']}" + (f" | {r['category']}" if r.get("category") is not None else "")
+        out.append(r)
+    return out
+
+
+def _safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> dict[str, Any]:
+    """A regression: the record counts of each side as a partition, and the coefficients of categories of fewer
+    than ``min_cell`` records withheld and unnamed (such a coefficient fits those records' values)."""
+    reg = dict(reg)
+    for side in ("original", "protected"):
+        block, raw_block = reg.get(side), (raw or {}).get(side)
+        if isinstance(block, dict) and isinstance(raw_block, dict):
+            parts = {k: raw_block[k] for k in ("n_filtered_out", "n_missing", "n_not_finite", "n_used")
+                     if _is_number(raw_block.get(k))}
+            withheld, _ = partition_withheld(parts, state.min_cell)
+            block = dict(block)
+            for k in withheld:
+                if block.get(k) is not None:
+                    block[k] = None
+                    state.withhold()
+            reg[side] = block
+    coefficients = reg.get("coefficients")
+    raw_coefficients = (raw or {}).get("coefficients") or []
+    if isinstance(coefficients, list):
+        out, rare = [], 0
+        for c, rc in zip(coefficients, raw_coefficients):
+            sizes = [(rc.get(side) or {}).get("n_records") for side in ("original", "protected")
+                     if isinstance(rc.get(side), dict)]
+            if any(_is_number(k) and k < state.min_cell for k in sizes):
+                rare += 1
+                c = dict(c, name=_unnamed(str(c.get("name", "")), state.min_cell, rare))
+                for side in ("original", "protected"):
+                    if isinstance(c.get(side), dict):
+                        block = dict(c[side])
+                        for k in ("estimate", "se", "lower", "upper", "p_value", "n_records"):
+                            if block.get(k) is not None:
+                                block[k] = None
+                                state.withhold()
+                        c[side] = block
+                for k in ("ci_overlap", "same_sign", "same_significance"):
+                    if c.get(k) is not None:
+                        c[k] = None
+                        state.withhold()
+                c["note"] = f"safe mode: withheld (a category of fewer than {state.min_cell} records)"
+            out.append(c)
+        reg["coefficients"] = out + coefficients[len(out):]
+    return reg
+
+
+def _unnamed(name: str, min_cell: int, k: int) -> str:
+    """A coefficient's name without its category: ``C(region)[T.Rareville]`` -> ``C(region)[withheld 1]``."""
+    if "[" in name:
+        return name[: name.index("[")] + f"[a category of fewer than {min_cell} records, {k}]"
+    return name  # the intercept or a continuous term: its name holds no category
 
 
 def small_proportion(side: dict[str, Any], min_cell: int) -> bool:

@@ -124,7 +124,9 @@ def test_small_domain_and_quantile_extremes_are_withheld(small_report):
     full = small_report.to_dict()["scenarios"][0]
     safe = small_report.to_dict(safe=True, min_cell=5)["scenarios"][0]
     tiny = "mean(x) | dom=tiny"
-    f_tiny, s_tiny = _estimate(full["analyses"], tiny), _estimate(safe["analyses"], tiny)
+    unnamed = "mean(x) | dom=(a category of fewer than 5 records, 1)"  # 3 records: the label is not shown
+    f_tiny, s_tiny = _estimate(full["analyses"], tiny), _estimate(safe["analyses"], unnamed)
+    assert "tiny" not in json.dumps(safe["analyses"]) and "tiny" not in json.dumps(safe["measures"])
     assert f_tiny["original"]["n"] == 3
     assert f_tiny["original"]["value"] == pytest.approx(orig.loc[orig.dom == "tiny", "x"].mean())
     for side in ("original", "protected"):
@@ -132,7 +134,7 @@ def test_small_domain_and_quantile_extremes_are_withheld(small_report):
     assert s_tiny["difference"] is None and s_tiny["ci_overlap"] is None
     big = "mean(x) | dom=big"
     s_big = _estimate(safe["analyses"], big)
-    assert s_big["original"]["n"] == 37
+    assert s_big["original"]["n"] is None  # 40 records minus this n would give the tiny domain's 3 back
     assert s_big["original"]["value"] == pytest.approx(orig.loc[orig.dom == "big", "x"].mean(), rel=5e-3)
     for p in ("0", "1"):
         row = next(e for e in safe["analyses"]["estimates"] if e["estimate"] == f"quantile(x, {p})")
@@ -140,7 +142,7 @@ def test_small_domain_and_quantile_extremes_are_withheld(small_report):
     median = next(e for e in safe["analyses"]["estimates"] if e["estimate"] == "quantile(x, 0.5)")
     assert median["original"]["value"] is not None
     # the same rows inside the analyses measure's details
-    in_details = _estimate(safe["measures"]["estimate_ci_overlap"]["details"], tiny)
+    in_details = _estimate(safe["measures"]["estimate_ci_overlap"]["details"], unnamed)
     assert in_details["original"]["value"] is None
 
 
@@ -309,3 +311,93 @@ def test_a_proportion_that_stands_for_a_few_records_is_withheld():
         assert (s["protected"]["value"] is None) == hidden, f["key"]
     assert report.to_dict(safe=True, min_cell=3)["scenarios"][0]["analyses"]["estimates"][0]["original"]["value"] \
         is not None  # 3 records are enough with min_cell 3
+
+
+# ---------------------------------------------------------------------------
+# differencing: a withheld count must not come back from a total and the counts shown
+# ---------------------------------------------------------------------------
+def test_a_withheld_count_does_not_come_back_from_the_total():
+    m = {"suppressions": {"value": 50.0, "by_variable": {"a": 1.0, "b": 40.0, "c": 0.0, "d": 9.0},
+                          "details": {"percent": {"a": 0.1, "b": 4.0, "c": 0.0, "d": 0.9}, "n_records": 1000}}}
+    out = safe_measures(m, 5, registry, (1000,))[0]["suppressions"]
+    assert out["by_variable"] == {"a": None, "b": 40.0, "c": 0.0, "d": None}  # d too: 50 − 40 = a + d = 10
+    assert out["value"] == 50.0 and out["details"]["percent"] == {"a": None, "b": 4.0, "c": 0.0, "d": None}
+    alone = {"suppressions": {"value": 3.0, "by_variable": {"a": 3.0, "b": 0.0}, "details": {"n_records": 1000}}}
+    out = safe_measures(alone, 5, registry, (1000,))[0]["suppressions"]
+    assert out["value"] is None and out["by_variable"]["a"] is None
+
+
+def test_shares_of_records_per_variable_are_counts():
+    # lambda of a nominal variable is the share of records changed: 0.015 of 200 records is 3 records
+    m = {"lambda": {"value": 0.2, "by_variable": {"sex": 0.015, "age": 0.32, "zip": 0.33}, "details": {"n_records": 200}},
+         "suppressed_records": {"value": 3.0, "details": {"share": 0.015, "percent": 1.5, "n_records": 200}},
+         "ks": {"value": 0.1, "by_variable": {"age": 0.1}, "details": {"n_orig": {"age": 200}, "n_prot": {"age": 197}}}}
+    out = safe_measures(m, 5, registry, (200,))[0]
+    assert out["lambda"]["by_variable"] == {"sex": None, "age": None, "zip": 0.33} and out["lambda"]["value"] == 0.2
+    assert out["suppressed_records"]["value"] is None
+    assert out["suppressed_records"]["details"]["share"] is None and out["suppressed_records"]["details"]["percent"] is None
+    assert out["ks"]["details"]["n_prot"] == {"age": None}  # 200 − 197 = 3 records without a value
+    assert out["ks"]["details"]["n_orig"] == {"age": 200}
+
+
+def test_partitions_of_the_records_are_suppressed_with_a_second_part():
+    m = {"suda_dis": {"value": 0.0, "details": {"dis_table": {"0": 3284, "(0, 0.1]": 713, "(0.1, 0.2]": 3}}},
+         "discernibility": {"value": 0.1, "details": {"classes": 13, "class_sizes": [[1, 1], [9, 1], [10, 5], [20, 6]]}},
+         "cluster_proportion_distance": {"value": 0.0, "details": {
+             "proportions": {"original": [0.47, 0.5275, 0.0025], "protected": [0.5, 0.5, 0.0]},
+             "records_clustered": {"original": 400, "protected": 400}}}}
+    out = safe_measures(m, 5, registry, (4000, 400))[0]
+    assert out["suda_dis"]["details"]["dis_table"] == {"0": 3284, "(0, 0.1]": None, "(0.1, 0.2]": None}
+    # a class of one record: its size and count withheld, and the next group's count
+    assert out["discernibility"]["details"]["class_sizes"] == [[None, None], [9, None], [10, 5], [20, 6]]
+    assert out["cluster_proportion_distance"]["details"]["proportions"] == {
+        "original": [None, 0.527, None], "protected": [0.5, 0.5, 0.0]}
+
+
+def _rare_pair():
+    """400 records; region "Rareville" holds 1 record, "Zetaland" 3, occupation "astronaut" 2."""
+    rng = np.random.default_rng(7)
+    n = 400
+    region = np.array(["North"] * 180 + ["East"] * 108 + ["South"] * 108 + ["Zetaland"] * 3 + ["Rareville"])
+    occupation = np.array(["clerk", "farmer", "teacher"] * 133 + ["astronaut"])
+    occupation[5] = "astronaut"
+    income = np.exp(rng.normal(10, 0.5, n))
+    df = pd.DataFrame({"region": region, "occupation": occupation, "age": rng.integers(18, 80, n), "income": income})
+    spec = {"variables": {"region": {"scale": "nominal"}, "occupation": {"scale": "nominal"},
+                          "age": {"scale": "continuous"}, "income": {"scale": "continuous"}},
+            "analyses": {"estimates": [{"statistic": "mean", "variable": "income", "by": ["region"]},
+                                       {"statistic": "proportion", "variable": "occupation"},
+                                       {"statistic": "quantile", "variable": "income", "p": [0.5, 0.99]}],
+                         "regressions": [{"name": "m", "formula": "np.log(income) ~ age + C(region)"}],
+                         "ci": {"replicates": 20, "seed": 1}}}
+    prot = df.copy()
+    prot["income"] = prot["income"] * np.exp(rng.normal(0, 0.05, n))
+    return df, prot, spec
+
+
+def test_analyses_keep_no_small_group_labels_or_values():
+    orig, prot, spec = _rare_pair()
+    report = infoloss.compare(orig, prot, spec, measures=["estimate_ci_overlap", "regression_ci_overlap"])
+    full = report.to_dict()["scenarios"][0]["analyses"]
+    safe = report.to_dict(safe=True, min_cell=5)
+    text = json.dumps(safe)
+    assert "Rareville" not in text and "Zetaland" not in text and "astronaut" not in text
+    # the coefficient of the one-record region fits that record: withheld, unnamed
+    coefs = safe["scenarios"][0]["analyses"]["regressions"][0]["coefficients"]
+    withheld = [c for c in coefs if c["name"].startswith("C(region)[a category of fewer than 5 records")]
+    assert len(withheld) == 2 and all(c["original"]["estimate"] is None for c in withheld)
+    full_coefs = {c["name"]: c for c in full["regressions"][0]["coefficients"]}
+    assert full_coefs["C(region)[T.Rareville]"]["original"]["n_records"] == 1
+    assert full_coefs["C(region)[T.North]"]["original"]["n_records"] == 108  # its reference, East, has 108
+    # domains: the total minus the sizes shown must not give a small one back
+    rows = [r for r in safe["scenarios"][0]["analyses"]["estimates"] if r["estimate"] == "mean(income)"]
+    shown = sum(r["original"]["n"] for r in rows if r["original"]["n"] is not None)
+    assert not 0 < 400 - shown < 5
+    # proportions: 1 minus the shares shown must not give a small count back
+    rows = [r for r in safe["scenarios"][0]["analyses"]["estimates"] if r["estimate"] == "proportion(occupation)"]
+    left = 400 * (1 - sum(r["original"]["value"] for r in rows if r["original"]["value"] is not None))
+    assert not 0.5 < left < 5
+    # the 0.99 quantile of 400 records is about the 4th largest value: withheld; the median stays
+    q = {r["estimate"]: r for r in safe["scenarios"][0]["analyses"]["estimates"] if r["statistic"] == "quantile"}
+    assert q["quantile(income, 0.99)"]["original"]["value"] is None
+    assert q["quantile(income, 0.5)"]["original"]["value"] is not None

@@ -227,7 +227,7 @@ def _coefficients(orig: list[dict], prot: list[dict], alpha: float) -> list[dict
 def _coef(c: dict | None) -> dict[str, Any] | None:
     if c is None:
         return None
-    return {k: c.get(k) for k in ("estimate", "se", "lower", "upper", "p_value")}
+    return {k: c.get(k) for k in ("estimate", "se", "lower", "upper", "p_value", "n_records")}
 
 
 def _sign(x: float) -> int:

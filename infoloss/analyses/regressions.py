@@ -125,6 +125,8 @@ def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None) -> 
         notes.append(f"the {data.name} file has categories of {', '.join(recoded)} that the original lacks "
                      "(recoded?), so it is coded on its own and those coefficients are not compared")
     coefficients, fit_stats = _estimate(yv, Xv, w, names, reg.family, level, data.name, notes, y.columns[0])
+    for c, n_records in zip(coefficients, _records_behind(Xv, X.design_info)):
+        c["n_records"] = n_records
     for c in coefficients:
         if recoded and _term_variables(X, c["name"]) & set(recoded):
             c["recoded"] = True
@@ -353,6 +355,39 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], fam
         c.update(estimate=_num(res.params[i]), se=_num(res.bse[i]), lower=_num(res.lower[i]),
                  upper=_num(res.upper[i]), p_value=_num(res.pvalues[i]))
     return coefficients, stats
+
+
+def _records_behind(X: np.ndarray, info: Any) -> list[int]:
+    """For each coefficient, the fewest records its estimate contrasts.
+
+    A category's coefficient (a 0/1 column) rests on the records of that
+    category and on those of its term's reference category (the records
+    where every column of the term is 0); the intercept on the smallest
+    reference category of the model's categorical terms (or all records);
+    any other column on the records where it is not 0.  A coefficient of a
+    category of one record reproduces that record's value (safe mode
+    withholds coefficients of fewer than ``min_cell`` records).
+    """
+    nonzero = np.count_nonzero(X, axis=0)
+    out = nonzero.astype(int).tolist()
+    smallest_reference = X.shape[0]
+    for term, sl in info.term_slices.items():
+        columns = range(X.shape[1])[sl]
+        if not columns or not term.factors:
+            continue
+        categorical = all(info.factor_infos[f].type == "categorical" for f in term.factors)
+        if not categorical:
+            continue
+        reference = int(np.count_nonzero(~(X[:, sl] != 0).any(axis=1)))
+        if reference == 0:  # full-rank coding (no intercept): every category has its own column
+            continue
+        smallest_reference = min(smallest_reference, reference)
+        for j in columns:
+            out[j] = min(out[j], reference)
+    for j, name in enumerate(info.column_names):
+        if name == "Intercept":
+            out[j] = int(smallest_reference)
+    return out
 
 
 def _check_outcomes(y: np.ndarray, family: str, response: str, which: str) -> None:
