@@ -47,7 +47,7 @@ import numpy as np
 
 from .pair import ORIGINAL, PROTECTED, EncodedPair
 
-__all__ = ["before_after_tables", "safe_tables", "MAX_CELLS", "MAX_TOTAL_CELLS"]
+__all__ = ["before_after_tables", "safe_tables", "safe_tables_together", "MAX_CELLS", "MAX_TOTAL_CELLS"]
 
 MAX_CELLS = 10_000  # a table with more cells is skipped
 MAX_TOTAL_CELLS = 500_000  # cells written per scenario at most
@@ -174,9 +174,10 @@ def _regroup(table: np.ndarray, positions: list[np.ndarray], sizes: list[int]) -
     return out
 
 
-def _suppress(counts: list[np.ndarray], min_cell: int) -> np.ndarray:
-    """Cells to suppress: small in any file, plus secondary cells so no row or column has exactly one."""
-    hidden = np.zeros(counts[0].shape, dtype=bool)
+def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None = None) -> np.ndarray:
+    """Cells to suppress: small in any file (or in ``start``), plus secondary cells so no row or column has
+    exactly one."""
+    hidden = np.zeros(counts[0].shape, dtype=bool) if start is None else start.copy()
     for c in counts:
         hidden |= (c > 0) & (c < min_cell)
     total = sum(counts)
@@ -208,17 +209,84 @@ def _rounded(values: np.ndarray) -> list:
     return [round_sig(float(v)) if not isinstance(v, np.ndarray) else _rounded(v) for v in values]
 
 
-def safe_tables(block: dict[str, Any], min_cell: int) -> dict[str, Any]:
-    """The ``tables`` block with no count between 1 and ``min_cell − 1`` (see the module notes)."""
+def safe_tables_together(blocks: list[dict[str, Any]], min_cell: int) -> list[dict[str, Any]]:
+    """:func:`safe_tables` for the scenarios of one report, the original's tables made safe alike in each.
+
+    Every scenario repeats the original's tables beside its own; merged and
+    suppressed differently per scenario (the secondary cells follow each
+    protected file), two scenarios' JSON together would give a suppressed
+    original cell back (a row total minus a cell shown in one scenario minus
+    another shown in the other).  So a category merged in any scenario is
+    merged in all, and a two-way cell suppressed in any is suppressed in
+    all (with secondary cells added until no scenario has a row or column
+    with a single suppressed cell).
+    """
+    merged_labels: dict[str, set] = {}
+    for block in blocks:
+        for name, t in block["one_way"].items():
+            merged = _merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell)
+            merged_labels.setdefault(name, set()).update(c for c, m in zip(t["categories"], merged) if m)
+    hidden_labels: dict[str, set] = {}
+    changed = True
+    while changed:  # masks only grow, so this ends
+        changed = False
+        for block in blocks:
+            groupings = _groupings(block, min_cell, merged_labels)
+            for key, t in block["two_way"].items():
+                grouped = _grouped_two_way(key, t, groupings)
+                if grouped is None:
+                    continue
+                counts, rows, columns = grouped
+                known = hidden_labels.setdefault(key, set())
+                start = np.array([[(r, c) in known for c in columns] for r in rows], dtype=bool).reshape(counts[0].shape)
+                hidden = _suppress(counts, min_cell, start)
+                found = {(rows[i], columns[j]) for i, j in zip(*np.nonzero(hidden))}
+                if not found <= known:
+                    known |= found
+                    changed = True
+    return [safe_tables(block, min_cell, merged_labels, hidden_labels) for block in blocks]
+
+
+_SIDES = ("original", "protected")
+
+
+def _groupings(block: dict[str, Any], min_cell: int, merged_labels: dict[str, set] | None) -> dict:
+    """Per one-way table: the new position of each category, the number of groups and the groups' labels."""
+    out = {}
+    for name, t in block["one_way"].items():
+        merged = _merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell)
+        if merged_labels is not None:
+            merged |= np.array([c in merged_labels.get(name, ()) for c in t["categories"]], dtype=bool)
+        pos, size = _grouping(merged)
+        cats = [c for c, m in zip(t["categories"], merged) if not m] + ([_other(min_cell)] if merged.any() else [])
+        out[name] = (pos, size, cats, merged)
+    return out
+
+
+def _grouped_two_way(key: str, t: dict[str, Any], groupings: dict) -> tuple | None:
+    a, b = key.split("|")
+    if a not in groupings or b not in groupings:
+        return None
+    (pa, sa, ra, _), (pb, sb, cb, _) = groupings[a], groupings[b]
+    counts = [_regroup(np.asarray(t[f]["count"], dtype=np.int64), [pa, pb], [sa, sb]) for f in _SIDES]
+    return counts, ra, cb
+
+
+def safe_tables(block: dict[str, Any], min_cell: int, merged_labels: dict[str, set] | None = None,
+                hidden_labels: dict[str, set] | None = None) -> dict[str, Any]:
+    """The ``tables`` block with no count between 1 and ``min_cell − 1`` (see the module notes).
+
+    ``merged_labels`` and ``hidden_labels`` (from :func:`safe_tables_together`) are categories to merge and
+    two-way cells (row and column labels after merging) to suppress besides this block's own.
+    """
     out: dict[str, Any] = {k: v for k, v in block.items() if k not in ("one_way", "two_way", "safe")}
     merged_info: dict[str, int] = {}
     suppressed_info: dict[str, int] = {}
+    all_groupings = _groupings(block, min_cell, merged_labels)
     groupings: dict[str, tuple[np.ndarray, int, list[str]]] = {}
     out["one_way"] = {}
     for name, t in block["one_way"].items():
-        counts = [np.asarray(t[f]["count"], dtype=np.int64) for f in ("original", "protected")]
-        merged = _merge_jointly(counts, min_cell)
-        pos, size = _grouping(merged)
+        pos, size, _, merged = all_groupings[name]
         cats = [c for c, m in zip(t["categories"], merged) if not m] + ([_other(min_cell)] if merged.any() else [])
         groupings[name] = (pos, size, cats)
         if merged.any():
@@ -237,7 +305,9 @@ def safe_tables(block: dict[str, Any], min_cell: int) -> dict[str, Any]:
             continue
         (pa, sa, ra), (pb, sb, cb) = groupings[a], groupings[b]
         counts = [_regroup(np.asarray(t[f]["count"], dtype=np.int64), [pa, pb], [sa, sb]) for f in ("original", "protected")]
-        hidden = _suppress(counts, min_cell)
+        known = (hidden_labels or {}).get(key, set())
+        start = np.array([[(r, c) in known for c in cb] for r in ra], dtype=bool).reshape(counts[0].shape)
+        hidden = _suppress(counts, min_cell, start)
         if hidden.any():
             suppressed_info[key] = int(hidden.sum())
         entry = {"rows": ra, "columns": cb}

@@ -45,8 +45,12 @@ class ScenarioResult:
     tables: dict[str, Any] | None = None  # before/after tables, full detail (infoloss.before_after)
     pairing: dict[str, Any] | None = None  # how the records were paired (nearest-record pairing)
 
-    def to_dict(self, *, safe: bool = False, min_cell: int = 5) -> dict[str, Any]:
-        """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/interface.md, ``tables``)."""
+    def to_dict(self, *, safe: bool = False, min_cell: int = 5, safe_tables: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/interface.md, ``tables``).
+
+        ``safe_tables``: the safe form of this scenario's ``tables`` made together with the report's other
+        scenarios (:func:`infoloss.before_after.safe_tables_together`); by default it is made alone.
+        """
         out: dict[str, Any] = {
             "name": self.name,
             "path": self.path,
@@ -64,7 +68,9 @@ class ScenarioResult:
         if self.tables is not None:
             out["tables"] = self.tables
         if safe:
-            _make_safe(out, min_cell)
+            if safe_tables is not None:
+                out["tables"] = safe_tables
+            _make_safe(out, min_cell, tables_done=safe_tables is not None)
         return out
 
 
@@ -97,7 +103,7 @@ class Report:
         out = {
             "infoloss": __version__,
             "original": self.original,
-            "scenarios": [s.to_dict(safe=safe, min_cell=min_cell) for s in self.scenarios],
+            "scenarios": self._scenarios(safe, min_cell),
             "measures": {m: registry.get(m).to_dict() for m in self.measure_ids},
             "risk_utility": self.risk_utility(),
         }
@@ -108,6 +114,16 @@ class Report:
             out["safe"] = {"min_cell": int(min_cell),
                            "withheld": sum(s["safe"]["withheld"] for s in out["scenarios"])}
         return registry.json_plain(out)
+
+    def _scenarios(self, safe: bool, min_cell: int) -> list[dict[str, Any]]:
+        """The scenarios' JSON; in safe mode the original's tables are merged and suppressed alike in all."""
+        if not safe or sum(1 for s in self.scenarios if s.tables is not None) < 2:
+            return [s.to_dict(safe=safe, min_cell=min_cell) for s in self.scenarios]
+        from .before_after import safe_tables_together
+
+        with_tables = [s for s in self.scenarios if s.tables is not None]
+        together = dict(zip(map(id, with_tables), safe_tables_together([s.tables for s in with_tables], min_cell)))
+        return [s.to_dict(safe=True, min_cell=min_cell, safe_tables=together.get(id(s))) for s in self.scenarios]
 
     def risk_utility(self, **choice: Any) -> dict[str, Any]:
         """The risk-utility map and decision rules (the JSON's ``risk_utility`` block).
@@ -771,12 +787,12 @@ def _describe_original(original: Frame, pair: EncodedPair) -> dict[str, Any]:
     }
 
 
-def _make_safe(scenario: dict[str, Any], min_cell: int) -> None:
-    """Apply the safe-to-share rules to one scenario's JSON in place."""
+def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = False) -> None:
+    """Apply the safe-to-share rules to one scenario's JSON in place (``tables_done``: its tables already are)."""
     from .before_after import safe_tables
     from .report.safe import round_sig, sanitise_reason
 
-    if scenario.get("tables") is not None:
+    if scenario.get("tables") is not None and not tables_done:
         scenario["tables"] = safe_tables(scenario["tables"], min_cell)
     if scenario.get("statistics") is not None:
         scenario["statistics"] = _round_numbers(scenario["statistics"], round_sig)

@@ -401,3 +401,26 @@ def test_analyses_keep_no_small_group_labels_or_values():
     q = {r["estimate"]: r for r in safe["scenarios"][0]["analyses"]["estimates"] if r["statistic"] == "quantile"}
     assert q["quantile(income, 0.99)"]["original"]["value"] is None
     assert q["quantile(income, 0.5)"]["original"]["value"] is not None
+
+
+def test_the_original_two_way_table_is_suppressed_alike_in_every_scenario():
+    # each scenario chose its own secondary cell, so p1 showed A×r2 = 60 and p2 showed A×r3 = 58: with the row
+    # total (120) the suppressed A×r1 = 2 came back from the two scenarios together
+    counts = {"A": [2, 60, 58], "B": [40, 45, 50], "C": [30, 35, 33], "D": [25, 20, 27]}
+    rows = [(c, r) for c, cnt in counts.items() for r, k in zip(["r1", "r2", "r3"], cnt) for _ in range(k)]
+    orig = pd.DataFrame(rows, columns=["cat", "reg"])
+    p2 = orig.copy()
+    p2.loc[np.flatnonzero((orig.cat == "A") & (orig.reg == "r2"))[:20], "reg"] = "r3"
+    spec = {"variables": {"cat": {"scale": "nominal", "role": "key"}, "reg": {"scale": "nominal", "role": "key"}},
+            "pairing": "row"}
+    report = infoloss.compare(orig, [orig.copy(), p2], spec, names=["p1", "p2"], measures=["records_changed"])
+    safe = report.to_dict(safe=True, min_cell=5)
+    tables = [s["tables"]["two_way"]["cat|reg"]["original"]["count"] for s in safe["scenarios"]]
+    assert tables[0] == tables[1]
+    hidden = np.array([[c is None for c in row] for row in tables[0]])
+    assert hidden[0, 0]  # A×r1 = 2
+    for line in (*hidden, *hidden.T):
+        assert line.sum() != 1
+    alone = [s.to_dict(safe=True, min_cell=5)["tables"]["two_way"]["cat|reg"]["original"]["count"]
+             for s in report.scenarios]
+    assert alone[0] != alone[1]  # each made alone, the secondary cells differ (the case above)
