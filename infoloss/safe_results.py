@@ -110,6 +110,8 @@ PARTITION_KEYS = frozenset({"dis_table", "distinct_counts"})
 #: value (their mean) when it would give the withheld ones back.
 SHARE_BY_VARIABLE = frozenset({"lambda", "categorical_distance", "precision", "ncp", "iloss", "loss_metric",
                                "l_diversity"})
+#: Measures whose value is a share of the records named by a detail key (``value · details[key]`` records).
+SHARE_OF_RECORDS = {"record_linkage": "records_used"}
 #: Detail keys of counts of records with a value: the records without one (the file's records minus the
 #: count) are a count too.
 COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot"})
@@ -124,6 +126,9 @@ SHARE_PREFIXES = ("share_", "percent_")
 #: Per-record material, withheld whatever its content.
 PER_RECORD_KEYS = frozenset({"per_record", "residuals", "leverages", "leverage", "fitted_values", "records_list",
                              "row", "rows"})
+#: Lists of category labels (e.g. pmse's aliased columns): a category there may hold a single record, so its
+#: label is replaced in safe mode.
+LABEL_LIST_KEYS = frozenset({"aliased"})
 #: Extremes of a record's risk in the original or protected file.
 EXTREME_KEYS = frozenset({"max_dis", "max_score"})
 #: Lists that are never per-record, whatever their length.
@@ -289,14 +294,36 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
         if shares:
             details = _share_measure_details(details, withheld_vars, state, n)
         details = _partitions_in_proportions(details, state)
+        _suppressed_solved(mid, out, details, state)
         out["details"] = _walk(details, state, parent="details", counting=False)
         behind = SHARE_MEASURES.get(mid)
+        records = SHARE_OF_RECORDS.get(mid)
+        if records and _is_number(out.get("value")) and _is_number(details.get(records)) \
+                and state.small(out["value"] * details[records]):
+            out["value"] = None
+            out["withheld"] = (f"safe mode: the value is a share of {records!r} that stands for fewer than "
+                               f"{state.min_cell} records")
+            state.withhold()
         if behind and state.small(details.get(behind)) and out.get("value") not in (None, 0):
             out["value"] = None  # the share gives the withheld count back through n_records
             out["withheld"] = (f"safe mode: the value is a share of {behind!r}, a count of fewer than "
                                f"{state.min_cell} records, which it would give back")
             state.withhold()
     return out
+
+
+def _suppressed_solved(mid: str, out: dict[str, Any], details: dict[str, Any], state: _Safe) -> None:
+    """Details from which a withheld number of suppressed records could be solved: withheld with it.
+
+    discernibility: N minus the records of ``class_sizes``, or (``arx`` − ``dm_star``) / N, is the number
+    suppressed; aecs: ``lefevre`` and ``k`` (the smallest class, itself a count of records) give it too.
+    """
+    if mid not in ("discernibility", "aecs") or not state.small(details.get("suppressed")):
+        return
+    for key in ("class_sizes", "dm_star", "lefevre", "k"):
+        if details.get(key) is not None:
+            details[key] = None
+            state.withhold()
 
 
 def _records_of(details: dict[str, Any] | None, state: _Safe) -> float:
@@ -470,6 +497,10 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
         if key_s in PER_RECORD_KEYS and value is not None:
             state.withhold()
             out[key] = None
+            continue
+        if key_s in LABEL_LIST_KEYS and isinstance(value, list) and value:
+            out[key] = ["(a category, not named in safe mode)"] * len(value)
+            state.withheld += len(value)
             continue
         if key_s in EXTREME_KEYS or (distribution and key_s in ("min", "max")):
             if _is_number(value):

@@ -424,3 +424,21 @@ def test_the_original_two_way_table_is_suppressed_alike_in_every_scenario():
     alone = [s.to_dict(safe=True, min_cell=5)["tables"]["two_way"]["cat|reg"]["original"]["count"]
              for s in report.scenarios]
     assert alone[0] != alone[1]  # each made alone, the secondary cells differ (the case above)
+
+
+def test_aliased_category_labels_are_not_named():
+    m = {"pmse": {"value": 0.01, "details": {"aliased": ["disease=HIV"], "k": 4}}}
+    out = safe_measures(m, 5, registry, (200,))[0]["pmse"]["details"]
+    assert out["aliased"] == ["(a category, not named in safe mode)"] and out["k"] == 4
+
+
+def test_details_that_solve_for_a_withheld_number_of_suppressed_records_are_withheld():
+    m = {"discernibility": {"value": 0.09, "details": {"arx": 463.0, "dm_star": 346.0, "n_records": 40, "suppressed": 3,
+                                                       "classes": 4, "class_sizes": [[9, 3], [10, 1]]}},
+         "aecs": {"value": 0.07, "details": {"arx": 8.0, "lefevre": 9.25, "k": 9, "classes": 4, "suppressed": 3}},
+         "record_linkage": {"value": 0.075, "details": {"records_used": 40}}}
+    out = safe_measures(m, 5, registry, (40,))[0]
+    d = out["discernibility"]["details"]
+    assert d["suppressed"] is None and d["class_sizes"] is None and d["dm_star"] is None  # 40 − 37 = 3, (463 − 346) / 40
+    assert out["aecs"]["details"]["lefevre"] is None and out["aecs"]["details"]["k"] is None
+    assert out["record_linkage"]["value"] is None  # 0.075 of 40 records: 3 re-identified
