@@ -782,7 +782,8 @@ def _value_kind(col: pd.Series, missing: set[str], distinct: Any = None) -> bool
     if distinct is None:
         distinct = _distinct_present(col)
     text = pd.Series(np.asarray(distinct, dtype=object)).astype(str).str.strip()
-    text = text[~text.isin(missing)]
+    # ARX's suppressed value ("*", stars only) stands for any value: it is no sign of text codes
+    text = text[~text.isin(missing) & ~text.str.fullmatch(r"\*+")]
     if len(text) <= len(missing):  # few values left: they may still be missing codes written differently ("-99.0")
         text = text[[normalise_label(x) not in missing for x in text]]
     if text.empty:

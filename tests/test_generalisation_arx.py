@@ -122,6 +122,18 @@ def test_a_key_without_a_hierarchy_reads_arxs_star_as_suppressed():
                                                                            rel=1e-12)
 
 
+def test_arxs_star_in_a_numeric_key_without_a_hierarchy_is_suppressed_too():
+    # a key of numeric codes with "*" in a suppressed record was "numbers in the original, text in the protected"
+    orig = pd.DataFrame({"a": ["x", "y", "x", "y"], "k": [1, 2, 1, 2]})
+    for codes in (["u", "v", "u", "v"], [1, 2, 1, 2]):
+        o = orig.assign(k=codes)
+        p = pd.DataFrame({"a": ["x", "y", "x", "*"], "k": [codes[0], codes[1], codes[2], "*"]})
+        spec = spec_from_dict({"variables": {"a": {"scale": "nominal", "role": "key", "hierarchy": {"mask": "right"}},
+                                             "k": {"scale": "nominal", "role": "key"}}, "pairing": "row"})
+        result = get("suppressed_records").func(encode_pair(o, p, spec))
+        assert result.value == 1 and result.by_variable == {"a": 1.0, "k": 1.0}
+
+
 def test_infoloss_compare_reads_arx_output_on_the_command_line(tmp_path):
     target = tmp_path / "adult_arx_k5.csv"
     with gzip.open(ARX / "adult_arx_k5.csv.gz", "rb") as handle:
