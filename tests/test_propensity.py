@@ -404,3 +404,25 @@ def test_a_half_subsample_loses_little(testdata_half_subsample):
     cu = u.details["c"]
     assert cu == pytest.approx(2 / 3)
     assert u.value < cu * (1 - cu) * u.details["G"] / u.details["N"]
+
+
+def test_near_separation_by_a_continuous_variable_is_reported():
+    # the files overlap only at one tied value of a: the slope runs off while the solver stops on a flat
+    # gradient; details said separation "none"
+    rng = np.random.default_rng(1)
+    o = pd.DataFrame({"a": rng.normal(0, 1, 300), "g": rng.choice(list("xy"), 300)})
+    p = pd.DataFrame({"a": rng.normal(3, 1, 200), "g": rng.choice(list("xy"), 200)})
+    o.loc[o.a >= 1.2, "a"] = 1.25
+    p.loc[p.a <= 1.3, "a"] = 1.25
+    spec = {"variables": {"a": {"scale": "continuous"}, "g": {"scale": "nominal"}}, "pairing": "none"}
+    import infoloss
+
+    result = infoloss.compare(o, p, spec, measures=["pmse"]).scenario(0).measures["pmse"]
+    assert result.details["separation"] == "quasi-complete"
+    # the limit: records off the tie get p = y, tied ones the share of protected records among the tied of their g
+    a, y, g = np.r_[o.a, p.a], np.r_[np.zeros(300), np.ones(200)], np.r_[o.g, p.g]
+    limit = y.copy()
+    for level in "xy":
+        tied = (a == 1.25) & (g == level)
+        limit[tied] = y[tied].mean()
+    assert result.value == pytest.approx(np.mean((limit - 0.4) ** 2), rel=1e-6)

@@ -48,6 +48,9 @@ Conventions (where the literature leaves a choice):
   ``details["separated"]`` counts them.  When the fitted linear predictor
   separates the remaining records of the two files completely, every record
   gets its limit, so a perfectly separable pair gives ``pMSE = c(1 - c)``.
+  A fit that leaves some fitted |η| above 15 (propensities within 3e-7 of
+  0 or 1: a variable that nearly splits the files) is reported as
+  ``separation: "quasi-complete"`` too; its pMSE is then at its limit.
   Any other non-convergence is reported in ``details["converged"]`` and
   ``details["warnings"]``.
 * **Fit.** scikit-learn's ``LogisticRegression`` without penalty
@@ -144,6 +147,8 @@ from .tables import WEIGHTED, _weighting
 __all__ = ["pmse", "pmse_ratio", "pmse_std", "cluster_utility"]
 
 MODELS = ("logit", "cart")
+#: a fitted |η| above this (a propensity within 3e-7 of 0 or 1) is reported as quasi-complete separation
+_SEPARATION_ETA = 15.0
 _ALIAS_TOL = 1e-9  # share of a column's variance left after the others, below which it is aliased
 _LOGIT_TOL = 1e-8  # gradient tolerance of the Newton-CG fit (columns scaled to unit variance) ...
 _LOGIT_TOL_LARGE = 1e-6  # ... and above _LOGIT_LARGE merged records, where it keeps the pMSE within ~1e-5 relative
@@ -557,6 +562,10 @@ def _logit_fit(m: _Merged, w: np.ndarray | None = None) -> dict:
                 separation = "complete"
             else:
                 p_hat[rest] = 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
+                if separation == "none" and np.abs(eta[live]).max(initial=0.0) > _SEPARATION_ETA:
+                    # fitted propensities at 0 or 1 (a continuous variable that nearly splits the files):
+                    # the solver stopped on a flat gradient while a coefficient runs off; pMSE is at its limit
+                    separation = "quasi-complete"
     else:
         separation = "complete"  # every record, or every remaining one (of positive weight), is of one file: p = y
     c = m.c
