@@ -44,7 +44,7 @@ def test_suda2_equals_the_exhaustive_search(seed, m, n, levels, p_missing):
     keys[rng.random((n, m)) < p_missing] = -1
     msus = exhaustive_msus(keys)
     res = suda2(keys, uniques="exact")
-    big_m = max(m, 3)
+    big_m = m  # uniques="exact" is the published SUDA: M = the number of keys, never padded
     expected_score = [sum(math.factorial(big_m - len(s)) for s in rec) for rec in msus]
     assert res.score.tolist() == expected_score
     assert res.msu.tolist() == [len(rec) for rec in msus]
@@ -199,3 +199,14 @@ def test_more_than_15_key_variables_are_a_reason_not_hours_of_search():
     report = infoloss.compare(df, df.copy(), spec, measures=["suda_dis"], aggregates=False, tables=False)
     assert report.scenarios[0].not_computed["suda_dis"].startswith(
         "SUDA searches every subset of the key variables, and 16 keys would take hours; mark at most 15")
+
+
+def test_one_or_two_keys_are_padded_only_in_sdcmicros_convention():
+    # records: (1,1) unique on {a,b}; (1,2) unique on {b}; (3,1) unique on {a}; (2,1) twice
+    keys = np.array([[1, 1], [1, 2], [2, 1], [2, 1], [3, 1]])
+    published = suda2(keys, uniques="exact")
+    assert published.score.tolist() == [1.0, 1.0, 0.0, 0.0, 1.0]  # (M − |S|)! with M = 2: 0! and 1!
+    assert published.q == pytest.approx(1 + (8 - 2) / 20, rel=1e-7) and published.m_used == 2
+    padded = suda2(keys)
+    assert padded.score.tolist() == [1.0, 2.0, 0.0, 0.0, 2.0]  # M = 3: (3 − 2)! and (3 − 1)!
+    assert padded.q == pytest.approx(1 + (8 - 3) / 20, rel=1e-7) and padded.m_used == 3

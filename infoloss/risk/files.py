@@ -275,7 +275,8 @@ def file_suda(pair: EncodedPair, which: str, dis_fraction: float = 0.01, uniques
             f"SUDA searches every subset of the key variables, and {keys.shape[1]} keys would take hours; mark at "
             f"most {MAX_SUDA_KEYS} variables as keys (the quasi-identifiers an intruder could know)"
         )
-    search = cached_for(pair, which, "msu_search", lambda: msu_search(keys))
+    pad = uniques == "sdcmicro"  # the published SUDA weighs with M = the number of keys; sdcMicro pads it to 3
+    search = cached_for(pair, which, ("msu_search", pad or keys.shape[1] >= 3), lambda: msu_search(keys, pad=pad))
     return cached_for(
         pair, which, ("suda2", dis_fraction, uniques),
         lambda: dis_result(search, keys, hash_values=hash_values(pair, which), dis_fraction=dis_fraction,

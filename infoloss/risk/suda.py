@@ -37,6 +37,7 @@ rather than a loop over records.
   ``uniques="exact"`` counts the true number instead.
 * With one or two key variables sdcMicro adds constant dummy variables to
   reach three; ``M = 3`` is then used in the score weights and in ``Q``.
+  ``uniques="exact"`` (the published SUDA2/DIS) uses the number of keys.
 * Single-precision (``float``) arithmetic where sdcMicro uses it: ``f``,
   ``Dis``, ``Q`` and ``U/Dis - U``.
 
@@ -140,7 +141,8 @@ def suda2(
     dis_fraction : float
         sdcMicro's ``DisFraction`` (sampling fraction for the DIS score), default 0.01.
     uniques : {"sdcmicro", "exact"}
-        How ``U`` is counted (see the module docstring).
+        How ``U`` is counted (see the module docstring); "exact" also weighs the scores with M = the number
+        of keys (the published form), "sdcmicro" pads one or two keys to M = 3 as sdcMicro does.
 
     Examples
     --------
@@ -153,7 +155,8 @@ def suda2(
     >>> res.score.tolist(), res.msu.tolist()
     ([2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0], [1, 1, 0, 0, 0, 0, 1])
     """
-    return dis_result(msu_search(keys), keys, hash_values=hash_values, dis_fraction=dis_fraction, uniques=uniques)
+    return dis_result(msu_search(keys, pad=uniques == "sdcmicro"), keys, hash_values=hash_values,
+                      dis_fraction=dis_fraction, uniques=uniques)
 
 
 @dataclass
@@ -170,15 +173,20 @@ class MsuSearch:
     subsets_visited: int
 
 
-def msu_search(keys: np.ndarray) -> MsuSearch:
-    """SUDA2's search: each record's MSUs and SUDA score (the expensive part; see :func:`suda2`)."""
+def msu_search(keys: np.ndarray, *, pad: bool = True) -> MsuSearch:
+    """SUDA2's search: each record's MSUs and SUDA score (the expensive part; see :func:`suda2`).
+
+    ``pad``: weigh the scores with M = 3 when there are one or two key
+    variables, as sdcMicro does (it pads them with constant dummies);
+    False: the published M, the number of key variables.
+    """
     keys = np.asarray(keys)
     n, m = keys.shape
-    m_used = max(m, 3)  # sdcMicro pads one or two key variables with constant dummies
+    m_used = max(m, 3) if pad else m
     pat = patterns(keys)
     count = pat.count.astype(np.int64)
     candidates = np.flatnonzero(count == 1)
-    msu_counts, contrib, visited = _find_msus(pat.values, count, candidates)
+    msu_counts, contrib, visited = _find_msus(pat.values, count, candidates, m_used)
     factorial = np.array([math.factorial(m_used - k) for k in range(1, m + 1)], dtype=np.float64)
     cand_score = msu_counts.astype(np.float64) @ factorial
     record_of = np.full(pat.n_patterns, -1, dtype=np.int64)
@@ -210,7 +218,7 @@ def dis_result(search: MsuSearch, keys: np.ndarray, *, hash_values: np.ndarray |
         n_unique = search.n_unique_exact
     else:
         raise ValueError(f"uniques must be 'sdcmicro' or 'exact', got {uniques!r}")
-    if m < 3:
+    if m < 3 and search.m_used == 3:
         notes.append(f"{m} key variable(s): scores weighted with M = 3, as sdcMicro pads with constant dummies")
     dis, dis_overall, q = _dis_scores(search.score, n_unique, search.n_pair_records, dis_fraction, search.m_used)
     return SudaResult(search.score, dis, search.msu, search.msu_by_size, search.contribution, n_unique,
@@ -218,7 +226,8 @@ def dis_result(search: MsuSearch, keys: np.ndarray, *, hash_values: np.ndarray |
                       search.m_used, search.subsets_visited, notes)
 
 
-def _find_msus(values: np.ndarray, count: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+def _find_msus(values: np.ndarray, count: np.ndarray, candidates: np.ndarray,
+               m_used: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """MSUs of the candidate patterns (those occurring once): counts by size and score per variable.
 
     Returns ``(msu_counts (c, m), contributions (c, m), subsets visited)``;
@@ -231,7 +240,7 @@ def _find_msus(values: np.ndarray, count: np.ndarray, candidates: np.ndarray) ->
     contrib = np.zeros((c, m), dtype=np.float64)
     if c == 0 or m == 0:
         return msu_counts, contrib, 0
-    m_used = max(m, 3)
+    m_used = max(m, 3) if m_used is None else m_used
     weight = {k: float(math.factorial(m_used - k)) for k in range(1, m + 1)}
     radix = values.max(axis=0).astype(np.int64) + 2  # codes -1..max shifted to 0..max+1
     alive_on: dict[tuple[int, ...], np.ndarray] = {}
