@@ -109,3 +109,34 @@ def test_a_small_category_of_the_protected_file_only_is_not_named(small_safe):
     # on the page
     block = _text(_variable_block(small_safe, "g"))
     assert not re.search(r"\bnew\b", block.replace("not named", "")), block
+
+
+# ---------------------------------------------------------------------------
+# finding 6 (HTML): the class-size chart's bars add up to every record
+# ---------------------------------------------------------------------------
+def test_class_size_bars_do_not_give_a_small_suppressed_count_back():
+    from pathlib import Path
+
+    from infoloss.io import read_table
+    from infoloss.registry import get, load_all, registered
+    from infoloss.spec import load_spec
+
+    data = Path(__file__).resolve().parent / "data" / "adult"
+    spec = load_spec(data / "spec.yaml")
+    orig = read_table(data / "adult.csv", spec).iloc[:2000].reset_index(drop=True)
+    prot = orig.astype(str).copy()
+    h = pd.read_csv(data / "adult_hierarchy_age.csv", sep=";", header=None, dtype=str)
+    prot["age"] = prot["age"].map(dict(zip(h[0], h[3])))
+    prot.loc[[1, 2, 3], ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
+                         "occupation"]] = "*"
+    load_all()
+    ids = [m.id for m in registered() if m.family == get("discernibility").family]
+    report = infoloss.compare(orig, [prot], spec, measures=ids, names=["k"])
+    safe = report.to_html(safe=True, min_cell=5)
+    chart = re.search(r'<svg[^>]*aria-label="class sizes, k".*?</svg>', safe, re.S).group(0)
+    bars = [int(c) for c in re.findall(r'data-count="(\d+)"', chart)]
+    assert sum(bars) == 2000  # n − Σ bars = 0: the 3 suppressed records are in a bar
+    assert "+ suppressed" in chart and ">suppressed<" not in chart
+    full = report.to_html()
+    chart = re.search(r'<svg[^>]*aria-label="class sizes, k".*?</svg>', full, re.S).group(0)
+    assert "suppressed: 3 records" in chart  # full mode: unchanged

@@ -5,7 +5,9 @@ variable of the spec has a hierarchy and the family's measures were run.  It
 draws only on the measures' results (``loss_metric``, ``height``,
 ``suppressed_records``, ``discernibility``).  In safe mode no count below
 ``min_cell`` is printed: class-size bins are merged until each holds at least
-``min_cell`` records, and small suppressed counts read "fewer than min_cell".
+``min_cell`` records, small suppressed counts read "fewer than min_cell", and
+in the class-size chart they are counted into the smallest bar (the bars add
+up to every record, so no withheld count is the total less the bars).
 """
 
 from __future__ import annotations
@@ -120,15 +122,42 @@ def _class_sizes(report: Any, policy: Policy) -> Markup:
         charts.append(_bars(s.name, svg.colour(i), bins, suppressed, int(s.n_records), policy))
     if not charts:
         return Markup("")
+    safe_note = ""
+    if policy.safe:
+        safe_note = (f" Bins with fewer than {policy.min_cell} records are merged; fewer than {policy.min_cell} "
+                     "suppressed records are counted in the smallest bar (marked “+ suppressed”), so that the bars "
+                     "still add up to every record.")
     return Markup(
         '<p class="note">Records by the size of their equivalence class (records with the same generalised '
         "key values); the last bar counts the suppressed records.{}</p><div class=\"charts\">{}</div>"
-    ).format(f" Bins with fewer than {policy.min_cell} records are merged." if policy.safe else "", join(charts))
+    ).format(safe_note, join(charts))
+
+
+def fold_suppressed(bins: list, suppressed: int, policy: Policy) -> tuple[list[str], list[int]]:
+    """Bar labels and counts: the class-size bins, then the suppressed records.
+
+    In safe mode a suppressed count of 1 to ``min_cell`` − 1 gets no bar of its own (the total number of
+    records less the other bars would give it back): it is added to the smallest non-empty bar, whose label
+    says "+ suppressed".
+
+    >>> fold_suppressed([(1, 4, 10, 4), (5, None, 187, 20)], 3, Policy(safe=True))
+    (['1–4 + suppressed', '5+'], [13, 187])
+    >>> fold_suppressed([(1, 4, 10, 4), (5, None, 187, 20)], 3, Policy())
+    (['1–4', '5+', 'suppressed'], [10, 187, 3])
+    """
+    labels = [_bin_label(lo, hi) for lo, hi, _, _ in bins]
+    counts = [int(b[2]) for b in bins]
+    full = [c for c in counts if c > 0]
+    if policy.safe and not policy.count_ok(suppressed) and full:
+        k = min((k for k, c in enumerate(counts) if c > 0), key=lambda k: counts[k])
+        counts[k] += suppressed
+        labels[k] += " + suppressed"
+        return labels, counts
+    return labels + ["suppressed"], counts + [suppressed]
 
 
 def _bars(name: str, colour: str, bins: list, suppressed: int, n: int, policy: Policy) -> Markup:
-    labels = [_bin_label(lo, hi) for lo, hi, _, _ in bins] + ["suppressed"]
-    counts = [b[2] for b in bins] + [suppressed]
+    labels, counts = fold_suppressed(bins, suppressed, policy)
     shown = [policy.count_ok(c) for c in counts]
     width, height, left, bottom, top = 470, 210, 48, 56, 26
     step = (width - left - 10) / max(len(labels), 1)
