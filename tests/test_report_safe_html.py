@@ -140,3 +140,132 @@ def test_class_size_bars_do_not_give_a_small_suppressed_count_back():
     full = report.to_html()
     chart = re.search(r'<svg[^>]*aria-label="class sizes, k".*?</svg>', full, re.S).group(0)
     assert "suppressed: 3 records" in chart  # full mode: unchanged
+
+
+# ---------------------------------------------------------------------------
+# findings 1, 2, 8: one source of truth -- the safe page shows what the safe JSON has, "withheld" where it is null
+# ---------------------------------------------------------------------------
+def _withhold_more(monkeypatch, rule):
+    """Make the safe JSON withhold more than today (as a stricter rule of infoloss.safe_results would)."""
+    import infoloss.safe_results as sr
+
+    original = sr.safe_measures
+
+    def stricter(measures, min_cell, registry, n_records=()):
+        out, summary = original(measures, min_cell, registry, n_records)
+        rule(out)
+        return out, summary
+
+    monkeypatch.setattr(sr, "safe_measures", stricter)
+
+
+@pytest.fixture(scope="module")
+def changed_report():
+    """400 records; sex changed in 2 records, region in 30; income noise."""
+    rng = np.random.default_rng(3)
+    n = 400
+    orig = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "region": rng.choice(["N", "S", "E"], n),
+                         "income": np.round(rng.lognormal(10, .3, n), 0)})
+    prot = orig.copy()
+    prot.loc[[0, 1], "sex"] = np.where(orig.loc[[0, 1], "sex"] == "f", "m", "f")
+    prot.loc[10:39, "region"] = np.where(orig.loc[10:39, "region"] == "N", "S", "N")
+    prot["income"] = orig.income + rng.normal(0, 300, n).round()
+    spec = {"variables": {"sex": {"scale": "nominal", "role": "key"}, "region": {"scale": "nominal", "role": "key"},
+                          "income": {"scale": "continuous"}}, "pairing": "row"}
+    return infoloss.compare(orig, prot, spec, names=["protected"],
+                            measures=["records_changed", "suppressions", "lambda", "categorical_distance", "il1s",
+                                      "hellinger"])
+
+
+def test_per_variable_values_the_safe_json_withholds_are_withheld_on_the_page(changed_report, monkeypatch):
+    raw = changed_report.scenarios[0].measures["lambda"]
+    assert raw.by_variable["sex"] == pytest.approx(2 / 400)  # × n = the 2 changed records
+
+    def rule(out):  # lambda and categorical_distance per variable are count / n: withheld with the count
+        for mid in ("lambda", "categorical_distance"):
+            out[mid]["by_variable"]["sex"] = None
+        out["hellinger"]["value"] = None
+        out["hellinger"]["withheld"] = "safe mode: a test reason"
+
+    _withhold_more(monkeypatch, rule)
+    page = changed_report.to_html(safe=True, min_cell=5)
+    for mid in ("lambda", "categorical_distance"):
+        figure = re.search(r'<figure class="chart"><figcaption><b>%s per variable</b>.*?</figure>' % mid, page,
+                           re.S).group(0)
+        assert "sex · protected" not in figure  # no marker, no tooltip
+        row = re.search(r'<tr><th scope="row">sex</th>(.*?)</tr>', figure).group(1)
+        assert row == "<td>withheld</td>"
+        assert "0.005" not in figure and "5 × 10" not in figure
+    cell = re.search(r'href="#m-hellinger".*?</tr>', page, re.S).group(0)
+    assert 'title="safe mode: a test reason">withheld</td>' in cell
+    # the full page is unchanged
+    full = changed_report.to_html()
+    assert re.search(r"<title>sex · protected: [^<]+</title>", full)
+
+
+def test_the_verdict_gives_no_total_beside_a_withheld_count():
+    from pathlib import Path
+
+    d = Path(__file__).resolve().parent / "data" / "testdata"
+    rep = infoloss.compare(d / "original.csv", [d / "ls_k3.csv"], d / "spec.yaml",
+                           measures=["suppressions", "records_changed"])
+    safe_json = rep.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]["suppressions"]
+    withheld = [v for v, c in safe_json["by_variable"].items() if c is None]
+    assert "walls" in withheld  # 4 suppressions
+    page = rep.to_html(safe=True, min_cell=5)
+    changes = _text(re.search(r'<section id="changes".*?</section>', page, re.S).group(0))
+    sentence = re.search(r"suppressed values[^;]*", changes).group(0)
+    assert not re.search(r"suppressed [\d,]+ values", changes)  # no total to subtract the shown counts from
+    assert "walls" not in sentence and "(counts withheld in safe mode)" in sentence
+    full = _text(rep.to_html())
+    assert re.search(r"suppressed [\d,]+ values", full)
+
+
+def test_a_withheld_count_risk_is_not_drawn_on_the_risk_utility_map():
+    rng = np.random.default_rng(5)
+    n = 300
+    orig = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n),
+                         "v": rng.normal(size=n)})
+    orig.loc[0, ["a", "b"]] = ["w", "r"]  # unique on the keys in both files: 1 record violates k-anonymity
+    prot = orig.copy()
+    prot["v"] = orig.v + rng.normal(0, .1, n)
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"},
+                          "v": {"scale": "continuous"}}, "pairing": "row"}
+    rep = infoloss.compare(orig, prot, spec, measures=["k_anonymity_violations", "il1s"], names=["protected"],
+                           risk_utility={"risk": "k_anonymity_violations", "utility": "il1s"})
+    point = next(p for p in rep.risk_utility()["points"] if not p["original"])
+    assert 0 < point["risk"] < 5
+    page = rep.to_html(safe=True, min_cell=5)
+    assert not re.search(r"<title>protected: risk", page)
+    table = _text(re.search(r'<table class="measures ru">.*?</table>', page, re.S).group(0))
+    assert re.search(r"protected withheld", table)
+    assert re.search(r"Not drawn \(safe mode\): [^.]*protected, whose risk", _text(page))
+    assert re.search(r"<title>protected: risk", rep.to_html())  # full mode: drawn
+
+
+def test_regression_counts_left_out_follow_the_safe_json():
+    rng = np.random.default_rng(2)
+    n = 200
+    orig = pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(["a", "b"], n)})
+    orig["y"] = 2 * orig.x + rng.normal(size=n)
+    prot = orig.copy()
+    prot.loc[[0, 1, 2], "x"] = np.nan  # 3 records left out of the protected fit
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"}},
+            "pairing": "row", "analyses": {"regressions": [{"name": "m", "formula": "y ~ x"}], "ci": {"replicates": 20}}}
+    rep = infoloss.compare(orig, prot, spec, measures=["regression_ci_overlap"], names=["protected"])
+    page = rep.to_html(safe=True, min_cell=5)
+    table = _text(re.search(r'<table class="measures analyses">.*?</table>', page, re.S).group(0))
+    row = re.search(r"protected .*", table).group(0)
+    assert "0 / withheld / 0" in row and row.startswith("protected withheld")  # records used withheld with it
+    assert "197" not in row and " 3 " not in row
+    full = _text(re.search(r'<table class="measures analyses">.*?</table>', rep.to_html(), re.S).group(0))
+    assert "protected 197 0 / 3 / 0" in full
+
+
+def test_a_variable_observed_in_few_records_has_no_mean_interval_or_correlation(small_safe, small_report):
+    assert not re.search(r"<title>bonus ×", small_safe) and not re.search(r"× bonus", small_safe)
+    text = _text(small_safe)
+    assert "Not drawn: bonus (fewer than 5 records with a value in the original; safe mode)." in text
+    assert "Left out: bonus" in text
+    full = small_report.to_html()
+    assert re.search(r"<title>bonus × age", full)

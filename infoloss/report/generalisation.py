@@ -42,9 +42,10 @@ def _result(scenario: Any, mid: str) -> Any:
     return scenario.measures.get(mid)
 
 
-def _count_text(n: float | None, policy: Policy) -> str:
+def _count_text(n: float | None, policy: Policy, present: bool = False) -> str:
+    """A count as printed; ``present``: it exists but is None (withheld in the safe JSON)."""
     if n is None:
-        return "–"
+        return "withheld" if present and policy.safe else "–"
     n = int(n)
     return f"{n:,}" if policy.count_ok(n) else f"fewer than {policy.min_cell}"
 
@@ -73,7 +74,8 @@ def _variable_table(report: Any, policy: Policy) -> Markup:
             loss = (rl.by_variable or {}).get(name) if rl is not None else None
             root = (rr.by_variable or {}).get(name) if rr is not None else None
             cells.append(Markup('<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>').format(
-                fmt(level), "–" if loss is None else f"{100 * loss:.1f}%", _count_text(root, policy)))
+                fmt(level), "–" if loss is None else f"{100 * loss:.1f}%",
+                _count_text(root, policy, rr is not None and name in (rr.by_variable or {}))))
         rows.append(Markup('<tr><th scope=row class="measure">{}</th><td class="num">{}</td>{}</tr>').format(
             name, heights.get(name, "–"), join(cells)))
     return Markup(
@@ -110,7 +112,9 @@ def _bin_label(low: int, high: int | None) -> str:
 def _class_sizes(report: Any, policy: Policy) -> Markup:
     charts = []
     for i, s in enumerate(report.scenarios):
-        r = _result(s, "discernibility")
+        # the raw class sizes, merged here into bins of at least min_cell records (safe mode), with the
+        # suppressed records folded into a bar when few (fold_suppressed)
+        r = _result(getattr(s, "raw", s), "discernibility")
         if r is None or "class_sizes" not in r.details:
             continue
         bins = size_bins(r.details["class_sizes"])
