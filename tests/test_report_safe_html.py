@@ -231,8 +231,8 @@ def test_a_withheld_count_risk_is_not_drawn_on_the_risk_utility_map():
     prot["v"] = orig.v + rng.normal(0, .1, n)
     spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"},
                           "v": {"scale": "continuous"}}, "pairing": "row"}
-    rep = infoloss.compare(orig, prot, spec, measures=["k_anonymity_violations", "il1s"], names=["protected"],
-                           risk_utility={"risk": "k_anonymity_violations", "utility": "il1s"})
+    rep = infoloss.compare(orig, prot, spec, measures=["k_anonymity_violations", "il1s", "sample_uniques"],
+                           names=["protected"], risk_utility={"risk": "k_anonymity_violations", "utility": "il1s"})
     point = next(p for p in rep.risk_utility()["points"] if not p["original"])
     assert 0 < point["risk"] < 5
     page = rep.to_html(safe=True, min_cell=5)
@@ -241,6 +241,9 @@ def test_a_withheld_count_risk_is_not_drawn_on_the_risk_utility_map():
     assert re.search(r"protected withheld", table)
     assert re.search(r"Not drawn \(safe mode\): [^.]*protected, whose risk", _text(page))
     assert re.search(r"<title>protected: risk", rep.to_html())  # full mode: drawn
+    # the risk table: the share of 1 sample unique is withheld, as in the safe JSON, with its reason
+    risk = re.search(r'<table class="measures risk">.*?</table>', page, re.S).group(0)
+    assert re.search(r'<span title="safe mode: the value is a share[^"]*">withheld</span>', risk)
 
 
 def test_regression_counts_left_out_follow_the_safe_json():

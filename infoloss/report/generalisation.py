@@ -129,8 +129,8 @@ def _class_sizes(report: Any, policy: Policy) -> Markup:
     safe_note = ""
     if policy.safe:
         safe_note = (f" Bins with fewer than {policy.min_cell} records are merged; fewer than {policy.min_cell} "
-                     "suppressed records are counted in the smallest bar (marked “+ suppressed”), so that the bars "
-                     "still add up to every record.")
+                     "suppressed records have no bar of their own but are counted in the smallest bar (marked "
+                     "“+ suppressed”), so that the bars still add up to every record.")
     return Markup(
         '<p class="note">Records by the size of their equivalence class (records with the same generalised '
         "key values); the last bar counts the suppressed records.{}</p><div class=\"charts\">{}</div>"

@@ -204,9 +204,15 @@ def _risk_table(report: Any, policy: Policy) -> Markup | None:
         return None
     names = ["original"] + [s.name for s in report.scenarios]
     values: dict[str, dict[str, str]] = {n: {} for n in names}
+    reasons = {(s.name, mid): getattr(s.measures.get(mid), "withheld", None) for s in report.scenarios
+               for mid, _ in columns}
     for mid, _ in columns:
         for name, _, _, v in _files(report, mid):
-            values[name][mid] = ("withheld" if v is None and name != "original" and policy.safe else fmt(v))
+            if v is None and name != "original" and policy.safe:  # withheld in the safe JSON: its reason as title
+                values[name][mid] = Markup('<span title="{}">withheld</span>').format(
+                    reasons.get((name, mid)) or "withheld in safe mode (null in the safe JSON)")
+            else:
+                values[name][mid] = fmt(v)
     ks = sorted(kanon[0][2].get("by_k", {}), key=int) if kanon else []
     for name, _, det, _ in kanon:
         for k in ks:
