@@ -283,7 +283,12 @@ def test_safe_mode_hides_small_counts_in_record_charts_tables_and_text(survey_pa
     record = _section(safe, "family-record")
     # 'recoded' suppressed 3 size values: the full page shows 3, the safe page "fewer than 5" everywhere
     assert re.search(r"size: 3\b", _section(full, "changes"))
-    assert "size: 3" not in _section(safe, "changes") and "size: fewer than 5" in _section(safe, "changes")
+    # safe mode: the withheld count is not named, and no total is given that would give it back by subtraction
+    changes = _section(safe, "changes")
+    recoded = re.search(r"<b>recoded</b>.*?</li>", changes, re.S).group(0)
+    assert "size: 3" not in changes and "size:" not in recoded and "1 variable" in recoded
+    assert not re.search(r"suppressed [\d,]+ values", recoded)
+    assert "suppressed 12 values" in changes  # nothing withheld in 'suppressed': its total is shown
     data = re.findall(r"<tr><th scope=\"row\">size</th>(.*?)</tr>", record)
     assert data and all(re.search(r"<td>[1-4]</td>", row) is None for row in data)
     markers = re.findall(r"<title>size · recoded: ([^<]*)</title>", record)
@@ -338,7 +343,7 @@ def test_no_count_below_min_cell_anywhere_on_the_safe_testdata_page():
     # walls has 4 suppressions in ls_k3: never printed as a count
     assert "walls: 4" not in page
     walls = re.search(r'<tr><th scope="row">walls</th>(.*?)</tr>', _section(page, "family-record")).group(1)
-    assert walls == "<td>fewer than 5</td>"  # the suppressions data table
+    assert walls == "<td>withheld</td>"  # the suppressions data table: null in the safe JSON
 
 
 # ---------------------------------------------------------------------------

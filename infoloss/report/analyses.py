@@ -146,8 +146,17 @@ def _fit_table(regs: list, policy: Policy) -> Markup:
 def _fit_row(name: str, fit: dict, reg: dict | None, policy: Policy) -> Markup:
     if not fit.get("fitted", False):
         return Markup('<tr><th scope=row>{}</th><td class="nc" colspan="7">not fitted</td></tr>').format(name)
-    left = f"{fit.get('n_filtered_out', 0)} / {fit.get('n_missing', 0)} / {fit.get('n_not_finite', 0)}"
-    cells = [fmt(fit.get("n_used")), left, fmt(policy.number(fit.get("r2")))]
+    keys = ("n_filtered_out", "n_missing", "n_not_finite")
+    hidden = policy.safe and any(k in fit and fit[k] is None for k in keys)  # withheld in the safe JSON
+
+    def count(key: str) -> str:
+        v = fit.get(key, 0)
+        return "withheld" if v is None and policy.safe else str(v)
+
+    left = " / ".join(count(k) for k in keys)
+    # a withheld count left out would be the file's records less the others and the records used
+    used = "withheld" if hidden or (policy.safe and "n_used" in fit and fit["n_used"] is None) else fmt(fit.get("n_used"))
+    cells = [used, left, fmt(policy.number(fit.get("r2")))]
     if reg is None:
         cells += ["", "", "", ""]
     else:
@@ -193,8 +202,9 @@ def _estimates(blocks: Sequence, level: float, policy: Policy) -> Markup:
             p = r.get("protected") or {}
             inside = r.get("inside_original_ci")
             mark = "" if inside is None else ("✓" if inside else "✗")
+            shown = "withheld" if policy.safe and "n" in p and p["n"] is None else fmt(p.get("value"))
             cells.append(Markup('<td class="num" title="{}">{} {}</td><td class="num">{}</td>').format(
-                r.get("note", ""), fmt(p.get("value")), mark, fmt(r.get("ci_overlap"))))
+                r.get("note", ""), shown, mark, fmt(r.get("ci_overlap"))))
         label = row["estimate"] + ("" if row["category"] is None else f" = {row['category']}")
         body.append(Markup("<tr><th scope=row>{}</th><td>{}</td>{}</tr>").format(label, row["domain"], join(cells)))
     table = Markup('<div class="scroll" tabindex="0"><table class="measures analyses"><thead><tr><th scope=col>estimate</th><th scope=col>domain</th><th scope=col>original</th>'
@@ -211,6 +221,8 @@ def _showable(row: dict, policy: Policy) -> bool:
     if not policy.safe:
         return True
     o = row["original"] or {}
+    if "n" in o and o["n"] is None:  # withheld in the safe JSON (fewer than min_cell records, or an extreme)
+        return False
     if row["statistic"] == "quantile" and row["estimate"].endswith((", 0)", ", 1)")):
         return False
     if row["statistic"] == "proportion" and small_proportion(o, policy.min_cell):

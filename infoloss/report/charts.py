@@ -39,11 +39,14 @@ def grouped_bars(
     width: float = 640,
     value_fmt: Callable[[float], str] = fmt_value,
     indices: Sequence[int] | None = None,
+    blank: Sequence[str] | None = None,
 ) -> Markup:
     """Values per row (variable) and series (scenario): bars for one series, a dot plot for several.
 
     The height does not grow with the number of series: several series
-    share one row, each with its own marker shape.
+    share one row, each with its own marker shape.  ``blank``: per row, the
+    text of a row without a value in the one-series bars (default "not
+    computed"; e.g. "withheld" in safe mode).
     """
     if len(series) > 1:
         return dot_plot(rows, series, label=label, domain=domain, width=width, value_fmt=value_fmt, indices=indices)
@@ -51,7 +54,8 @@ def grouped_bars(
     left = _names_width(rows, width * 0.4) + 12
     values = [v for v in vals if v is not None and math.isfinite(v)]
     lo, hi = _domain(values, domain)
-    label_w = max([text_width(value_fmt(v), FONT) for v in values] + [text_width("not computed", FONT)])
+    label_w = max([text_width(value_fmt(v), FONT) for v in values] + [text_width("not computed", FONT)]
+                  + [text_width(b, FONT) for b in blank or ()])
     sx = Scale(lo, hi, left, width - label_w - 10)
     bar, row = 12, 18
     top = 8
@@ -64,7 +68,8 @@ def grouped_bars(
         out.append(text(left - 6, y + bar - 2, rname, anchor="end"))
         v = vals[r] if r < len(vals) else None
         if v is None or not math.isfinite(v):
-            out.append(text(left + 3, y + bar - 2, "not computed", fill=GREY))
+            out.append(text(left + 3, y + bar - 2, blank[r] if blank and r < len(blank) else "not computed",
+                            fill=GREY))
             continue
         x0, x1 = sx(max(lo, min(0.0, hi))), sx(v)
         out.append(rect(min(x0, x1), y, abs(x1 - x0), bar, col, title=f"{rname} · {name}: {value_fmt(v)}"))

@@ -61,7 +61,7 @@ def family_body(report: Any, family: str, policy: Policy) -> Markup | None:
         return None
     reason = policy.cache.get("reason", lambda r: r)
     rows = measure_rows(report, ids, reason)
-    computed = [r for r in rows if any(v is not None for v in r.values)]
+    computed = [r for r in rows if any(v is not None for v in r.values) or r.withheld]
     if rows and not computed and not has_stats and not extras:  # nothing to tabulate: the reasons only
         return Markup('<p class="note">None of the {} measures of this family could be computed for any '
                       'scenario.</p>{}').format(len(rows), not_computed_list(report, rows))
@@ -132,7 +132,9 @@ def variable_charts(report: Any, rows: Sequence[Row], policy: Policy | None = No
         if not names:
             continue
         values = [[None if p is None else _finite(p.get(n)) for n in names] for p in per]
-        fig = _variable_figure(report, row, names, values, policy)
+        # safe mode: entries the safe JSON withholds (null), per scenario and variable
+        hidden = [[p is not None and n in p and p[n] is None for n in names] for p in per]
+        fig = _variable_figure(report, row, names, values, policy, hidden)
         (charts if fig[0] else flat).append(fig[1])
     out = Markup("")
     if flat:
@@ -143,14 +145,20 @@ def variable_charts(report: Any, rows: Sequence[Row], policy: Policy | None = No
 
 
 def _variable_figure(report: Any, row: Row, names: list[str], values: list[list[float | None]],
-                     policy: Policy) -> tuple[bool, Markup]:
-    """(True, figure) or (False, one line) when every value is at the ideal."""
+                     policy: Policy, hidden: list[list[bool]] | None = None) -> tuple[bool, Markup]:
+    """(True, figure) or (False, one line) when every value is at the ideal.
+
+    ``hidden[i][k]``: the value of variable ``k`` in scenario ``i`` is withheld (safe mode); it is not drawn,
+    its bar reads "withheld" and its data-table cell "withheld".
+    """
     info = row.info
     mid = info.id
     counts = is_count(info)
+    hidden = hidden or [[False] * len(names) for _ in values]
     loss = [[None if v is None else info.loss(v) for v in col] for col in values]
     peak = {n: max([c[k] for c in loss if c[k] is not None] + [0.0]) for k, n in enumerate(names)}
-    changed = [n for n in names if peak[n] > 0]
+    withheld = {n for k, n in enumerate(names) if any(h[k] for h in hidden)}
+    changed = [n for n in names if peak[n] > 0 or n in withheld]
     if not changed:
         return False, Markup("<b>{}</b> per variable: {} for every variable in every scenario (no change).").format(
             mid, number(info.ideal))
@@ -166,10 +174,13 @@ def _variable_figure(report: Any, row: Row, names: list[str], values: list[list[
               for i, s in enumerate(report.scenarios)]
     lo, hi = info.range
     data = [v for col in values for v in col if v is not None]
-    outside = (hi is not None and max(data) > hi) or (lo is not None and min(data) < lo)
+    outside = bool(data) and ((hi is not None and max(data) > hi) or (lo is not None and min(data) < lo))
     fmt = (lambda v: policy.count_text(v)) if counts else (lambda v: number(v))
+    blank = None
+    if withheld and len(report.scenarios) == 1:
+        blank = ["withheld" if hidden[0][index[n]] else "not computed" for n in shown]
     chart = svg.grouped_bars(shown, series, label=f"{mid} per variable", domain=(lo, None if outside else hi),
-                             width=560, value_fmt=fmt, indices=list(range(len(report.scenarios))))
+                             width=560, value_fmt=fmt, indices=list(range(len(report.scenarios))), blank=blank)
     notes = []
     if outside:
         notes.append(f"The per-variable values are on their own scale (up to {number(max(data))}); the range "
@@ -183,9 +194,13 @@ def _variable_figure(report: Any, row: Row, names: list[str], values: list[list[
                      "scenario and not drawn.")
     if hidden_small and any(v is not None and 0 < v < policy.min_cell for col in values for v in col):
         notes.append(f"Counts below {policy.min_cell} are not drawn (safe mode).")
+    if withheld:
+        notes.append(f"“withheld”: null in the safe JSON (a count below {policy.min_cell}, or a value that would "
+                     "give one back); not drawn.")
     caption = Markup("<b>{} per variable</b> ({}). {}").format(mid, _direction_words(info), " ".join(notes))
     table = data_table(["variable"] + [s.name for s in report.scenarios],
-                       [[n] + [fmt(values[i][k]) if values[i][k] is not None else "–"
+                       [[n] + [fmt(values[i][k]) if values[i][k] is not None else
+                               "withheld" if hidden[i][k] else "–"
                                for i in range(len(report.scenarios))] for k, n in enumerate(names)])
     return True, Markup('<figure class="chart"><figcaption>{}</figcaption>{}{}</figure>').format(caption, chart, table)
 
@@ -257,7 +272,8 @@ def _pair_block(report: Any, row: Row, per: list[dict | None], keys: set[str]) -
     pairs = sorted((k for k in keys if set(k.split("|", 1)) <= drawn),
                    key=lambda k: [names.index(v) for v in k.split("|", 1)])
     table = data_table(["pair"] + [s.name for s in report.scenarios],
-                       [[k.replace("|", " × ")] + [number(_finite((p or {}).get(k))) for p in per] for k in pairs],
+                       [[k.replace("|", " × ")] + ["withheld" if p and k in p and p[k] is None else
+                                                     number(_finite((p or {}).get(k))) for p in per] for k in pairs],
                        summary="data (the pairs drawn)" if len(drawn) < len(names) else "data")
     open_attr = " open" if len(report.scenarios) <= 3 else ""
     return Markup('<details class="pairblock"{}><summary><b>{}</b> per pair of variables ({} heat map{})</summary>'
@@ -340,8 +356,12 @@ def statistics_charts(report: Any) -> Markup:
 def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
     conf = first.get("confidence", 0.95)
     rows, table = [], []
+    few = []  # safe mode: the original has a value in fewer than min_cell records (its statistics are null)
     for v in names:
         m, sd = first["orig"]["mean"].get(v), first["orig"]["sd"].get(v)
+        if _withheld_n(first["orig"], v):
+            few.append(v)
+            continue
         if m is None or not sd:
             continue
         o_ci = first["orig"]["mean_ci"].get(v) or [m, m]
@@ -353,10 +373,13 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
             t = None if pm is None or pci is None else ((pci[0] - m) / sd, (pm - m) / sd, (pci[1] - m) / sd)
             sc.append((s.name, svg.colour(i), t))
         rows.append((v, orig, sc))
-        table.append([v] + [("–" if t is None else f"{number(t[1])} [{number(t[0])}, {number(t[2])}]")
-                            for _, _, t in sc])
+        table.append([v] + [_mean_text(t, s, v) for (_, s), (_, _, t) in zip(stats, sc)])
+    few_note = ""
+    if few:
+        few_note = (f" Not drawn: {', '.join(few)} (fewer than {_min_cell(stats[0][1])} records with a value in "
+                    "the original; safe mode).")
     if not rows:
-        return Markup("")
+        return Markup('<p class="note">{}</p>').format(few_note.strip()) if few else Markup("")
 
     def shift(r: tuple) -> float:
         return max([abs(t[1]) for _, _, t in r[2] if t] + [0.0])
@@ -371,7 +394,7 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
             if len(drawn) < len(rows) else "")
     note = (f"Grey band: the original mean's {conf:.0%} confidence interval; markers and lines: each scenario's "
             f"mean and its {conf:.0%} interval (in the original's standard deviations). A marker outside the grey "
-            f"band is a mean the protected file does not preserve.{more}")
+            f"band is a mean the protected file does not preserve.{more}{few_note}")
     data = data_table(["variable"] + [s.name for _, s in stats], table,
                       summary="data: scenario means [interval], in original standard deviations from the original mean")
     return Markup('<figure class="chart wide"><figcaption><b>Means before/after.</b> {}</figcaption>{}{}</figure>'
@@ -379,6 +402,18 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
 
 
 def _correlations(names: list[str], first: dict, stats: list) -> Markup:
+    # safe mode: a variable with too few records with a value in some file has no correlation shown
+    few = [v for v in names if _withheld_n(first["orig"], v) or any(_withheld_n(s.statistics["prot"], v)
+                                                                     for _, s in stats)]
+    if few:
+        keep_idx = [k for k, v in enumerate(names) if v not in few]
+        first = {**first, "orig": {**first["orig"], "corr": _sub(first["orig"]["corr"], keep_idx)}}
+        stats = [(i, _Stats(s, keep_idx)) for i, s in stats]
+        names = [names[k] for k in keep_idx]
+        if len(names) < 2:
+            return Markup('<p class="note">No correlations drawn: {} {} fewer than {} records with a value in a file '
+                          "(safe mode).</p>").format(", ".join(few), "has" if len(few) == 1 else "have",
+                                                     _min_cell(stats[0][1]) if stats else 5)
     p = len(names)
     orig = first["orig"]["corr"]
     diffs = []
@@ -417,9 +452,48 @@ def _correlations(names: list[str], first: dict, stats: list) -> Markup:
     table = data_table(["pair", "original"] + [n for n, _ in diffs],
                        [[f"{names[a]} × {names[b]}", number(orig[a][b])] + [number(c[(a, b)]) for _, c in diffs]
                         for a, b in pairs], summary="data: original correlations and differences (scenario − original)")
+    if few:
+        note += (f" Left out: {', '.join(few)} (fewer than {_min_cell(stats[0][1])} records with a value in a file; "
+                 "safe mode).")
     return Markup('<h4>Correlation matrices before/after, and their difference</h4><p class="note">Blue: negative, '
                   "red: positive. The difference maps (scenario − original) use their own scale, symmetric around 0."
                   "{}</p><div class=\"charts\">{}</div>{}").format(note, figs, table)
+
+
+def _sub(matrix: Any, keep: list[int]) -> Any:
+    if matrix is None:
+        return None
+    return [[matrix[a][b] for b in keep] for a in keep]
+
+
+class _Stats:
+    """A scenario whose protected correlation matrix keeps only the variables ``keep``."""
+
+    def __init__(self, scenario: Any, keep: list[int]):
+        self.name = scenario.name
+        self.safe_json = getattr(scenario, "safe_json", None)
+        prot = dict(scenario.statistics["prot"])
+        prot["corr"] = _sub(prot.get("corr"), keep)
+        self.statistics = {**scenario.statistics, "prot": prot}
+
+
+def _mean_text(t: tuple | None, scenario: Any, v: str) -> str:
+    if t is not None:
+        return f"{number(t[1])} [{number(t[0])}, {number(t[2])}]"
+    if _withheld_n(scenario.statistics["prot"], v):
+        return f"fewer than {_min_cell(scenario)} records with a value"
+    return "–"
+
+
+def _withheld_n(side: dict | None, v: str) -> bool:
+    """Safe mode: the safe JSON withholds the variable's statistics in this file (too few records with a value)."""
+    n = (side or {}).get("n")
+    return isinstance(n, dict) and v in n and n[v] is None
+
+
+def _min_cell(scenario: Any) -> int:
+    """The safe JSON's min_cell (5 when the scenario is not a safe view)."""
+    return int(((getattr(scenario, "safe_json", None) or {}).get("safe") or {}).get("min_cell", 5))
 
 
 def _diff(a: float | None, b: float | None) -> float:

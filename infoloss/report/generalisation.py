@@ -5,7 +5,9 @@ variable of the spec has a hierarchy and the family's measures were run.  It
 draws only on the measures' results (``loss_metric``, ``height``,
 ``suppressed_records``, ``discernibility``).  In safe mode no count below
 ``min_cell`` is printed: class-size bins are merged until each holds at least
-``min_cell`` records, and small suppressed counts read "fewer than min_cell".
+``min_cell`` records, small suppressed counts read "fewer than min_cell", and
+in the class-size chart they are counted into the smallest bar (the bars add
+up to every record, so no withheld count is the total less the bars).
 """
 
 from __future__ import annotations
@@ -40,9 +42,10 @@ def _result(scenario: Any, mid: str) -> Any:
     return scenario.measures.get(mid)
 
 
-def _count_text(n: float | None, policy: Policy) -> str:
+def _count_text(n: float | None, policy: Policy, present: bool = False) -> str:
+    """A count as printed; ``present``: it exists but is None (withheld in the safe JSON)."""
     if n is None:
-        return "–"
+        return "withheld" if present and policy.safe else "–"
     n = int(n)
     return f"{n:,}" if policy.count_ok(n) else f"fewer than {policy.min_cell}"
 
@@ -71,7 +74,8 @@ def _variable_table(report: Any, policy: Policy) -> Markup:
             loss = (rl.by_variable or {}).get(name) if rl is not None else None
             root = (rr.by_variable or {}).get(name) if rr is not None else None
             cells.append(Markup('<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>').format(
-                fmt(level), "–" if loss is None else f"{100 * loss:.1f}%", _count_text(root, policy)))
+                fmt(level), "–" if loss is None else f"{100 * loss:.1f}%",
+                _count_text(root, policy, rr is not None and name in (rr.by_variable or {}))))
         rows.append(Markup('<tr><th scope=row class="measure">{}</th><td class="num">{}</td>{}</tr>').format(
             name, heights.get(name, "–"), join(cells)))
     return Markup(
@@ -108,7 +112,9 @@ def _bin_label(low: int, high: int | None) -> str:
 def _class_sizes(report: Any, policy: Policy) -> Markup:
     charts = []
     for i, s in enumerate(report.scenarios):
-        r = _result(s, "discernibility")
+        # the raw class sizes, merged here into bins of at least min_cell records (safe mode), with the
+        # suppressed records folded into a bar when few (fold_suppressed)
+        r = _result(getattr(s, "raw", s), "discernibility")
         if r is None or "class_sizes" not in r.details:
             continue
         bins = size_bins(r.details["class_sizes"])
@@ -120,15 +126,42 @@ def _class_sizes(report: Any, policy: Policy) -> Markup:
         charts.append(_bars(s.name, svg.colour(i), bins, suppressed, int(s.n_records), policy))
     if not charts:
         return Markup("")
+    safe_note = ""
+    if policy.safe:
+        safe_note = (f" Bins with fewer than {policy.min_cell} records are merged; fewer than {policy.min_cell} "
+                     "suppressed records have no bar of their own but are counted in the smallest bar (marked "
+                     "“+ suppressed”), so that the bars still add up to every record.")
     return Markup(
         '<p class="note">Records by the size of their equivalence class (records with the same generalised '
         "key values); the last bar counts the suppressed records.{}</p><div class=\"charts\">{}</div>"
-    ).format(f" Bins with fewer than {policy.min_cell} records are merged." if policy.safe else "", join(charts))
+    ).format(safe_note, join(charts))
+
+
+def fold_suppressed(bins: list, suppressed: int, policy: Policy) -> tuple[list[str], list[int]]:
+    """Bar labels and counts: the class-size bins, then the suppressed records.
+
+    In safe mode a suppressed count of 1 to ``min_cell`` − 1 gets no bar of its own (the total number of
+    records less the other bars would give it back): it is added to the smallest non-empty bar, whose label
+    says "+ suppressed".
+
+    >>> fold_suppressed([(1, 4, 10, 4), (5, None, 187, 20)], 3, Policy(safe=True))
+    (['1–4 + suppressed', '5+'], [13, 187])
+    >>> fold_suppressed([(1, 4, 10, 4), (5, None, 187, 20)], 3, Policy())
+    (['1–4', '5+', 'suppressed'], [10, 187, 3])
+    """
+    labels = [_bin_label(lo, hi) for lo, hi, _, _ in bins]
+    counts = [int(b[2]) for b in bins]
+    full = [c for c in counts if c > 0]
+    if policy.safe and not policy.count_ok(suppressed) and full:
+        k = min((k for k, c in enumerate(counts) if c > 0), key=lambda k: counts[k])
+        counts[k] += suppressed
+        labels[k] += " + suppressed"
+        return labels, counts
+    return labels + ["suppressed"], counts + [suppressed]
 
 
 def _bars(name: str, colour: str, bins: list, suppressed: int, n: int, policy: Policy) -> Markup:
-    labels = [_bin_label(lo, hi) for lo, hi, _, _ in bins] + ["suppressed"]
-    counts = [b[2] for b in bins] + [suppressed]
+    labels, counts = fold_suppressed(bins, suppressed, policy)
     shown = [policy.count_ok(c) for c in counts]
     width, height, left, bottom, top = 470, 210, 48, 56, 26
     step = (width - left - 10) / max(len(labels), 1)

@@ -73,12 +73,16 @@ def info_positions(info: MeasureInfo, values: Sequence[float | None]) -> list[fl
 
 
 def value_cell(value: float | None, position: float | None, reason: str | None = None, *,
-               scale: float = 1.0, text: str | None = None) -> Markup:
+               scale: float = 1.0, text: str | None = None, withheld: str | None = None) -> Markup:
     """A ``<td>`` with the value, coloured by its position; class ``best``/``worst``/``mid``/``tie``.
 
     The best value also carries "✓ best" (so the ranking is not in colour
     alone); ``text`` replaces the printed value (e.g. "fewer than 5").
+    ``withheld`` (safe mode): the value was computed but is withheld, for
+    this reason; the cell says ``text`` or "withheld".
     """
+    if withheld is not None:
+        return Markup('<td class="num nc withheld" title="{}">{}</td>').format(withheld, text or "withheld")
     if value is None:
         why = reason or "not computed"
         return Markup('<td class="num nc" title="{}">not computed</td>').format(why)

@@ -68,8 +68,11 @@ def display_bins(hist: dict[str, Any] | None, edges: np.ndarray, n: int, policy:
     """Histogram bars ``(left, right, density, count)`` on the common grid.
 
     The fine bins are summed into :data:`DISPLAY_BINS` bars; in safe mode
-    adjacent bars are merged until each has 0 or at least ``min_cell`` records.
-    Heights are densities (count / (n · width)), so merged bars keep the shape.
+    the records below and above the axis are first counted into the first
+    and last bar (so the bars add up to every record with a value and no
+    count outside the axis can be had by subtraction), then adjacent bars
+    are merged until each has 0 or at least ``min_cell`` records.  Heights
+    are densities (count / (n · width)), so merged bars keep the shape.
 
     >>> import numpy as np
     >>> edges = np.linspace(0, 4, 5)
@@ -78,10 +81,17 @@ def display_bins(hist: dict[str, Any] | None, edges: np.ndarray, n: int, policy:
     [6, 1, 0, 5]
     >>> [(b[0], b[1], b[3]) for b in display_bins(hist, edges, 12, Policy(safe=True))]
     [(0.0, 1.0, 6), (1.0, 4.0, 6)]
+    >>> hist = {"counts": np.array([6, 1, 0, 5]), "below": 0, "above": 2}
+    >>> [(b[0], b[1], b[3]) for b in display_bins(hist, edges, 14, Policy(safe=True))]  # 2 above: in the last bar
+    [(0.0, 1.0, 6), (1.0, 4.0, 8)]
     """
     if hist is None or n <= 0:
         return []
     counts = _coarsen(np.asarray(hist["counts"]), DISPLAY_BINS)
+    if policy.safe and counts.size:
+        counts = counts.copy()
+        counts[0] += int(hist.get("below", 0) or 0)
+        counts[-1] += int(hist.get("above", 0) or 0)
     coarse_edges = np.linspace(float(edges[0]), float(edges[-1]), counts.size + 1)
     groups = merge_bins(counts, policy.min_cell) if policy.safe else [(i, i + 1, int(c)) for i, c in enumerate(counts)]
     out = []
@@ -107,7 +117,7 @@ def density_curve(side: dict[str, Any], bins: Sequence[Bin], edges: np.ndarray, 
     so that no small group of records shows as a bump.
     """
     stats = side["stats"]
-    if not stats or stats.get("n", 0) < 2:
+    if not stats or stats.get("n", 0) < 2 or (policy.safe and stats["n"] < policy.min_cell):
         return []
     fine = edges.size - 1
     if policy.safe:
@@ -130,9 +140,11 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
 
     Full mode: Tukey whiskers (1.5 IQR) and a sample of the outliers.  Safe
     mode: whiskers at the 5th and 95th percentiles, no outliers, every number
-    rounded to 3 significant digits.
+    rounded to 3 significant digits, and nothing (None) for a file with
+    fewer than ``min_cell`` records with a value (its quartiles would be its
+    records' values; :func:`too_few` tells the caller).
     """
-    if not stats or stats.get("n", 0) == 0:
+    if not stats or stats.get("n", 0) == 0 or too_few(stats, policy):
         return None
     q = dict(zip(QUANTILES, stats["quantiles"]))
     if policy.safe:
@@ -155,9 +167,22 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
     }
 
 
+def too_few(stats: dict[str, Any] | None, policy: Policy) -> bool:
+    """Safe mode: whether a file has a value of the variable in only 1 to ``min_cell`` − 1 records.
+
+    Such a file's statistics, box plot, density and interval are not shown.
+
+    >>> too_few({"n": 3}, Policy(safe=True)), too_few({"n": 3}, Policy()), too_few({"n": 0}, Policy(safe=True))
+    (True, False, False)
+    """
+    n = (stats or {}).get("n") or 0
+    return policy.safe and 0 < n < policy.min_cell
+
+
 def outside_text(hist: dict[str, Any] | None, policy: Policy) -> str:
-    """'12 below, 3 above the axis' (safe mode: small counts become 'fewer than N')."""
-    if hist is None:
+    """'12 below, 3 above the axis'; empty in safe mode, where those records are in the end bars
+    (:func:`display_bins`)."""
+    if hist is None or policy.safe:
         return ""
     parts = []
     for key in ("below", "above"):
@@ -180,7 +205,7 @@ class Grouping:
     index: np.ndarray  # category -> segment
     kinds: list[str]  # per segment: "category", "group", "other", "missing"
     merged: list[str] = field(default_factory=list)  # safe mode: the categories merged into "other"
-    merged_small: list[bool] = field(default_factory=list)  # per merged category: fewer than min_cell in the original
+    merged_small: list[bool] = field(default_factory=list)  # per merged category: fewer than min_cell in the original (0 too)
 
     def apply(self, counts: np.ndarray) -> np.ndarray:
         """Counts per segment."""
@@ -248,7 +273,9 @@ def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: in
         return g
     keep = np.flatnonzero(~merged)
     names = [g.labels[i] for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "missing")]
-    small = [bool(0 < counts[0][i] < min_cell) and g.kinds[i] == "category"  # "missing" is no value to hide
+    # named only with at least min_cell records in the original: a category the original lacks (0) and a
+    # scenario holds in a few records is as rare as one with a few records in the original
+    small = [bool(counts[0][i] < min_cell) and g.kinds[i] == "category"  # "missing" is no value to hide
              for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "missing")]
     labels = [g.labels[i] for i in keep] + [f"other (categories merged, min. cell {min_cell})"]
     kinds = [g.kinds[i] for i in keep] + ["other"]

@@ -52,7 +52,10 @@ def render_html(report: Any, *, safe: bool = False, min_cell: int = 5,
 
 
 def context(report: Any, policy: Policy) -> dict[str, Any]:
-    """Everything the template shows."""
+    """Everything the template shows (in safe mode, the measures as the safe JSON has them: :mod:`.safe_view`)."""
+    from .safe_view import safe_report
+
+    report = safe_report(report, policy)
     policy.cache["reason"] = _reason_filter(report, policy)
     sections = page_sections(report, policy)
     return {

@@ -10,6 +10,7 @@ uniques), so no small group of records can be singled out.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Sequence
 
 from markupsafe import Markup
@@ -26,9 +27,12 @@ __all__ = ["risk_map_section", "risk_details", "merge_joint"]
 # ---------------------------------------------------------------------------
 def risk_map_section(report: Any, policy: Policy) -> Markup | None:
     """The risk-utility map with its Pareto front, the points as a table and the decision rules; None without one."""
-    block = report.risk_utility()
+    block = report.risk_utility()  # in safe mode the safe JSON's block (a small count risk is null)
     if not block.get("available"):
         return None
+    withheld = [p["name"] for p in block["points"] if p.get("risk") is None]
+    if withheld:
+        block = _without_withheld(block)
     index = {s.name: i for i, s in enumerate(report.scenarios)}
     chart = ru_chart(block, index)
     rows = join(
@@ -36,9 +40,10 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
                '<td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>').format(
             Markup('<span class="swatch" style="background:{}"></span>').format(svg.ORIGINAL_COLOUR)
             if p["original"] else svg.marker_svg(index.get(p["name"], 0)),
-            p["name"] + (" (as it is)" if p["original"] else ""), fmt(p["risk"]), fmt(p["loss"]),
-            fmt(p["utility_value"]), "✓" if p["pareto"] else "")
-        for p in block["points"])
+            p["name"] + (" (as it is)" if p["original"] else ""),
+            _withheld_cell(policy) if p.get("risk") is None else fmt(p["risk"]), fmt(p["loss"]),
+            fmt(p["utility_value"]), "" if p.get("risk") is None else "✓" if p["pareto"] else "")
+        for p in block.get("all_points", block["points"]))
     table = Markup('<div class="scroll" tabindex="0"><table class="measures ru"><thead><tr><th scope=col>file</th><th scope=col>risk: {}</th><th scope=col>{}</th>'
                    "<th scope=col>{}</th><th scope=col>Pareto front</th></tr></thead><tbody>{}</tbody></table></div>").format(
         block["risk_measure"], block["loss_definition"], block["utility_measure"], rows)
@@ -49,11 +54,32 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
         "Each file is a point: its disclosure risk (<b>{}</b>: {}) against its information loss ({}; <b>{}</b>: {}). "
         "The original, released as it is, loses nothing and keeps its full risk. A scenario on the "
         "<b>Pareto front</b> (line) cannot be beaten on both axes by another; the others can. "
-        "Lower left is better."
+        "Lower left is better.{}"
     ).format(block["risk_measure"], block["risk_description"], block["loss_definition"], block["utility_measure"],
-             block["utility_description"])
+             block["utility_description"],
+             Markup(" Not drawn (safe mode): {}, whose risk is a count of fewer than {} records.").format(
+                 ", ".join(withheld), policy.min_cell) if withheld else "")
     return Markup('<p class="note">{}</p><div class="charts"><figure class="chart">{}</figure>{}</div>'
                   '<div class="decisions">{}</div>{}').format(note, chart, table, decisions, missing)
+
+
+def _withheld_cell(policy: Policy) -> Markup:
+    return Markup('<span title="withheld in safe mode: a count of fewer than {} records">withheld</span>').format(
+        policy.min_cell)
+
+
+def _without_withheld(block: dict[str, Any]) -> dict[str, Any]:
+    """The map without the points whose risk the safe JSON withholds (``all_points`` keeps them for the table);
+    the decision rules' reasons lose the risk they quote (it would be the withheld count)."""
+    points = [p for p in block["points"] if p.get("risk") is not None]
+    decisions = {}
+    for key, rule in block["decisions"].items():
+        rule = dict(rule)
+        if rule.get("reason") and (key == "max_loss" or rule.get("choice") is None):
+            # max_loss quotes the chosen scenario's risk; an empty max_risk rule quotes the lowest risk
+            rule["reason"] = re.sub(r" \((the lowest is )?[-+0-9.e]+\)", "", rule["reason"])
+        decisions[key] = rule
+    return {**block, "points": points, "all_points": block["points"], "decisions": decisions}
 
 
 def _decision(rule: dict[str, Any], key: str) -> Markup:
@@ -76,7 +102,7 @@ def ru_chart(block: dict[str, Any], index: dict[str, int], width: float = 520, h
     points = block["points"]
     left, right, top, bottom = 62, 18, 14, 42
     risks = [p["risk"] for p in points]
-    losses = [p["loss"] for p in points]
+    losses = [p["loss"] for p in block.get("all_points", points)]  # withheld points: their loss still sets the axis
     thresholds = block["decisions"]
     max_risk, max_loss = thresholds["max_risk"]["threshold"], thresholds["max_loss"]["threshold"]
     hi_r = max(risks + ([max_risk] if max_risk is not None else []) + [1e-12]) * 1.08
@@ -143,11 +169,15 @@ def risk_details(report: Any, policy: Policy) -> Markup:
     return join(p for p in parts if p)
 
 
-def _files(report: Any, mid: str) -> list[tuple[str, str, dict[str, Any], float]]:
-    """``(name, colour, details, value)`` of the original and every scenario where ``mid`` was computed."""
+def _files(report: Any, mid: str, raw: bool = False) -> list[tuple[str, str, dict[str, Any], float]]:
+    """``(name, colour, details, value)`` of the original and every scenario where ``mid`` was computed.
+
+    In safe mode the details and value are the safe JSON's; ``raw=True`` takes the raw results, for the
+    tables that merge their rows until no count is below ``min_cell`` (DIS-SUDA intervals, distinct l).
+    """
     rows = []
     for i, s in enumerate(report.scenarios):
-        r = s.measures.get(mid)
+        r = (getattr(s, "raw", s) if raw else s).measures.get(mid)
         if r is None:
             continue
         if not rows:
@@ -157,9 +187,10 @@ def _files(report: Any, mid: str) -> list[tuple[str, str, dict[str, Any], float]
     return rows
 
 
-def _count(n: int | None, policy: Policy) -> str:
+def _count(n: int | None, policy: Policy, present: bool = False) -> str:
+    """A count as printed; ``present``: the count exists but is None (withheld in the safe JSON)."""
     if n is None:
-        return "–"
+        return "withheld" if present and policy.safe else "–"
     return f"{int(n):,}" if policy.count_ok(int(n)) else f"fewer than {policy.min_cell}"
 
 
@@ -173,14 +204,21 @@ def _risk_table(report: Any, policy: Policy) -> Markup | None:
         return None
     names = ["original"] + [s.name for s in report.scenarios]
     values: dict[str, dict[str, str]] = {n: {} for n in names}
+    reasons = {(s.name, mid): getattr(s.measures.get(mid), "withheld", None) for s in report.scenarios
+               for mid, _ in columns}
     for mid, _ in columns:
         for name, _, _, v in _files(report, mid):
-            values[name][mid] = fmt(v)
+            if v is None and name != "original" and policy.safe:  # withheld in the safe JSON: its reason as title
+                values[name][mid] = Markup('<span title="{}">withheld</span>').format(
+                    reasons.get((name, mid)) or "withheld in safe mode (null in the safe JSON)")
+            else:
+                values[name][mid] = fmt(v)
     ks = sorted(kanon[0][2].get("by_k", {}), key=int) if kanon else []
     for name, _, det, _ in kanon:
         for k in ks:
             entry = det.get("by_k", {}).get(k, {})
-            values[name][f"k{k}"] = f"{_count(entry.get('unweighted'), policy)} / {_count(entry.get('weighted'), policy)}"
+            values[name][f"k{k}"] = " / ".join(_count(entry.get(w), policy, w in entry)
+                                               for w in ("unweighted", "weighted"))
     head = join(Markup("<th scope=col>{}</th>").format(t) for _, t in columns)
     head += join(Markup("<th scope=col>fk &lt; {0} / Fk &lt; {0}</th>").format(k) for k in ks)
     body = join(
@@ -226,9 +264,10 @@ def _count_cell(n: int) -> Markup:
 
 
 def _dis_table(report: Any, policy: Policy) -> Markup | None:
-    files = _files(report, "suda_dis")
+    files = _files(report, "suda_dis", raw=True)
     if not files:
         return None
+    msu_files = _files(report, "suda_dis")  # the MSU counts as the safe JSON has them
     labels = list(files[0][2].get("dis_table", {}))
     counts = [[int(det.get("dis_table", {}).get(label, 0)) for label in labels] for _, _, det, _ in files]
     if policy.safe:
@@ -237,8 +276,8 @@ def _dis_table(report: Any, policy: Policy) -> Markup | None:
     body = join(Markup("<tr><td>{}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
                 for i, label in enumerate(labels))
     msu = join(Markup("<li>{}: MSUs by size {}</li>").format(
-        name, ", ".join(f"{k}: {_count(v, policy)}" for k, v in det.get("msu_by_size", {}).items()))
-        for name, _, det, _ in files)
+        name, ", ".join(f"{k}: {_count(v, policy, True)}" for k, v in det.get("msu_by_size", {}).items()))
+        for name, _, det, _ in msu_files)
     note = ("Records per interval of the DIS-SUDA score (the probability that a unique match on key values is "
             "correct; SUDA2, sdcMicro's intervals)." + (" Intervals are merged so that no count is below "
                                                         f"{policy.min_cell}." if policy.safe else ""))
@@ -248,12 +287,14 @@ def _dis_table(report: Any, policy: Policy) -> Markup | None:
 
 
 def _l_tables(report: Any, policy: Policy) -> Markup | None:
-    files = _files(report, "l_diversity")
+    files = _files(report, "l_diversity", raw=True)
     if not files:
         return None
+    shown = _files(report, "l_diversity")  # the summary rows as the safe JSON has them
     blocks = []
     for var in files[0][2].get("by_variable", {}):
         per = [(name, det.get("by_variable", {}).get(var, {})) for name, _, det, _ in files]
+        per_shown = [(name, det.get("by_variable", {}).get(var, {})) for name, _, det, _ in shown]
         labels = list(per[0][1].get("distinct_counts", {}))
         counts = [[int(d.get("distinct_counts", {}).get(label, 0)) for label in labels] for _, d in per]
         if policy.safe:
@@ -262,7 +303,8 @@ def _l_tables(report: Any, policy: Policy) -> Markup | None:
         body = join(Markup("<tr><td>distinct l = {}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
                     for i, label in enumerate(labels))
         summary = join(Markup("<tr><td>{}</td>{}</tr>").format(
-            text, join(Markup('<td class="num">{}</td>').format(fmt(_get(d, path))) for _, d in per))
+            text, join(Markup('<td class="num">{}</td>').format(
+                "withheld" if policy.safe and _withheld_at(d, path) else fmt(_get(d, path))) for _, d in per_shown))
             for text, path in (("median entropy l", ("entropy", "median")), ("min entropy l", ("entropy", "min")),
                                ("median recursive (c, l)", ("recursive", "median")),
                                ("share of records below l", ("share_below_l",))))
@@ -272,6 +314,15 @@ def _l_tables(report: Any, policy: Policy) -> Markup | None:
             "variable in a record's class; a class with l = 1 discloses the value for all its records." +
             (f" Rows are merged so that no count is below {policy.min_cell}." if policy.safe else ""))
     return Markup('<h3>l-diversity of the sensitive variables</h3><p class="note">{}</p>{}').format(note, join(blocks))
+
+
+def _withheld_at(d: dict[str, Any], path: tuple[str, ...]) -> bool:
+    """The entry at ``path`` exists and is None (withheld in the safe JSON)."""
+    for key in path[:-1]:
+        if not isinstance(d, dict) or key not in d:
+            return False
+        d = d[key]
+    return isinstance(d, dict) and path[-1] in d and d[path[-1]] is None
 
 
 def _get(d: dict[str, Any], path: tuple[str, ...]) -> float | None:

@@ -22,6 +22,8 @@ class Row:
     info: MeasureInfo
     values: list[float | None]
     reasons: list[str | None]
+    #: safe mode: per scenario, why the value is withheld (computed, but null in the safe JSON), else None
+    withheld: list[str | None] | None = None
 
     @property
     def positions(self) -> list[float | None]:
@@ -31,15 +33,18 @@ class Row:
 
 def measure_rows(report: Any, ids: Sequence[str], reason=lambda r: r) -> list[Row]:
     """The values of ``ids`` in every scenario (None where not computed)."""
+    from .safe_view import is_withheld, withheld_title
+
     rows = []
     for mid in ids:
-        values, reasons = [], []
+        values, reasons, withheld = [], [], []
         for s in report.scenarios:
             result = s.measures.get(mid)
             values.append(None if result is None else result.value)
             raw = s.not_computed.get(mid)
             reasons.append(None if raw is None else reason(raw))
-        rows.append(Row(get(mid), values, reasons))
+            withheld.append(withheld_title(result) if is_withheld(result) else None)
+        rows.append(Row(get(mid), values, reasons, withheld if any(withheld) else None))
     return rows
 
 

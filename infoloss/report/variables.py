@@ -20,7 +20,7 @@ from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
     DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, density_curve, display_bins, outside_text, safe_two_way,
-    total_variation,
+    too_few, total_variation,
 )
 
 #: two-way mosaics are drawn for this many pairs
@@ -128,6 +128,9 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
         return Markup('<p class="note">{}.</p>').format(var["not_drawn"])
     if edges is None:
         return Markup('<p class="note">No values in the original file.</p>')
+    if too_few(var["stats"]["orig"], policy):  # its axis, quartiles and density would show its records' values
+        return Markup('<p class="note">Fewer than {} records with a value in the original: not drawn (safe mode).'
+                      "</p>").format(policy.min_cell)
     xlim = (float(edges[0]), float(edges[-1]))
     unit = 100.0 * (xlim[1] - xlim[0]) / DISPLAY_BINS  # density -> % of records per bar
     orig_bins = _percent(display_bins(var["hist"]["orig"], edges, var["stats"]["orig"]["n"], policy), unit)
@@ -153,10 +156,18 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
             continue
         note = "outside the axis: " + "; ".join(t for t in (f"original {orig_out}" if orig_out else "",
                                                            f"{s.name} {out_text}" if out_text else "") if t)
+        note = note if (orig_out or out_text) else ""
+        if policy.safe:  # no count outside the axis: those records are in the end bars (display_bins)
+            v = next(v for j, _, v in per if j == i)
+            few = too_few(v["stats"]["prot"], policy)
+            beyond = any(_beyond(h) for h in (var["hist"]["orig"], None if few else v["hist"]["prot"]))
+            note = " ".join(t for t in (
+                f"{s.name}: fewer than {policy.min_cell} records with a value, not drawn." if few else "",
+                "The end bars include the records beyond the axis." if beyond else "") if t)
         chart = svg.histogram_panel(
             title=f"{s.name} vs original", xlim=xlim, ymax=ymax, orig_bins=orig_bins, prot_bins=bins,
             prot_colour=svg.colour(i), orig_curve=orig_curve, prot_curve=curve,
-            note=note if (orig_out or out_text) else "", label=f"histogram of {name}: {s.name} and original")
+            note=note, label=f"histogram of {name}: {s.name} and original")
         figs.append(Markup('<figure class="chart">{}</figure>').format(chart))
     second = []
     drawn = [(i, s, c) for i, s, b, c, _ in panels if b is not None]
@@ -179,15 +190,23 @@ def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Mar
     rows = []
     sides = [("original", var["stats"]["orig"], var["hist"]["orig"])]
     sides += [(s.name, v["stats"]["prot"], v["hist"]["prot"]) for _, s, v in per if v is not None]
+    last = [] if policy.safe else ["–"]  # safe mode: no "outside the axis" column (the end bars hold them)
     for label, stats, hist in sides:
+        if too_few(stats, policy):
+            rows.append([label, f"fewer than {policy.min_cell} records with a value", "–", "–", "–", "–"] + last)
+            continue
         b = box_stats(stats, policy)
         if b is None:
-            rows.append([label, "0", "–", "–", "–", "–", "–"])
+            rows.append([label, "0", "–", "–", "–", "–"] + last)
             continue
         rows.append([label, policy.count_text(b["n"]), number(b["mean"]), number(b["q1"]), number(b["median"]),
-                     number(b["q3"]), outside_text(hist, policy) or "none"])
-    return data_table(["file", "records", "mean", "lower quartile", "median", "upper quartile", "outside the axis"],
-                      rows)
+                     number(b["q3"])] + ([] if policy.safe else [outside_text(hist, policy) or "none"]))
+    return data_table(["file", "records", "mean", "lower quartile", "median", "upper quartile"]
+                      + ([] if policy.safe else ["outside the axis"]), rows)
+
+
+def _beyond(hist: dict[str, Any] | None) -> bool:
+    return bool(hist) and (int(hist.get("below", 0) or 0) + int(hist.get("above", 0) or 0)) > 0
 
 
 def _percent(bins: list, unit: float) -> list:
@@ -210,6 +229,9 @@ def _boxes(name: str, var: dict[str, Any], per: Sequence, xlim: tuple[float, flo
         boxes.append({**b, "name": label, "colour": col, "tip": tip})
     note = ("whiskers: 5th and 95th percentiles; no outliers shown (safe mode)" if policy.safe
             else "whiskers: 1.5 IQR; circles: outliers (a sample); ◆ mean")
+    few = [label for label, _, stats in sides if too_few(stats, policy)]
+    if few:
+        note += f"; {', '.join(few)}: fewer than {policy.min_cell} records with a value, not drawn"
     return svg.box_panel(title="box plots", boxes=boxes, xlim=xlim, label=f"box plots of {name}", note=note)
 
 

@@ -218,18 +218,39 @@ def _paired_text(report: Any, s: Any, n: int, kinds: dict[str, str], removed: li
     chg = _values(s, "records_changed")
     out: list[Markup] = []
     if sup is not None:
-        total = sum(sup.values())
-        if total > 0:
+        withheld = [v for v, c in sup.items() if c is None]  # safe mode: null in the safe JSON
+        shown = {v: c for v, c in sup.items() if c is not None}
+        total = s.measures["suppressions"].value
+        if withheld:  # no total: it less the counts shown would give the withheld ones back
+            shown_text = _top(shown, policy, n=None, hidden=len(withheld))
+            out.append(Markup("suppressed values {}").format(shown_text if shown_text.startswith("in ") else
+                                                              f"({shown_text})"))
+        elif total is None:
+            out.append(Markup("suppressed {}").format(_withheld_count(s.measures["suppressions"], "values", policy)))
+        elif total > 0:
             out.append(Markup("suppressed {} values ({})").format(
                 policy.count_text(total), _top(sup, policy, n=None)))
     if chg is None:
         return out + [Markup("(changed records were not counted: records_changed was not run)")]
     rec = s.measures["records_changed"].details.get("records_with_change")
-    if rec:
+    if rec is None and "records_with_change" in s.measures["records_changed"].details:
+        out.append(Markup("changed at least one value in a number of records withheld in safe mode"))
+    elif rec:
         share = f" ({percent(rec / n)} of the records)" if policy.count_ok(int(rec)) and n else ""
         out.append(Markup("changed at least one value in {} records{}").format(policy.count_text(rec), share))
-    recoded = {v: c - (sup or {}).get(v, 0.0) for v, c in chg.items() if kinds.get(v) == "categorical"}
+    sup_of = sup or {}
+    # safe mode: a category change whose count is withheld, or is a shown count less a withheld one, is only
+    # counted; a variable whose changes and suppressions are both withheld is left to the suppressions
+    sup_hidden = {v for v, c in sup_of.items() if c is None}
+    hidden_recoded = [v for v, c in chg.items() if kinds.get(v) == "categorical" and v not in removed
+                      and ((c is None) != (v in sup_hidden))]
+    recoded = {v: c - (sup_of.get(v) or 0.0) for v, c in chg.items() if kinds.get(v) == "categorical"
+               and c is not None and v not in sup_hidden}
     recoded = {v: c for v, c in recoded.items() if c > 0 and v not in removed}
+    if hidden_recoded:
+        out.append(Markup("changed the category of {}").format(
+            _top(recoded, policy, n=n, hidden=len(hidden_recoded))))
+        recoded = {}
     if recoded:
         out.append(Markup("changed the category of {}").format(_top(recoded, policy, n=n)))
     out.append(_continuous_text(s, chg, sup or {}, kinds, removed, n, policy))
@@ -241,13 +262,20 @@ def _continuous_text(s: Any, chg: dict, sup: dict, kinds: dict, removed: list[st
     cont = [v for v, k in kinds.items() if k == "continuous" and v not in removed]
     if not cont:
         return Markup("")
-    moved = {v: chg.get(v, 0.0) - sup.get(v, 0.0) for v in cont}
+    hidden = [v for v in cont if (v in chg and chg[v] is None) != (v in sup and sup[v] is None)]
+    moved = {v: (chg.get(v) or 0.0) - (sup.get(v) or 0.0) for v in cont if v not in hidden}
     moved = {v: c for v, c in moved.items() if c > 0}
+    if hidden:  # safe mode: some counts withheld
+        il1s = s.measures.get("il1s")
+        size = Markup(" (IL1s {})").format(number(il1s.value)) if il1s is not None and il1s.value is not None \
+            else Markup("")
+        return Markup("perturbed {}{}").format(_top(moved, policy, n=n, hidden=len(hidden)), size)
     if not moved:
         return Markup("left the {} continuous variable{} untouched").format(
             len(cont), "" if len(cont) == 1 else "s")
     il1s = s.measures.get("il1s")
-    size = Markup(" (IL1s {})").format(number(il1s.value)) if il1s is not None else Markup("")
+    size = Markup(" (IL1s {})").format(number(il1s.value)) if il1s is not None and il1s.value is not None \
+        else Markup("")
     what = "the continuous variable" if len(cont) == 1 else f"all {len(cont)} continuous variables"
     if len(moved) == len(cont) and all(c >= 0.995 * n for c in moved.values()):
         return Markup("perturbed every value of {}{}").format(what, size)
@@ -262,8 +290,20 @@ def _values(s: Any, mid: str) -> dict[str, float] | None:
     return None if r is None or r.by_variable is None else dict(r.by_variable)
 
 
-def _top(counts: dict[str, float], policy: Policy, n: int | None, k: int = 3) -> str:
-    """'AGE 386, EDUC1 41 and 2 more variables' (shares of ``n`` records when given)."""
+def _withheld_count(result: Any, what: str, policy: Policy) -> Markup:
+    """'fewer than 5 values' when the safe JSON withholds a small count, else 'values (number withheld ...)'."""
+    reason = getattr(result, "withheld", None) or ""
+    if f"count of fewer than {policy.min_cell}" in reason:
+        return Markup("fewer than {} {}").format(policy.min_cell, what)
+    return Markup("{} (their number is withheld in safe mode)").format(what)
+
+
+def _top(counts: dict[str, float], policy: Policy, n: int | None, k: int = 3, hidden: int = 0) -> str:
+    """'AGE 386, EDUC1 41 and 2 more variables' (shares of ``n`` records when given).
+
+    ``hidden`` (safe mode): variables whose counts are withheld; they are only counted among the "more
+    variables", and no total is given, so that no withheld count is a total less the counts shown.
+    """
     ranked = sorted((v for v, c in counts.items() if c > 0), key=lambda v: -counts[v])
 
     def one(v: str) -> str:
@@ -273,8 +313,12 @@ def _top(counts: dict[str, float], policy: Policy, n: int | None, k: int = 3) ->
         return f"{v}: {policy.count_text(c)}"
 
     shown = [one(v) for v in ranked[:k]]
-    more = len(ranked) - k
-    return ", ".join(shown) + (f" and {more} more variable{'s' if more > 1 else ''}" if more > 0 else "")
+    more = max(len(ranked) - k, 0) + hidden
+    plural = "s" if more > 1 else ""
+    note = f" (count{plural} withheld in safe mode)" if hidden else ""
+    if not shown:
+        return f"in {more} variable{plural}{note}"
+    return ", ".join(shown) + (f" and {more} more variable{plural}{note}" if more > 0 else "")
 
 
 # ---------------------------------------------------------------------------
@@ -292,6 +336,15 @@ def headline_section(report: Any, policy: Policy) -> Markup | None:
         measures_table(report, rows, policy))
 
 
+def _withheld_text(info: Any, reason: str, policy: Policy) -> str:
+    """A withheld value as printed: "fewer than N" when the JSON withholds it as a small count, else "withheld"."""
+    from .glossary import is_count
+
+    if is_count(info) and f"count of fewer than {policy.min_cell} records" in reason:
+        return f"fewer than {policy.min_cell}"
+    return "withheld"
+
+
 def measures_table(report: Any, rows: Sequence[Any], policy: Policy) -> Markup:
     """Measures (rows) × scenarios: value, direction and range, the measure's plain meaning."""
     from .glossary import is_count
@@ -305,8 +358,11 @@ def measures_table(report: Any, rows: Sequence[Any], policy: Policy) -> Markup:
         scale = max(finite + [abs(b) for b in info.range if b is not None] + [1.0])
         positions = info_positions(info, row.values)
         counts = is_count(info) and policy.safe
-        cells = join(value_cell(v, p, r, scale=scale, text=policy.count_text(v) if counts and v is not None else None)
-                     for v, p, r in zip(row.values, positions, row.reasons))
+        withheld = row.withheld or [None] * len(row.values)
+        cells = join(value_cell(v, p, r, scale=scale, withheld=w,
+                                text=(_withheld_text(info, w, policy) if w is not None else
+                                      policy.count_text(v) if counts and v is not None else None))
+                     for v, p, r, w in zip(row.values, positions, row.reasons, withheld))
         body.append(Markup(
             '<tr><th scope="row" class="measure"><a href="#{}">{}</a><div class="desc">{}</div></th>'
             '<td class="dircol">{}<br>range {}</td>{}</tr>').format(

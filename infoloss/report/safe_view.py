@@ -1,0 +1,115 @@
+"""The report as the safe JSON has it: one source of truth for the values a safe page shows.
+
+In safe mode the page takes every measure's ``value``, ``by_variable``,
+``by_pair`` and ``details``, the ``analyses`` block and the descriptive
+``statistics`` from the scenario's safe JSON
+(``ScenarioResult.to_dict(safe=True, min_cell=N)``, the rules of
+:mod:`infoloss.safe_results`), computed once per scenario and page.  What the
+JSON withholds (``null``) the page shows as "withheld", with the JSON's
+``withheld`` reason in a title where it gives one; charts leave such points
+out.  So the HTML never shows a value the JSON withholds, and the two files
+shared together give no more than either.
+
+The aggregates behind the plots per variable (histograms, quantiles,
+one-way and two-way tables) are not part of the JSON; their own safe rules
+are in :mod:`infoloss.report.plotdata`.  The raw scenario stays reachable as
+``raw`` for the charts that merge raw counts into groups of at least
+``min_cell`` records themselves (the class-size chart, the DIS-SUDA and
+l-diversity tables).
+
+:func:`safe_report` returns the report itself in full mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+WITHHELD = "withheld"
+#: the title of a withheld value when the JSON gives no reason
+WITHHELD_TITLE = "withheld in safe mode (null in the safe JSON)"
+
+
+class SafeResult:
+    """A measure's result as the safe JSON has it (the attributes of a ``MeasureResult``; None: withheld)."""
+
+    __slots__ = ("value", "by_variable", "by_pair", "details", "withheld")
+
+    def __init__(self, fields: dict[str, Any]):
+        self.value = fields.get("value")
+        self.by_variable = fields.get("by_variable")
+        self.by_pair = fields.get("by_pair")
+        self.details = fields.get("details") or {}
+        self.withheld = fields.get("withheld")
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"SafeResult(value={self.value!r}, withheld={self.withheld!r})"
+
+
+class SafeScenario:
+    """A scenario whose measures, analyses and statistics are those of its safe JSON; the rest is the scenario's."""
+
+    def __init__(self, raw: Any, js: dict[str, Any]):
+        self.raw = raw
+        self.safe_json = js
+        self.measures = {mid: SafeResult(m) for mid, m in js.get("measures", {}).items()}
+        self.analyses = js.get("analyses")
+        self.statistics = js.get("statistics")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+class SafeReport:
+    """The report with every scenario a :class:`SafeScenario` and the risk-utility map's safe form."""
+
+    def __init__(self, raw: Any, scenarios: list[SafeScenario], min_cell: int):
+        self.raw = raw
+        self.scenarios = scenarios
+        self.min_cell = min_cell
+
+    def risk_utility(self, **choice: Any) -> dict[str, Any]:
+        from .. import registry
+        from ..safe_results import safe_risk_utility
+
+        return safe_risk_utility(self.raw.risk_utility(**choice), self.min_cell, registry)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def safe_report(report: Any, policy: Any) -> Any:
+    """``report`` as the page shows it: in safe mode a :class:`SafeReport` (each scenario's safe JSON computed
+    once per page, cached on ``policy``); in full mode ``report`` itself."""
+    if not policy.safe or isinstance(report, SafeReport):
+        return report
+
+    def build() -> SafeReport:
+        scenarios = [SafeScenario(s, policy.cached(f"safe_json:{i}",
+                                                   lambda s=s: s.to_dict(safe=True, min_cell=policy.min_cell)))
+                     for i, s in enumerate(report.scenarios)]
+        return SafeReport(report, scenarios, policy.min_cell)
+
+    return policy.cached("safe_report", build)
+
+
+def is_withheld(result: Any, attr: str | None = None, key: str | None = None) -> bool:
+    """Whether a computed result's value (or ``by_variable``/``by_pair`` entry ``key``) is withheld (null).
+
+    >>> r = SafeResult({"value": None, "by_variable": {"a": None, "b": 2.0}, "withheld": "why"})
+    >>> is_withheld(r), is_withheld(r, "by_variable", "a"), is_withheld(r, "by_variable", "b")
+    (True, True, False)
+    >>> is_withheld(r, "by_variable", "c")  # not there: not computed for it, not withheld
+    False
+    """
+    if result is None:
+        return False
+    if attr is None:
+        return result.value is None
+    block = getattr(result, attr, None)
+    return isinstance(block, dict) and key in block and block[key] is None
+
+
+def withheld_title(result: Any) -> str:
+    """The JSON's reason for withholding (its ``withheld`` entry), or a generic one."""
+    reason = getattr(result, "withheld", None)
+    return reason if isinstance(reason, str) and reason else WITHHELD_TITLE
