@@ -282,12 +282,12 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
     details = dict(out["details"]) if isinstance(out.get("details"), dict) else None
     n = _records_of(details, state)
     withheld_vars: set[str] = set()
-    if counts or shares:
-        withheld_vars = _safe_by_variable(out, state, n, counts=counts, complement=mid in COMPLEMENT_COUNTS)
     if counts and state.small(out.get("value")):
         out["value"] = None
         out["withheld"] = f"safe mode: the value is a count of fewer than {state.min_cell} records"
         state.withhold()
+    if counts or shares:
+        withheld_vars = _safe_by_variable(out, state, n, counts=counts, complement=mid in COMPLEMENT_COUNTS)
     if details is not None:
         if counts:
             details = _count_measure_details(details, withheld_vars, out.get("value") is None, state, n)
