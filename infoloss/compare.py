@@ -810,7 +810,7 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
     counts = record_counts(scenario)
     scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts)
     if scenario.get("statistics") is not None:
-        scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell)
+        scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts)
         summary["withheld"] += more
     if scenario.get("analyses") is not None:
         scenario["analyses"], more = safe_analyses(scenario["analyses"], min_cell, counts)

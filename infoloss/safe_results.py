@@ -220,8 +220,25 @@ def safe_risk_utility(block: dict[str, Any], min_cell: int, registry: Any) -> di
         point = dict(point)
         if state.small(point.get("risk")):
             point["risk"] = None
+            state.withhold()
         points.append(point)
-    return {**block, "points": points}
+    out = {**block, "points": points}
+    if state.withheld and isinstance(block.get("decisions"), dict):
+        # the decision rules quote the least or lowest risk: a withheld count there is withheld too
+        import re
+
+        decisions = {}
+        for name, rule in block["decisions"].items():
+            rule = dict(rule) if isinstance(rule, dict) else rule
+            if isinstance(rule, dict) and isinstance(rule.get("reason"), str):
+                reason = re.sub(r"has the least risk among them \([^)]*\)",
+                                "has the least risk among them (withheld in safe mode)", rule["reason"])
+                reason = re.sub(r"\(the lowest is [^)]*\)", "(the lowest is withheld in safe mode)", reason) \
+                    if rule.get("bound") == "risk" else reason
+                rule["reason"] = reason
+            decisions[name] = rule
+        out["decisions"] = decisions
+    return out
 
 
 def record_counts(scenario: dict[str, Any]) -> tuple[int, ...]:
@@ -233,7 +250,7 @@ def record_counts(scenario: dict[str, Any]) -> tuple[int, ...]:
     return tuple(sorted(int(n) for n in found if _is_number(n) and n > 0))
 
 
-def safe_statistics(stats: dict[str, Any], min_cell: int) -> tuple[dict[str, Any], int]:
+def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, ...] = ()) -> tuple[dict[str, Any], int]:
     """The descriptive ``statistics`` block with every statistic of a variable observed in fewer than
     ``min_cell`` records of a file withheld (its n, mean, interval, sd, variance, covariance and
     correlation row and column); returns the block and the number of values withheld.
@@ -252,6 +269,14 @@ def safe_statistics(stats: dict[str, Any], min_cell: int) -> tuple[dict[str, Any
         if not isinstance(block, dict) or not isinstance(block.get("n"), dict):
             continue
         small = {v for v, n in block["n"].items() if _is_number(n) and 0 < n < min_cell}
+        # the records without a value (the file's records minus n) are a count too: missing_values withholds it
+        few_missing = {v for v, n in block["n"].items() if _is_number(n) and v not in small
+                       and any(0 < total - n < min_cell for total in n_records)}
+        if few_missing:
+            block = dict(block)
+            block["n"] = {v: (None if v in few_missing else n) for v, n in block["n"].items()}
+            withheld += len(few_missing)
+            out[side] = block
         if not small:
             continue
         block = dict(block)

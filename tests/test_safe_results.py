@@ -442,3 +442,26 @@ def test_details_that_solve_for_a_withheld_number_of_suppressed_records_are_with
     assert d["suppressed"] is None and d["class_sizes"] is None and d["dm_star"] is None  # 40 − 37 = 3, (463 − 346) / 40
     assert out["aecs"]["details"]["lefevre"] is None and out["aecs"]["details"]["k"] is None
     assert out["record_linkage"]["value"] is None  # 0.075 of 40 records: 3 re-identified
+
+
+def test_statistics_n_is_withheld_when_few_records_lack_a_value():
+    from infoloss.safe_results import safe_statistics
+
+    stats = {"variables": ["age", "x"], "prot": {"n": {"age": 197, "x": 150}, "mean": {"age": 40.0, "x": 1.0}}}
+    out, withheld = safe_statistics(stats, 5, (200,))
+    assert out["prot"]["n"] == {"age": None, "x": 150} and out["prot"]["mean"] == {"age": 40.0, "x": 1.0}
+    assert withheld == 1
+
+
+def test_decision_rules_quote_no_withheld_risk():
+    from infoloss.safe_results import safe_risk_utility
+
+    block = {"risk_measure": "k_anonymity_violations", "points": [{"name": "a", "risk": 1.0}, {"name": "b", "risk": 9.0}],
+             "decisions": {"max_loss": {"bound": "loss", "minimise": "risk",
+                                        "reason": "2 of 2 scenarios have loss at most 0.1; a has the least risk among them (1)."},
+                           "max_risk": {"bound": "risk", "minimise": "loss",
+                                        "reason": "no scenario has risk at most 0.5 (the lowest is 1); protect more."}}}
+    out = safe_risk_utility(block, 5, registry)
+    assert out["points"][0]["risk"] is None and out["points"][1]["risk"] == 9.0
+    text = json.dumps(out["decisions"])
+    assert "(1)" not in text and "lowest is 1" not in text and "withheld in safe mode" in text
