@@ -82,10 +82,27 @@ def test_mistakes_are_one_sentence(analyses, message):
     "income ~ [x for x in age]",
     "income ~ open('f')",
     "income ~ np.__dict__",
+    # numpy reads and writes files, and np.load(allow_pickle=True) of a file np.savetxt wrote runs code
+    "income ~ np.loadtxt('/etc/passwd')",
+    "income ~ np.add(np.savetxt('p.pkl', [0], header='x', comments=''), np.load('p.pkl', allow_pickle=True))",
+    "income ~ np.memmap('f', mode='w+', shape=1)",
+    "income ~ np.fromfile('/etc/passwd')",
+    "income ~ np.linalg.inv(age)",
+    "income ~ np.add(age, 1, out=age)",  # would change the data in place
+    "income ~ np.nan_to_num(age, copy=False)",
 ])
 def test_formulas_cannot_run_arbitrary_code(formula):
     with pytest.raises(SpecError):
         spec({"regressions": [{"name": "r", "formula": formula}]})
+    where = formula.split("~", 1)[1].strip() + " > 0"
+    with pytest.raises(SpecError):
+        spec({"regressions": [{"name": "r", "formula": "income ~ age", "where": where}]})
+
+
+def test_numpys_arithmetic_and_mathematical_functions_stay_allowed():
+    for formula in ("np.log(income) ~ age + np.sqrt(age) + np.where(age > 40, 1, 0) + np.clip(age, 20, 60)",
+                    "income ~ np.power(age, 2) + np.exp(age / np.pi)"):
+        spec({"regressions": [{"name": "r", "formula": formula, "where": "np.isfinite(income) & (age > 0)"}]})
 
 
 def test_the_section_survives_a_yaml_round_trip(tmp_path):

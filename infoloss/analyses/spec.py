@@ -4,8 +4,9 @@ The YAML is documented in ``docs/spec.md`` (section "Analyses").  ``Spec.analyse
 (so that it round-trips); :func:`check_analyses` validates it when the spec is loaded and :func:`parse_analyses`
 turns it into the frozen objects the analyses code runs on.  Formulas and ``where`` filters are Python
 expressions (patsy syntax); they are parsed, never executed, here: every name in them must be a variable of the
-spec, ``np``/``numpy`` functions or one of patsy's helpers (``C``, ``I``, ``Q``, ...), and attribute access is
-allowed on ``np`` only — so a spec cannot run arbitrary code.
+spec, ``np``/``numpy`` functions of :data:`NUMPY_FUNCTIONS` (arithmetic and mathematics only: numpy also reads and
+writes files) or one of patsy's helpers (``C``, ``I``, ``Q``, ...), and attribute access is allowed on ``np`` only —
+so a spec cannot run arbitrary code.
 """
 
 from __future__ import annotations
@@ -31,6 +32,24 @@ CI_KEYS = ("level", "method", "replicates", "seed")
 FORMULA_FUNCTIONS = ("C", "I", "Q", "center", "standardize", "scale", "Treatment", "Sum", "Poly", "Diff",
                      "Helmert", "log", "log10", "log1p", "exp", "sqrt", "abs")
 NUMPY_NAMES = ("np", "numpy")
+#: the numpy names a formula or filter may use (``np.log``, ``np.pi``, ...): pure arithmetic, mathematical,
+#: comparison and rounding functions and constants.  Any other name is refused: numpy also holds functions that
+#: read or write files (np.load, np.savetxt, np.memmap, np.fromfile) and, through np.load(allow_pickle=True),
+#: run code, which a spec must never reach.
+NUMPY_FUNCTIONS = frozenset({
+    "abs", "absolute", "fabs", "sign", "sqrt", "cbrt", "square", "power", "float_power", "reciprocal",
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+    "arctanh", "hypot", "deg2rad", "rad2deg", "degrees", "radians",
+    "floor", "ceil", "trunc", "rint", "round", "around", "fix", "clip", "minimum", "maximum", "fmin", "fmax",
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "negative", "positive", "mod", "fmod",
+    "remainder", "heaviside",
+    "where", "isnan", "isfinite", "isinf", "isin", "logical_and", "logical_or", "logical_not", "logical_xor",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "nan_to_num", "digitize",
+    "mean", "median", "std", "var", "sum", "min", "max", "amin", "amax", "nanmean", "nanmedian", "nanstd",
+    "nanvar", "nansum", "nanmin", "nanmax", "quantile", "percentile", "nanquantile", "nanpercentile",
+    "pi", "e", "inf", "nan", "euler_gamma",
+})
 
 
 @dataclass(frozen=True)
@@ -397,6 +416,9 @@ def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) ->
     if isinstance(node, ast.Attribute):
         if not (isinstance(node.value, ast.Name) and node.value.id in NUMPY_NAMES) or node.attr.startswith("_"):
             raise SpecError(f"{where} uses the attribute {node.attr!r}; only numpy functions (np.log, ...) are allowed.")
+        if node.attr not in NUMPY_FUNCTIONS:
+            raise SpecError(f"{where} uses np.{node.attr}, which a formula may not: only numpy's arithmetic, "
+                            "mathematical and comparison functions (np.log, np.sqrt, np.where, np.clip, ...) are allowed.")
     elif isinstance(node, ast.Name):
         if node.id in variables:
             if node.id not in found:
@@ -405,6 +427,10 @@ def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) ->
             raise SpecError(f"{where} names {node.id!r}, which is not a variable of the spec{_hint(node.id, variables)}.")
     elif isinstance(node, ast.Call):
         func = node.func
+        for keyword in node.keywords:
+            if keyword.arg in ("out", "copy") or keyword.arg is None:  # in-place writes into the data's arrays
+                raise SpecError(f"{where} passes {keyword.arg or '**'}= to a function, which a formula may not "
+                                "(it would change the data in place).")
         if isinstance(func, ast.Name) and func.id == "Q":
             arg = node.args[0] if node.args else None
             if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
