@@ -701,6 +701,17 @@ def _encode_continuous(
 _SAME_PREFIX = 4096
 
 
+def _as_days(col: pd.Series) -> pd.Series:
+    """Dates as days since 1970-01-01 (UTC for dates with a time zone), durations as days; NaT is missing.
+
+    Taken as numbers by pandas, a missing date (NaT) would be the smallest int64, -9.2e18.
+    """
+    if pd.api.types.is_timedelta64_dtype(col):
+        return col / pd.Timedelta(days=1)
+    tz = getattr(col.dt, "tz", None)
+    return (col - pd.Timestamp("1970-01-01", tz="UTC" if tz is not None else None)) / pd.Timedelta(days=1)
+
+
 def _same_floats(a: np.ndarray, b: np.ndarray) -> bool:
     """True when the two float arrays hold the same values in the same places: NaN where the other has NaN,
     and the same sign on zeros (-0.0 == 0.0 for numpy, but not for a value taken from the other file)."""
@@ -712,6 +723,8 @@ def _same_floats(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) -> np.ndarray:
+    if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
+        col = _as_days(col)
     if isinstance(col.dtype, pd.CategoricalDtype):
         col = col.astype(object)
     if pd.api.types.is_bool_dtype(col):

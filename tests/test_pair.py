@@ -259,3 +259,19 @@ def test_the_kind_of_a_column_from_its_factorisation_is_the_kind_from_its_values
     missing = {"-99", "NA"}
     distinct = _factorize(VariableSpec("v", "nominal"), col, missing)[2]
     assert _value_kind(col, missing, distinct) == _value_kind(col, missing)
+
+
+def test_dates_and_durations_are_days_and_nat_is_missing():
+    # a missing date (NaT) was read as the number -9.2e18 (and never counted as missing)
+    from infoloss.spec import spec_from_dict
+
+    dates = pd.Series(pd.to_datetime(["1970-01-11", "2000-03-01", None]))
+    o = pd.DataFrame({"d": dates, "t": pd.to_timedelta([12, 36, None], unit="h"),
+                      "z": dates.dt.tz_localize("Europe/Paris")})
+    spec = spec_from_dict({"variables": {v: {"scale": "continuous"} for v in ("d", "t", "z")}})
+    pair = encode_pair(o, o.copy(), spec)
+    np.testing.assert_array_equal(pair.continuous["d"].orig, [10.0, (pd.Timestamp("2000-03-01") - pd.Timestamp(0)).days,
+                                                              np.nan])
+    np.testing.assert_array_equal(pair.continuous["t"].orig, [0.5, 1.5, np.nan])
+    np.testing.assert_allclose(pair.continuous["z"].orig[:1], [10.0 - 1 / 24])  # midnight in Paris is 23:00 UTC
+    assert np.isnan(pair.continuous["z"].orig[2])
