@@ -9,13 +9,23 @@ from pathlib import Path
 from .errors import InputError
 
 
+def resolved(path: str | Path) -> Path:
+    """``Path(path).resolve()``, or the absolute path when its symbolic links loop (Python 3.11's resolve
+    raises RuntimeError there; reading or writing such a path then fails with a clear OSError)."""
+    path = Path(path)
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return Path(os.path.abspath(path))
+
+
 def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Path, ...] = ()) -> Path:
     """Write ``data`` to ``path`` so that an existing file is replaced only when the new one is complete.
 
     ``protect`` lists input files that must never be overwritten.
     """
     path = Path(path)
-    target = path.resolve()
+    target = resolved(path)
     for other in protect:
         if _same_file(Path(other), target):
             raise InputError(f"the output file {path} is one of the input files; choose another output path.")
@@ -61,7 +71,7 @@ def check_writable(path: str | Path) -> None:
     """InputError (one sentence) unless a file can be created beside ``path`` (the folder is writable, the
     name not too long), as :func:`write_atomic` will; checked before any work is done."""
     path = Path(path)
-    fd, tmp = _temporary_beside(path, path.resolve())
+    fd, tmp = _temporary_beside(path, resolved(path))
     os.close(fd)
     Path(tmp).unlink(missing_ok=True)
 
@@ -77,7 +87,7 @@ def _temporary_beside(path: Path, target: Path) -> tuple[int, str]:
 
 def _same_file(a: Path, b: Path) -> bool:
     """The same path after resolving links, or two names (hard links) of one existing file."""
-    if a.resolve() == b.resolve():
+    if resolved(a) == resolved(b):
         return True
     try:
         return os.path.samefile(a, b)

@@ -313,24 +313,26 @@ def _ru_choice(ru: Optional[str], max_risk: Optional[float], max_loss: Optional[
 
 
 def _check_records(folder: Path, fmt: str) -> None:
+    from ._files import resolved
+
     if fmt not in ("csv", "parquet"):
         raise InputError(f"--records-format must be csv or parquet, got {fmt!r}.")
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--records {folder} is a file; give a folder to write the per-record files into.")
-    if not folder.exists() and not folder.resolve().parent.is_dir():
+    if not folder.exists() and not resolved(folder).parent.is_dir():
         raise InputError(f"cannot create the records folder {folder}: the folder {folder.parent} does not exist.")
 
 
 def _check_output(path: Path, inputs: list[Path]) -> None:
-    from ._files import _same_file, check_writable, is_special
+    from ._files import _same_file, check_writable, is_special, resolved
 
-    resolved = path.resolve()
-    if any(_same_file(resolved, Path(p)) for p in inputs):
+    target = resolved(path)
+    if any(_same_file(target, Path(p)) for p in inputs):
         raise InputError(f"the output file {path} is one of the input files; choose another output path.")
-    if not resolved.parent.is_dir():
+    if not target.parent.is_dir():
         raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
     try:
-        folder = resolved.is_dir()
+        folder = target.is_dir()
     except OSError as exc:  # a name too long for the file system
         raise InputError(f"cannot write {path}: {exc.strerror or exc}.") from None
     if folder:
@@ -341,12 +343,14 @@ def _check_output(path: Path, inputs: list[Path]) -> None:
 
 def _check_outputs(json_out: Optional[str], html_out: Optional[str], inputs: list[Path]) -> None:
     """Before any work: each output is writable, none is an input, and --json and --html differ."""
+    from ._files import resolved
+
     if json_out == "-" and html_out == "-":
         raise InputError("--json and --html both name standard output ('-'); give one of them a file.")
     targets = [Path(t) for t in (json_out, html_out) if t not in (None, "-")]
     for target in targets:
         _check_output(target, inputs)
-    if len(targets) == 2 and targets[0].resolve() == targets[1].resolve():
+    if len(targets) == 2 and resolved(targets[0]) == resolved(targets[1]):
         raise InputError(f"--json and --html both name {targets[0]}; give each output its own file.")
 
 

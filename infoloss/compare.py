@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, registry
-from ._files import write_atomic
+from ._files import resolved, write_atomic
 from ._memory import release as release_memory
 from .errors import InputError, NotComputed, SpecError
 from .pair import EncodedPair, encode_pair
@@ -622,7 +622,7 @@ def _input_paths(original: Frame, protected: Frame | Sequence[Frame], spec: Spec
     frames = [original, *(protected if isinstance(protected, (list, tuple)) else [protected])]
     paths = [Path(f) for f in frames if isinstance(f, (str, Path))]
     paths += spec.input_files() if spec is not None else []
-    return [p.resolve() for p in paths]  # absolute: still right if the working folder changes later
+    return [resolved(p) for p in paths]  # absolute: still right if the working folder changes later
 
 
 def _check_files(original: Frame, protected: list[Frame]) -> None:

@@ -40,6 +40,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from ._files import resolved
 from .errors import InputError, SpecError
 from .hierarchy_build import (  # noqa: F401  (re-exported)
     MASK_SIDES,
@@ -370,7 +371,7 @@ def read_arx_csv(path: str | Path, *, separator: str = ";", suppressed: Iterable
         stat = path.stat()
     except OSError:
         raise SpecError(f"the hierarchy file {path} does not exist; check the path (relative to the spec file).") from None
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, separator, tuple(suppressed))
+    key = (str(resolved(path)), stat.st_mtime_ns, stat.st_size, separator, tuple(suppressed))
     if key in _FILE_CACHE:
         return _FILE_CACHE[key]
     if path.is_dir():

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from ._files import resolved
 from .errors import SpecError
 
 SCALES = ("nominal", "ordinal", "continuous")
@@ -251,7 +252,7 @@ def load_spec(path: str | Path) -> Spec:
     if expanded_size(raw) > MAX_SPEC_VALUES:  # aliases share one list; walking it repeats it (billion laughs)
         raise SpecError(f"the spec file {path} holds more than {MAX_SPEC_VALUES:,} values once its YAML aliases "
                         "(*name) are repeated; write the lists out, or shorten them.")
-    spec = spec_from_dict(raw, base_dir=path.resolve().parent)
+    spec = spec_from_dict(raw, base_dir=resolved(path).parent)
     spec.path = path
     return spec
 

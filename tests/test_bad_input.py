@@ -516,3 +516,20 @@ def test_csv_reader_fuzz_gives_a_frame_or_an_input_error(data, separator, tmp_pa
         return
     assert isinstance(df, pd.DataFrame)
     assert df.columns.is_unique and all(isinstance(c, str) for c in df.columns)
+
+
+def test_a_symlink_loop_given_as_a_file_is_an_input_error(tmp_path):
+    # Path.resolve raised RuntimeError ("Symlink loop") before any check: a traceback, exit 1
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    status, _, stderr = _run_inprocess(["compare", str(tmp_path / "a"), str(tmp_path / "a")])
+    assert status == 2 and stderr.startswith("infoloss: error: the original file")
+    from infoloss.synth import write_example
+
+    (tmp_path / "ex").mkdir()
+    write_example(tmp_path / "ex")
+    status, _, stderr = _run_inprocess(["compare", str(tmp_path / "ex" / "original.csv"),
+                                        str(tmp_path / "ex" / "protected_noise.csv"), "--spec",
+                                        str(tmp_path / "ex" / "spec.yaml"), "--measures", "il1s",
+                                        "--json", str(tmp_path / "b")])
+    assert status == 0, stderr
