@@ -171,8 +171,12 @@ class Spec:
 
 
 def _yaml_key(name: str) -> str:
+    """``name`` as a YAML mapping key, quoted where YAML needs it (``''`` for an empty name)."""
     dumped = yaml.safe_dump({name: 0}, default_flow_style=True).strip()
-    return dumped[1:].rsplit(":", 1)[0].strip()
+    key = dumped[1:].rsplit(":", 1)[0].strip()
+    if key.startswith("? "):  # PyYAML's explicit-key form (an empty name) is not valid on a plain line
+        key = key[2:].strip()
+    return key
 
 
 # ---------------------------------------------------------------------------

@@ -182,3 +182,14 @@ def test_whole_number_labels_are_canonical_exactly_beyond_float_precision():
     assert {normalise_label(v) for v in ("2", "2.00", "+2", 2, 2.0, np.int64(2))} == {"2"}
     assert normalise_label("10000000000000000001") != normalise_label("10000000000000000002")
     assert [normalise_label(v) for v in ("-0", "007", "2.50", "1e3", " 4 ")] == ["0", "007", "2.50", "1e3", "4"]
+
+
+def test_an_empty_column_name_round_trips_through_the_spec_file(tmp_path):
+    # PyYAML writes the key '' in its explicit form "? ''", which is not valid YAML on the spec's one-line layout
+    from infoloss.spec import spec_from_dict
+
+    spec = spec_from_dict({"variables": {"a": {"scale": "nominal"}, "": {"scale": "continuous"}}})
+    path = tmp_path / "s.yaml"
+    path.write_text(spec.to_yaml())
+    again = load_spec(path)
+    assert list(again.variables) == ["a", ""] and again.variables[""].scale == "continuous"
