@@ -12,6 +12,7 @@ measure computes them twice.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
@@ -741,6 +742,12 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
         bad = text.notna().to_numpy() & np.isnan(x)
         if bad.any():
             example = text[bad].iloc[0]
+            if re.fullmatch(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*", str(example)):
+                raise InputError(
+                    f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers with "
+                    f"a decimal comma ({example!r}); write them with a decimal point (export the file with '.' "
+                    "as the decimal separator)."
+                )
             raise InputError(
                 f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
                 f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."

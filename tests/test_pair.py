@@ -275,3 +275,13 @@ def test_dates_and_durations_are_days_and_nat_is_missing():
     np.testing.assert_array_equal(pair.continuous["t"].orig, [0.5, 1.5, np.nan])
     np.testing.assert_allclose(pair.continuous["z"].orig[:1], [10.0 - 1 / 24])  # midnight in Paris is 23:00 UTC
     assert np.isnan(pair.continuous["z"].orig[2])
+
+
+def test_a_decimal_comma_is_named_as_such():
+    from infoloss.spec import spec_from_dict
+
+    o = pd.DataFrame({"x": ["79,0", "80,5", "1.234,5"]})
+    spec = spec_from_dict({"variables": {"x": {"scale": "continuous"}}})
+    with pytest.raises(InputError, match="writes its numbers with a decimal comma \\('79,0'\\); write them with a "
+                                         "decimal point"):
+        encode_pair(o, o.copy(), spec)
