@@ -699,11 +699,43 @@ def _read_xlsx(path: Path, label: str) -> pd.DataFrame:
             raise _not_format(label, "Excel (.xlsx)", path) from None
         raise
     if raw.shape[0] == 0:
+        _check_first_sheet(path, label)
         return pd.DataFrame()
     names = [_header_name(v, i) for i, v in enumerate(raw.iloc[0])]
     _check_unique(names, label)
     body = raw.iloc[1:].reset_index(drop=True)
+    empty = [i for i, c in enumerate(raw.columns) if len(body) and body[c].isna().all()]
+    if empty:
+        _check_formulas(path, label, [names[i] for i in empty], empty)
     return pd.DataFrame({n: body[c].infer_objects() for n, c in zip(names, raw.columns)}, columns=names)
+
+
+def _check_first_sheet(path: Path, label: str) -> None:
+    """An empty first sheet of a workbook with other sheets: say that only the first sheet is read."""
+    sheets = pd.ExcelFile(path, engine="openpyxl").sheet_names
+    if len(sheets) > 1:
+        raise InputError(f"the first sheet ({sheets[0]!r}) of {label} is empty; infoloss reads the "
+                         "first sheet only: move the data to it, or save that sheet as a file of its own.")
+
+
+def _check_formulas(path: Path, label: str, names: list[str], positions: list[int]) -> None:
+    """Columns read as empty that hold formulas without saved results (a workbook written by a program that
+    does not calculate them): their values are unknown, not missing."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        sheet = book.worksheets[0]
+        for row in sheet.iter_rows(min_row=2, max_row=50, values_only=True):
+            for name, i in zip(names, positions):
+                value = row[i] if i < len(row) else None
+                if isinstance(value, str) and value.startswith("="):
+                    raise InputError(
+                        f"column {name!r} of {label} holds formulas without saved results; open "
+                        "and save the workbook in a spreadsheet program (which calculates them), or export it as CSV."
+                    )
+    finally:
+        book.close()
 
 
 def _header_name(value: Any, i: int) -> str:

@@ -782,3 +782,25 @@ def test_twenty_digit_ids_pair_records_exactly(tmp_path):
     spec = {"variables": {"g": {"scale": "nominal"}, "id": {"role": "id"}}, "pairing": {"by": "id"}}
     report = infoloss.compare(tmp_path / "o.csv", tmp_path / "p.csv", spec, measures=["records_changed"])
     assert report.value("records_changed") == 3.0  # paired by id: ids 0, 1 and 3 changed their g
+
+
+def test_xlsx_formulas_without_saved_results_and_an_empty_first_sheet_are_named(tmp_path):
+    # formulas written by a library that does not calculate them were read as an all-missing column
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["a", "b"])
+    for i in range(5):
+        sheet.append([i, f"=A{i + 2}*2"])
+    book.save(tmp_path / "f.xlsx")
+    with pytest.raises(InputError, match="column 'b' of .* holds formulas without saved results"):
+        read_table(tmp_path / "f.xlsx")
+    book = openpyxl.Workbook()
+    book.active.title = "notes"
+    data = book.create_sheet("data")
+    data.append(["a"])
+    data.append([1])
+    book.save(tmp_path / "e.xlsx")
+    with pytest.raises(InputError, match="the first sheet \\('notes'\\) of .* is empty; infoloss reads the first sheet"):
+        read_table(tmp_path / "e.xlsx")
