@@ -81,7 +81,7 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
         sep = _separator(path, label, spec, ending)
         given = spec is not None and spec.separator is not None
         try:
-            df = _read_csv(path, label, sep, missing)
+            df = _read_csv(path, label, sep, missing, _numbers_of(spec))
         except InputError as exc:
             problem = _separator_mismatch(path, label, sep) if given else None
             raise InputError(problem or str(exc)) from None
@@ -209,8 +209,20 @@ def _separator_mismatch(path: Path, label: str, sep: str) -> str | None:
     )
 
 
-def _read_csv(path: Path, label: str, sep: str, missing: list) -> pd.DataFrame:
-    """Read a CSV with pyarrow; global missing codes are nulls; non-numeric, non-text columns stay text."""
+def _numbers_of(spec: Spec | None) -> frozenset[str]:
+    """The spec's continuous variables and weight: columns read as numbers, whose rounding beyond int64 is no
+    harm (codes and ids are compared exactly; see :func:`_whole_numbers_beyond_int64`)."""
+    if spec is None:
+        return frozenset()
+    names = {name for name, var in spec.variables.items()
+             if var.scale == "continuous" and var.role not in ("id", "household")}
+    return frozenset(names | ({spec.weight} if spec.weight else set()))
+
+
+def _read_csv(path: Path, label: str, sep: str, missing: list, numbers: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Read a CSV with pyarrow; global missing codes are nulls; non-numeric, non-text columns stay text.
+
+    ``numbers``: columns the spec reads as numbers (not checked for whole numbers beyond int64)."""
     import pyarrow as pa
 
     nulls = sorted({""} | {_text(m) for m in missing if not _is_nan(m)})
@@ -224,7 +236,8 @@ def _read_csv(path: Path, label: str, sep: str, missing: list) -> pd.DataFrame:
     if odd:  # dates, times, booleans: read them again as the text they are
         table = _arrow_csv(path, label, sep, nulls, encoding, odd)
     _check_unique(table.column_names, label)
-    table = _whole_numbers_beyond_int64(table, lambda types: _arrow_csv(path, label, sep, nulls, encoding, {**odd, **types}))
+    table = _whole_numbers_beyond_int64(table, lambda types: _arrow_csv(path, label, sep, nulls, encoding, {**odd, **types}),
+                                        numbers)
     columns = {}
     for name, column in zip(table.column_names, table.columns):
         columns[name] = column.cast(pa.float64()) if pa.types.is_null(column.type) else _exact_integers(column)
@@ -559,7 +572,7 @@ def _exact_integers(column: Any) -> Any:
     return column.cast(pa.string())
 
 
-def _whole_numbers_beyond_int64(table: Any, read_again: Callable[[dict], Any]) -> Any:
+def _whole_numbers_beyond_int64(table: Any, read_again: Callable[[dict], Any], numbers: frozenset[str] = frozenset()) -> Any:
     """``table`` with each float64 column whose CSV text holds only whole numbers beyond int64 as that text.
 
     Arrow parses a column of integers as int64, and one with an integer
@@ -577,9 +590,13 @@ def _whole_numbers_beyond_int64(table: Any, read_again: Callable[[dict], Any]) -
     def beyond(column: Any) -> bool:
         if not pa.types.is_floating(column.type) or column.null_count == len(column):
             return False
-        return bool(pc.max(pc.abs(column)).as_py() >= 2.0**63)
+        extremes = pc.min_max(column)
+        low, high = extremes["min"].as_py(), extremes["max"].as_py()
+        return low is not None and max(abs(low), abs(high)) >= 2.0**63
 
-    candidates = [name for name, column in zip(table.column_names, table.columns) if beyond(column)]
+    # the spec's continuous variables are numbers anyway: only codes, ids and columns the spec does not name
+    candidates = [name for name, column in zip(table.column_names, table.columns)
+                  if name not in numbers and beyond(column)]
     if not candidates:
         return table
     text = read_again({name: pa.string() for name in candidates})
