@@ -112,9 +112,9 @@ def test_a_small_category_of_the_protected_file_only_is_not_named(small_safe):
 
 
 # ---------------------------------------------------------------------------
-# finding 6 (HTML): the class-size chart's bars add up to every record
+# finding 6 (HTML): the class-size chart is the safe JSON's class_sizes, with no merging of its own
 # ---------------------------------------------------------------------------
-def test_class_size_bars_do_not_give_a_small_suppressed_count_back():
+def _adult_generalised(suppressed_rows):
     from pathlib import Path
 
     from infoloss.io import read_table
@@ -127,19 +127,54 @@ def test_class_size_bars_do_not_give_a_small_suppressed_count_back():
     prot = orig.astype(str).copy()
     h = pd.read_csv(data / "adult_hierarchy_age.csv", sep=";", header=None, dtype=str)
     prot["age"] = prot["age"].map(dict(zip(h[0], h[3])))
-    prot.loc[[1, 2, 3], ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
-                         "occupation"]] = "*"
+    prot.loc[suppressed_rows, ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
+                               "occupation"]] = "*"
     load_all()
     ids = [m.id for m in registered() if m.family == get("discernibility").family]
-    report = infoloss.compare(orig, [prot], spec, measures=ids, names=["k"])
+    return infoloss.compare(orig, [prot], spec, measures=ids, names=["k"])
+
+
+def _class_chart(page):
+    m = re.search(r'<svg[^>]*aria-label="class sizes, k".*?</svg>', page, re.S)
+    return m.group(0) if m else None
+
+
+def test_few_suppressed_records_draw_no_class_size_chart():
+    report = _adult_generalised([1, 2, 3])
+    js = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]["discernibility"]["details"]
+    assert js["suppressed"] is None and js["class_sizes"] is None  # the JSON withholds them
     safe = report.to_html(safe=True, min_cell=5)
-    chart = re.search(r'<svg[^>]*aria-label="class sizes, k".*?</svg>', safe, re.S).group(0)
-    bars = [int(c) for c in re.findall(r'data-count="(\d+)"', chart)]
-    assert sum(bars) == 2000  # n − Σ bars = 0: the 3 suppressed records are in a bar
-    assert "+ suppressed" in chart and ">suppressed<" not in chart
-    full = report.to_html()
-    chart = re.search(r'<svg[^>]*aria-label="class sizes, k".*?</svg>', full, re.S).group(0)
-    assert "suppressed: 3 records" in chart  # full mode: unchanged
+    assert _class_chart(safe) is None  # no bars: n less their records would be the 3 suppressed records
+    assert "k: no class-size chart in safe mode: the safe JSON withholds the class sizes" in _text(safe)
+    # the loss per variable the JSON withholds reads "withheld" (not "–", not computed)
+    lm = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]["loss_metric"]["by_variable"]
+    assert lm["sex"] is None
+    row = re.search(r'<th scope=row class="measure">sex</th>(.*?)</tr>', safe).group(1)
+    assert [_text(c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row)][2] == "withheld"
+    assert "suppressed: 3 records" in _class_chart(report.to_html())  # full mode: unchanged
+
+
+def test_class_size_bars_are_the_safe_json_pairs_and_one_withheld_bar(monkeypatch):
+    report = _adult_generalised([1, 2, 3, 4, 5, 6])
+    raw = report.scenarios[0].measures["discernibility"].details
+    assert raw["suppressed"] == 6 and [10, 1] in raw["class_sizes"] and [11, 2] in raw["class_sizes"]
+
+    def rule(out):  # as the JSON's partition rule would: two pairs of the 10-19 bin withheld
+        pairs = out["discernibility"]["details"]["class_sizes"]
+        out["discernibility"]["details"]["class_sizes"] = [[p[0], None] if p[0] in (10, 11) else p for p in pairs]
+
+    _withhold_more(monkeypatch, rule)
+    js = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]["discernibility"]["details"]
+    chart = _class_chart(report.to_html(safe=True, min_cell=5))
+    bars = dict(re.findall(r"<title>([^<:]+): ([\d,]+) records</title>", chart))
+    bars = {k: int(v.replace(",", "")) for k, v in bars.items()}
+    shown = [p for p in js["class_sizes"] if p[1] is not None]
+    assert bars["10–19"] == sum(s * c for s, c in shown if 10 <= s <= 19)  # only the pairs the JSON shows
+    assert bars["withheld classes"] == 10 + 22 == 2000 - 6 - sum(s * c for s, c in shown)
+    assert bars["suppressed"] == 6 and sum(bars.values()) == 2000
+    for low, high in ((1, 1), (2, 2), (3, 4), (5, 9)):  # every other bar is the JSON's pairs exactly
+        label = f"{low}" if low == high else f"{low}–{high}"
+        assert bars[label] == sum(s * c for s, c in shown if low <= s <= high)
 
 
 # ---------------------------------------------------------------------------
@@ -272,3 +307,117 @@ def test_a_variable_observed_in_few_records_has_no_mean_interval_or_correlation(
     assert "Left out: bonus" in text
     full = small_report.to_html()
     assert re.search(r"<title>bonus × age", full)
+
+
+# ---------------------------------------------------------------------------
+# the DIS-SUDA and l-diversity tables: the safe JSON's cells, its withheld cells together
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def risk_tables_report():
+    """300 records; two sample uniques and a pair sharing one sensitive value: small DIS and distinct-l cells."""
+    rng = np.random.default_rng(11)
+    n = 300
+    orig = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n),
+                         "c": rng.choice(list("uv"), n), "s": rng.choice(list("klm"), n), "v": rng.normal(size=n)})
+    orig.loc[0:1, ["a", "b", "c"]] = [["w", "r", "u"], ["w2", "r", "v"]]
+    orig.loc[3:4, ["a", "b", "c", "s"]] = [["t", "p", "u", "k"]] * 2
+    prot = orig.copy()
+    prot["v"] = orig.v + rng.normal(0, .1, n)
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"},
+                          "c": {"scale": "nominal", "role": "key"}, "s": {"scale": "nominal", "role": "sensitive"},
+                          "v": {"scale": "continuous"}}, "pairing": "row"}
+    return infoloss.compare(orig, prot, spec, measures=["suda_dis", "l_diversity", "il1s"], names=["protected"])
+
+
+def _table_rows(page, cls, after=""):
+    body = re.search(rf'{after}.*?<table class="measures {cls}">(.*?)</table>', page, re.S).group(1)
+    rows = {}
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)[1:]:
+        cells = [_text(c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def _expected(table, n):
+    cells = {k: ("withheld" if v is None else f"{int(v):,}") for k, v in table.items()}
+    shown = sum(v for v in table.values() if v is not None)
+    return cells, (f"{n - shown:,} records" if any(v is None for v in table.values()) else None)
+
+
+def test_risk_tables_show_exactly_the_cells_of_the_safe_json(risk_tables_report):
+    js = risk_tables_report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]
+    page = risk_tables_report.to_html(safe=True, min_cell=5)
+    tables = [("dis", "", js["suda_dis"]["details"]["original"]["dis_table"], js["suda_dis"]["details"]["dis_table"],
+               lambda k: k),
+              ("ldiv", "<h4>s</h4>", js["l_diversity"]["details"]["original"]["by_variable"]["s"]["distinct_counts"],
+               js["l_diversity"]["details"]["by_variable"]["s"]["distinct_counts"], lambda k: f"distinct l = {k}")]
+    for cls, after, orig, prot, label in tables:
+        assert None in orig.values() and None in prot.values()  # the JSON withholds cells here
+        rows = _table_rows(page, cls, after)
+        for column, table in enumerate((orig, prot)):
+            cells, in_all = _expected(table, 300)
+            for key, text in cells.items():
+                assert rows[label(key)][column] == text, (cls, key)  # no merged row: the JSON's cells, as they are
+            assert rows["withheld, in all"][column] == in_all
+        assert not any("…" in k for k in rows)
+    # full mode: the raw counts
+    full = _table_rows(risk_tables_report.to_html(), "dis")
+    assert "withheld, in all" not in full and all("withheld" not in c for cells in full.values() for c in cells)
+
+
+def test_a_share_risk_the_safe_json_withholds_is_not_drawn_on_the_map():
+    rng = np.random.default_rng(5)
+    n = 300
+    orig = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n), "v": rng.normal(size=n)})
+    orig.loc[0, ["a", "b"]] = ["w", "r"]  # 1 sample unique: a share of 1/300
+    prot = orig.copy()
+    prot["v"] = orig.v + rng.normal(0, .1, n)
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"},
+                        "v": {"scale": "continuous"}}, "pairing": "row"}
+    rep = infoloss.compare(orig, prot, spec, measures=["sample_uniques", "il1s"], names=["protected"],
+                           risk_utility={"risk": "sample_uniques", "utility": "il1s", "max_loss": 1.0})
+    assert rep.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]["sample_uniques"]["value"] is None
+    page = rep.to_html(safe=True, min_cell=5)
+    section = re.search(r'<section id="risk-utility".*?</section>', page, re.S).group(0)
+    assert not re.search(r"<title>protected: risk", section)
+    assert "0.00333" not in section and "0.003333" not in section
+    assert re.search(r"protected withheld", _text(section))
+    assert re.search(r"<title>protected: risk 0.00333", rep.to_html())  # full mode: drawn
+
+
+# ---------------------------------------------------------------------------
+# histograms of a file with 1 to min_cell - 1 records without a value
+# ---------------------------------------------------------------------------
+def test_a_histogram_with_few_missing_values_shows_no_counts():
+    rng = np.random.default_rng(4)
+    n = 200
+    orig = pd.DataFrame({"age": rng.integers(20, 80, n).astype(float), "w": rng.normal(size=n)})
+    prot = orig.copy()
+    prot["age"] = orig.age + rng.integers(-2, 3, n)
+    prot.loc[[5, 6, 7], "age"] = np.nan  # 3 suppressed values: 197 records with a value
+    prot["w"] = orig.w + rng.normal(0, .1, n)
+    spec = {"variables": {"age": {"scale": "continuous"}, "w": {"scale": "continuous"}}, "pairing": "row"}
+    rep = infoloss.compare(orig, prot, spec, measures=["il1s"], names=["protected"])
+    page = rep.to_html(safe=True, min_cell=5)
+    block = _variable_block(page, "age")
+    figure = re.search(r'<svg[^>]*aria-label="histogram of age: protected and original".*?</svg>', block, re.S).group(0)
+    counts = re.findall(r'data-counts="([\d ]*)"', figure)
+    assert len(counts) == 1 and sum(map(int, counts[0].split())) == 200  # the original's only
+    assert "197" not in block
+    text = _text(block)
+    assert "counts not shown: fewer than 5 records of this file have no value" in text
+    # the bars' heights are whole percents of the records with a value: 197 cannot be had from their ratios
+    prot_path = re.search(r'<path d="([^"]+)" fill="none" stroke', figure).group(1)
+    assert prot_path
+    from infoloss.report.variables import _histogram
+    from infoloss.report.plotdata import DISPLAY_BINS
+    var = rep.scenarios[0].aggregates["variables"]["age"]
+    edges = var["grid"]
+    unit = 100.0 * (float(edges[-1]) - float(edges[0])) / DISPLAY_BINS
+    bins, _ = _histogram(var["hist"]["prot"], var["stats"]["prot"], None, edges, unit, Policy(safe=True))
+    step = (float(edges[-1]) - float(edges[0])) / DISPLAY_BINS
+    shares = [h * (b - a) / step for a, b, h, _ in bins]
+    assert all(c is None for *_, c in bins) and all(abs(s - round(s)) < 1e-9 for s in shares)
+    # the other variable and the full page are unchanged
+    assert re.search(r'data-counts="[\d ]+"[^>]*/>', _variable_block(page, "w"))
+    assert "197" in _variable_block(rep.to_html(), "age")

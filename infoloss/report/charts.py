@@ -255,7 +255,8 @@ def histogram_panel(
 
     Bins are ``(left, right, height, count)``; heights are in % of records
     per standard bar width (densities), so merged (wider) bins keep the
-    shape.  The counts of the bars are in ``data-counts`` (one per bar).
+    shape.  The counts of the bars are in ``data-counts`` (one per bar), unless a bar's count is None (safe mode:
+    a file whose counts are not shown).
     """
     width = max(width, text_width(title, FONT, bold=True) + 12)
     yt = nice_ticks(0, ymax if ymax > 0 else 1.0, 3)
@@ -269,12 +270,10 @@ def histogram_panel(
     out += x_axis(sx, height - bottom, nice_ticks(xlim[0], xlim[1], 4))
     out += y_axis(sy, left, yt, grid_to=width - 10, fmt=_percent)
     if orig_bins:
-        counts = " ".join(str(int(c)) for _, _, _, c in orig_bins)
-        out.append(f'<path d="{_step_path(orig_bins, sx, sy)}Z" fill="#cfcfcf" data-counts="{counts}"/>')
+        out.append(f'<path d="{_step_path(orig_bins, sx, sy)}Z" fill="#cfcfcf"{_data_counts(orig_bins)}/>')
     if prot_bins:
-        counts = " ".join(str(int(c)) for _, _, _, c in prot_bins)
         out.append(f'<path d="{_step_path(prot_bins, sx, sy)}" fill="none" stroke="{prot_colour}" '
-                   f'stroke-width="1.5" data-counts="{counts}"/>')
+                   f'stroke-width="1.5"{_data_counts(prot_bins)}/>')
     if orig_curve:
         out.append(_curve(orig_curve, sx, sy, ORIGINAL_COLOUR, 1.2, "4,2"))
     if prot_curve:
@@ -282,6 +281,13 @@ def histogram_panel(
     for k, ln in enumerate(notes):
         out.append(text(4, height - 6 - 14 * (len(notes) - 1 - k), ln, fill=GREY))
     return svg(width, height, out, label=label)
+
+
+def _data_counts(bins: Sequence[tuple[float, float, float, int | None]]) -> str:
+    """`` data-counts="..."`` with the bars' counts, or nothing when a count is None (not shown)."""
+    if any(c is None for _, _, _, c in bins):
+        return ""
+    return ' data-counts="{}"'.format(" ".join(str(int(c)) for _, _, _, c in bins))
 
 
 def _step_path(bins: Sequence[tuple[float, float, float, int]], sx: Scale, sy: Scale) -> str:

@@ -3,11 +3,14 @@
 Shown inside the "Generalisation and suppression" family section when a
 variable of the spec has a hierarchy and the family's measures were run.  It
 draws only on the measures' results (``loss_metric``, ``height``,
-``suppressed_records``, ``discernibility``).  In safe mode no count below
-``min_cell`` is printed: class-size bins are merged until each holds at least
-``min_cell`` records, small suppressed counts read "fewer than min_cell", and
-in the class-size chart they are counted into the smallest bar (the bars add
-up to every record, so no withheld count is the total less the bars).
+``suppressed_records``, ``discernibility``).  In safe mode every number is
+the safe JSON's: small suppressed counts read "fewer than min_cell" or
+"withheld", and the class-size chart draws the ``class_sizes`` pairs the JSON
+shows, its withheld pairs as one bar "withheld classes" (their records in all,
+the records less the shown pairs and the suppressed records, known from the
+JSON anyway), or no chart where the JSON withholds the class sizes (a small
+number of suppressed records).  Nothing is merged here: a group merged
+otherwise than the JSON withholds would give a withheld pair back.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from markupsafe import Markup
 from . import svg
 from .parts import fmt, join
 from .plotdata import Policy
-from .safe import merge_bins
 
 #: class-size bins: [1], [2], [3, 4], [5, 9], [10, 19], ... (lower edges)
 SIZE_EDGES = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
@@ -74,7 +76,8 @@ def _variable_table(report: Any, policy: Policy) -> Markup:
             loss = (rl.by_variable or {}).get(name) if rl is not None else None
             root = (rr.by_variable or {}).get(name) if rr is not None else None
             cells.append(Markup('<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>').format(
-                fmt(level), "–" if loss is None else f"{100 * loss:.1f}%",
+                _withheld_or(level, rh, name, policy, fmt(level)),
+                _withheld_or(loss, rl, name, policy, "–" if loss is None else f"{100 * loss:.1f}%"),
                 _count_text(root, policy, rr is not None and name in (rr.by_variable or {}))))
         rows.append(Markup('<tr><th scope=row class="measure">{}</th><td class="num">{}</td>{}</tr>').format(
             name, heights.get(name, "–"), join(cells)))
@@ -85,6 +88,13 @@ def _variable_table(report: Any, policy: Policy) -> Markup:
         '<div class="scroll" tabindex="0"><table class="measures"><thead><tr><th scope=col rowspan="2">variable</th><th scope=col rowspan="2">height</th>{}</tr>'
         "<tr>{}</tr></thead><tbody>{}</tbody></table></div>"
     ).format(head, sub, join(rows))
+
+
+def _withheld_or(value: Any, result: Any, name: str, policy: Policy, text: str) -> str:
+    """``text``, or "withheld" where the safe JSON has the variable's value as null."""
+    if policy.safe and value is None and result is not None and name in (result.by_variable or {}):
+        return "withheld"
+    return text
 
 
 def size_bins(class_sizes: Sequence[Sequence[int]]) -> list[tuple[int, int | None, int, int]]:
@@ -110,58 +120,81 @@ def _bin_label(low: int, high: int | None) -> str:
 
 
 def _class_sizes(report: Any, policy: Policy) -> Markup:
-    charts = []
+    charts, notes = [], []
     for i, s in enumerate(report.scenarios):
-        # the raw class sizes, merged here into bins of at least min_cell records (safe mode), with the
-        # suppressed records folded into a bar when few (fold_suppressed)
-        r = _result(getattr(s, "raw", s), "discernibility")
-        if r is None or "class_sizes" not in r.details:
-            continue
-        bins = size_bins(r.details["class_sizes"])
         if policy.safe:
-            groups = merge_bins([b[2] for b in bins], policy.min_cell)
-            bins = [(bins[a][0], bins[b - 1][1], sum(x[2] for x in bins[a:b]), sum(x[3] for x in bins[a:b]))
-                    for a, b, _ in groups]
-        suppressed = int(r.details.get("suppressed", 0))
-        charts.append(_bars(s.name, svg.colour(i), bins, suppressed, int(s.n_records), policy))
-    if not charts:
+            # the class sizes as the safe JSON has them: no bin is merged here (a bin merged otherwise than the
+            # JSON withholds, less the JSON's exact pairs, would give a withheld pair back)
+            r = _result(s, "discernibility")
+            if r is None or "class_sizes" not in r.details:
+                continue
+            bars = safe_size_bars(r.details, int(s.n_records), policy)
+            if bars is None:
+                notes.append(s.name)
+                continue
+            labels, counts = bars
+        else:
+            r = _result(s, "discernibility")
+            if r is None or "class_sizes" not in r.details:
+                continue
+            labels, counts = fold_suppressed(size_bins(r.details["class_sizes"]), int(r.details.get("suppressed", 0)),
+                                             policy)
+        charts.append(_bars(s.name, svg.colour(i), labels, counts, int(s.n_records), policy))
+    if not charts and not notes:
         return Markup("")
     safe_note = ""
-    if policy.safe:
-        safe_note = (f" Bins with fewer than {policy.min_cell} records are merged; fewer than {policy.min_cell} "
-                     "suppressed records have no bar of their own but are counted in the smallest bar (marked "
-                     "“+ suppressed”), so that the bars still add up to every record.")
+    if policy.safe and charts:
+        safe_note = (" Safe mode: the bars are the class sizes the safe JSON shows; the classes it withholds (those "
+                     f"holding fewer than {policy.min_cell} records, with the next smallest until the withheld ones "
+                     f"hold at least {policy.min_cell} records) are one bar, \u201cwithheld classes\u201d, of their "
+                     "records in all.")
+    missing = join(Markup('<p class="note">{}: no class-size chart in safe mode: the safe JSON withholds the class '
+                          "sizes, as the number of suppressed records (fewer than {}) would be the records less the "
+                          "classes.</p>").format(name, policy.min_cell) for name in notes)
     return Markup(
         '<p class="note">Records by the size of their equivalence class (records with the same generalised '
-        "key values); the last bar counts the suppressed records.{}</p><div class=\"charts\">{}</div>"
-    ).format(safe_note, join(charts))
+        "key values); the last bar counts the suppressed records.{}</p>{}<div class=\"charts\">{}</div>"
+    ).format(safe_note, missing, join(charts))
+
+
+def safe_size_bars(details: dict[str, Any], n: int, policy: Policy) -> tuple[list[str], list[int]] | None:
+    """Safe mode: bar labels and records from the safe JSON's ``class_sizes`` (``[size, classes]`` pairs,
+    ``[size or None, None]`` where withheld) and ``suppressed``; None when the JSON withholds either.
+
+    The shown pairs are binned by size (a bin with no shown class is left out: a withheld class may be of that
+    size); the withheld pairs are one bar of ``n`` − suppressed − the records shown (what the JSON gives anyway).
+
+    >>> safe_size_bars({"class_sizes": [[1, None], [9, None], [10, 1], [13, 3]], "suppressed": 0}, 80, Policy(safe=True))
+    (['10+', 'withheld classes', 'suppressed'], [49, 31, 0])
+    >>> safe_size_bars({"class_sizes": None, "suppressed": None}, 80, Policy(safe=True)) is None
+    True
+    """
+    pairs, suppressed = details.get("class_sizes"), details.get("suppressed")
+    if not isinstance(pairs, list) or suppressed is None:
+        return None
+    shown = [(int(p[0]), int(p[1])) for p in pairs if p[0] is not None and p[1] is not None]
+    bins = [b for b in size_bins(shown) if b[3] > 0] if shown else []
+    labels, counts = [_bin_label(lo, hi) for lo, hi, _, _ in bins], [int(b[2]) for b in bins]
+    if len(shown) < len(pairs):
+        labels.append("withheld classes")
+        counts.append(n - int(suppressed) - sum(counts))
+    return labels + ["suppressed"], counts + [int(suppressed)]
 
 
 def fold_suppressed(bins: list, suppressed: int, policy: Policy) -> tuple[list[str], list[int]]:
-    """Bar labels and counts: the class-size bins, then the suppressed records.
+    """Full mode: bar labels and counts, the class-size bins, then the suppressed records.
 
-    In safe mode a suppressed count of 1 to ``min_cell`` − 1 gets no bar of its own (the total number of
-    records less the other bars would give it back): it is added to the smallest non-empty bar, whose label
-    says "+ suppressed".
+    (Safe mode takes its bars from the safe JSON: :func:`safe_size_bars`.)
 
-    >>> fold_suppressed([(1, 4, 10, 4), (5, None, 187, 20)], 3, Policy(safe=True))
-    (['1–4 + suppressed', '5+'], [13, 187])
     >>> fold_suppressed([(1, 4, 10, 4), (5, None, 187, 20)], 3, Policy())
     (['1–4', '5+', 'suppressed'], [10, 187, 3])
     """
     labels = [_bin_label(lo, hi) for lo, hi, _, _ in bins]
     counts = [int(b[2]) for b in bins]
-    full = [c for c in counts if c > 0]
-    if policy.safe and not policy.count_ok(suppressed) and full:
-        k = min((k for k, c in enumerate(counts) if c > 0), key=lambda k: counts[k])
-        counts[k] += suppressed
-        labels[k] += " + suppressed"
-        return labels, counts
     return labels + ["suppressed"], counts + [suppressed]
 
 
-def _bars(name: str, colour: str, bins: list, suppressed: int, n: int, policy: Policy) -> Markup:
-    labels, counts = fold_suppressed(bins, suppressed, policy)
+def _bars(name: str, colour: str, labels: list[str], counts: list[int], n: int, policy: Policy) -> Markup:
     shown = [policy.count_ok(c) for c in counts]
     width, height, left, bottom, top = 470, 210, 48, 56, 26
     step = (width - left - 10) / max(len(labels), 1)
@@ -171,7 +204,7 @@ def _bars(name: str, colour: str, bins: list, suppressed: int, n: int, policy: P
     out += svg.y_axis(scale, left, svg.nice_ticks(0, peak, 4), grid_to=width - 10)
     for k, (label, count, ok) in enumerate(zip(labels, counts, shown)):
         x = left + k * step + 2
-        fill = "#9e9e9e" if label == "suppressed" else colour
+        fill = "#9e9e9e" if label == "suppressed" else "#d9d9d9" if label == "withheld classes" else colour
         if ok:
             title = f"{label}: {count:,} records"
             out.append(svg.rect(x, scale(count), step - 4, scale(0) - scale(count), fill, title=title, count=count))

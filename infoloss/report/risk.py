@@ -1,10 +1,13 @@
 """The report's risk parts: the risk-utility map (the first chart of the page) and the risk family's tables.
 
 Both are drawn from the results only (measure values and their details):
-no per-record risk is ever shown.  In safe mode every count below the
-minimum cell size is merged with its neighbours (intervals of DIS scores,
-l-diversity values) or shown as "fewer than N" (k-anonymity violations,
-uniques), so no small group of records can be singled out.
+no per-record risk is ever shown.  In safe mode every value is the safe
+JSON's: the DIS-SUDA intervals and the distinct-l rows show the JSON's cells,
+"withheld" where it has null, and a file's withheld cells together in a last
+row (:func:`partition_rows`; nothing is merged here, as a merged group less
+the JSON's cells would give a withheld cell back); k-anonymity violations and
+uniques read "fewer than N" or "withheld".  :func:`merge_joint` is kept for
+callers that merge raw counts (full tables, not the page).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from markupsafe import Markup
 from . import svg
 from .parts import fmt, join
 from .plotdata import Policy
+from .safe_view import SafeScenario, original_value
 
 __all__ = ["risk_map_section", "risk_details", "merge_joint"]
 
@@ -30,7 +34,7 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
     block = report.risk_utility()  # in safe mode the safe JSON's block (a small count risk is null)
     if not block.get("available"):
         return None
-    withheld = [p["name"] for p in block["points"] if p.get("risk") is None]
+    withheld = [p["name"] for p in block["points"] if p.get("risk") is None or p.get("loss") is None]
     if withheld:
         block = _without_withheld(block)
     index = {s.name: i for i, s in enumerate(report.scenarios)}
@@ -41,8 +45,10 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
             Markup('<span class="swatch" style="background:{}"></span>').format(svg.ORIGINAL_COLOUR)
             if p["original"] else svg.marker_svg(index.get(p["name"], 0)),
             p["name"] + (" (as it is)" if p["original"] else ""),
-            _withheld_cell(policy) if p.get("risk") is None else fmt(p["risk"]), fmt(p["loss"]),
-            fmt(p["utility_value"]), "" if p.get("risk") is None else "✓" if p["pareto"] else "")
+            _withheld_cell(policy) if p.get("risk") is None else fmt(p["risk"]),
+            _withheld_cell(policy) if p.get("loss") is None else fmt(p["loss"]),
+            _withheld_cell(policy) if p.get("utility_value") is None else fmt(p["utility_value"]),
+            "" if p.get("risk") is None or p.get("loss") is None else "✓" if p["pareto"] else "")
         for p in block.get("all_points", block["points"]))
     table = Markup('<div class="scroll" tabindex="0"><table class="measures ru"><thead><tr><th scope=col>file</th><th scope=col>risk: {}</th><th scope=col>{}</th>'
                    "<th scope=col>{}</th><th scope=col>Pareto front</th></tr></thead><tbody>{}</tbody></table></div>").format(
@@ -57,26 +63,27 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
         "Lower left is better.{}"
     ).format(block["risk_measure"], block["risk_description"], block["loss_definition"], block["utility_measure"],
              block["utility_description"],
-             Markup(" Not drawn (safe mode): {}, whose risk is a count of fewer than {} records.").format(
+             Markup(" Not drawn (safe mode): {}, whose risk or loss the safe JSON withholds (a count of fewer "
+                    "than {} records, or a value that would give such a count back).").format(
                  ", ".join(withheld), policy.min_cell) if withheld else "")
     return Markup('<p class="note">{}</p><div class="charts"><figure class="chart">{}</figure>{}</div>'
                   '<div class="decisions">{}</div>{}').format(note, chart, table, decisions, missing)
 
 
 def _withheld_cell(policy: Policy) -> Markup:
-    return Markup('<span title="withheld in safe mode: a count of fewer than {} records">withheld</span>').format(
-        policy.min_cell)
+    return Markup('<span title="withheld in safe mode (null in the safe JSON): a count of fewer than {} records, '
+                  'or a value that would give one back">withheld</span>').format(policy.min_cell)
 
 
 def _without_withheld(block: dict[str, Any]) -> dict[str, Any]:
     """The map without the points whose risk the safe JSON withholds (``all_points`` keeps them for the table);
     the decision rules' reasons lose the risk they quote (it would be the withheld count)."""
-    points = [p for p in block["points"] if p.get("risk") is not None]
+    points = [p for p in block["points"] if p.get("risk") is not None and p.get("loss") is not None]
     decisions = {}
     for key, rule in block["decisions"].items():
         rule = dict(rule)
-        if rule.get("reason") and (key == "max_loss" or rule.get("choice") is None):
-            # max_loss quotes the chosen scenario's risk; an empty max_risk rule quotes the lowest risk
+        if rule.get("reason"):
+            # a rule quotes the chosen scenario's risk or loss, an empty rule the lowest: none of them is quoted
             rule["reason"] = re.sub(r" \((the lowest is )?[-+0-9.e]+\)", "", rule["reason"])
         decisions[key] = rule
     return {**block, "points": points, "all_points": block["points"], "decisions": decisions}
@@ -102,7 +109,7 @@ def ru_chart(block: dict[str, Any], index: dict[str, int], width: float = 520, h
     points = block["points"]
     left, right, top, bottom = 62, 18, 14, 42
     risks = [p["risk"] for p in points]
-    losses = [p["loss"] for p in block.get("all_points", points)]  # withheld points: their loss still sets the axis
+    losses = [p["loss"] for p in block.get("all_points", points) if p.get("loss") is not None]  # a point whose risk is withheld: its loss still sets the axis
     thresholds = block["decisions"]
     max_risk, max_loss = thresholds["max_risk"]["threshold"], thresholds["max_loss"]["threshold"]
     hi_r = max(risks + ([max_risk] if max_risk is not None else []) + [1e-12]) * 1.08
@@ -172,8 +179,8 @@ def risk_details(report: Any, policy: Policy) -> Markup:
 def _files(report: Any, mid: str, raw: bool = False) -> list[tuple[str, str, dict[str, Any], float]]:
     """``(name, colour, details, value)`` of the original and every scenario where ``mid`` was computed.
 
-    In safe mode the details and value are the safe JSON's; ``raw=True`` takes the raw results, for the
-    tables that merge their rows until no count is below ``min_cell`` (DIS-SUDA intervals, distinct l).
+    In safe mode the details and value are the safe JSON's; ``raw=True`` takes the raw results (the full
+    tables, and in safe mode only the labels and whether a table adds up to the file's records).
     """
     rows = []
     for i, s in enumerate(report.scenarios):
@@ -182,7 +189,10 @@ def _files(report: Any, mid: str, raw: bool = False) -> list[tuple[str, str, dic
             continue
         if not rows:
             orig = r.details.get("original") or {}
-            rows.append(("original", svg.ORIGINAL_COLOUR, orig, orig.get("value")))
+            value = orig.get("value")
+            if not raw and isinstance(s, SafeScenario):  # a share beside a withheld count is withheld too
+                value = original_value(orig)
+            rows.append(("original", svg.ORIGINAL_COLOUR, orig, value))
         rows.append((s.name, svg.colour(i), r.details, r.value))
     return rows
 
@@ -208,7 +218,8 @@ def _risk_table(report: Any, policy: Policy) -> Markup | None:
                for mid, _ in columns}
     for mid, _ in columns:
         for name, _, _, v in _files(report, mid):
-            if v is None and name != "original" and policy.safe:  # withheld in the safe JSON: its reason as title
+            if v is None and policy.safe and (name != "original" or _original_withheld(report, mid)):
+                # withheld in the safe JSON: its reason as title
                 values[name][mid] = Markup('<span title="{}">withheld</span>').format(
                     reasons.get((name, mid)) or "withheld in safe mode (null in the safe JSON)")
             else:
@@ -231,6 +242,16 @@ def _risk_table(report: Any, policy: Policy) -> Markup | None:
             "frequency is below k (Fk).")
     return Markup('<h3>Disclosure risk per file</h3><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures risk">'
                   "<thead><tr><th scope=col>file</th>{}</tr></thead><tbody>{}</tbody></table></div>").format(note, head, body)
+
+
+def _original_withheld(report: Any, mid: str) -> bool:
+    """Whether the safe JSON withholds the original's value of ``mid`` (or the count it is a share of)."""
+    for s in report.scenarios:
+        r = s.measures.get(mid)
+        original = (r.details or {}).get("original") if r is not None else None
+        if isinstance(original, dict) and "value" in original:
+            return original_value(original) is None
+    return False
 
 
 def merge_joint(labels: Sequence[str], columns: Sequence[Sequence[int]], min_cell: int) -> tuple[list[str], list[list[int]]]:
@@ -267,41 +288,118 @@ def _dis_table(report: Any, policy: Policy) -> Markup | None:
     files = _files(report, "suda_dis", raw=True)
     if not files:
         return None
-    msu_files = _files(report, "suda_dis")  # the MSU counts as the safe JSON has them
+    msu_files = _files(report, "suda_dis")  # the MSU counts and, in safe mode, the table as the safe JSON has them
     labels = list(files[0][2].get("dis_table", {}))
-    counts = [[int(det.get("dis_table", {}).get(label, 0)) for label in labels] for _, _, det, _ in files]
-    if policy.safe:
-        labels, counts = merge_joint(labels, counts, policy.min_cell)
     head = join(Markup("<th scope=col>{}</th>").format(name) for name, _, _, _ in files)
-    body = join(Markup("<tr><td>{}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
-                for i, label in enumerate(labels))
+    if policy.safe:
+        n = _file_records(report)
+        body = partition_rows(labels, [(det.get("dis_table"), raw.get("dis_table"), n.get(name),
+                                        _reason(report, "suda_dis"))
+                                       for (name, _, det, _), (_, _, raw, _) in zip(msu_files, files)],
+                              lambda label: label, policy)
+    else:
+        counts = [[int(det.get("dis_table", {}).get(label, 0)) for label in labels] for _, _, det, _ in files]
+        body = join(Markup("<tr><td>{}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
+                    for i, label in enumerate(labels))
     msu = join(Markup("<li>{}: MSUs by size {}</li>").format(
         name, ", ".join(f"{k}: {_count(v, policy, True)}" for k, v in det.get("msu_by_size", {}).items()))
         for name, _, det, _ in msu_files)
     note = ("Records per interval of the DIS-SUDA score (the probability that a unique match on key values is "
-            "correct; SUDA2, sdcMicro's intervals)." + (" Intervals are merged so that no count is below "
-                                                        f"{policy.min_cell}." if policy.safe else ""))
+            "correct; SUDA2, sdcMicro's intervals)." + (" " + _PARTITION_NOTE.format(policy.min_cell)
+                                                        if policy.safe else ""))
     return Markup('<h3>SUDA2: distribution of DIS-SUDA scores</h3><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures dis">'
                   "<thead><tr><th scope=col>DIS score</th>{}</tr></thead><tbody>{}</tbody></table></div><ul class=\"note\">{}</ul>"
                   ).format(note, head, body, msu)
+
+
+#: the safe-mode note of the tables that partition a file's records (DIS-SUDA intervals, distinct l)
+_PARTITION_NOTE = ("Safe mode: the cells are those of the safe JSON; a cell it withholds (fewer than {0} records, "
+                   "with the next smallest cells until the withheld ones hold at least {0} records) reads "
+                   "\u201cwithheld\u201d, and the last row gives the records of a file's withheld cells in all.")
+
+
+def _file_records(report: Any) -> dict[str, int | None]:
+    """The records of the original and of each scenario, by the names of :func:`_files` (as the JSON has them)."""
+    original = getattr(report, "original", None)
+    out = {"original": original.get("n_records") if isinstance(original, dict) else None}
+    out.update({s.name: getattr(s, "n_records", None) for s in report.scenarios})
+    return out
+
+
+def _reason(report: Any, mid: str) -> str | None:
+    return next((getattr(s.measures.get(mid), "withheld", None) for s in report.scenarios
+                 if getattr(s.measures.get(mid), "withheld", None)), None)
+
+
+def partition_rows(labels: Sequence[str], columns: Sequence[tuple[Any, Any, int | None, str | None]],
+                   row_label: Any, policy: Policy) -> Markup:
+    """Safe mode: the rows of a table of counts that partition each file's records, exactly as the safe JSON has
+    them, and a last row "withheld, in all".
+
+    ``columns``: per file ``(the safe JSON's table (label -> count or None; None: withheld entirely),
+    the raw table, the file's records, a reason)``.  A withheld cell reads "withheld"; the last row gives the
+    file's withheld cells together, the file's records less the cells shown (known from the JSON anyway, and
+    at least ``min_cell`` by the JSON's rule), but only where the raw table adds up to the file's records (else
+    the sum would not be the JSON's) and the sum is not small.  No merging here: a group merged otherwise than
+    the JSON withholds, less the JSON's cells, would give a withheld cell back.
+
+    >>> from markupsafe import Markup
+    >>> html = partition_rows(["a", "b", "c"], [({"a": 40, "b": None, "c": None}, {"a": 40, "b": 1, "c": 9}, 50,
+    ...                                          None)], lambda x: x, Policy(safe=True))
+    >>> import re; re.sub("<[^>]+>", " ", str(html)).split()
+    ['a', '40', 'b', 'withheld', 'c', 'withheld', 'withheld,', 'in', 'all', '10', 'records']
+    """
+    rows, in_all, any_hidden = [], [], False
+    cells_by_file = []
+    for js, raw, n, reason in columns:
+        title = reason or f"withheld in safe mode (fewer than {policy.min_cell} records, or withheld with such a cell)"
+        cells = []
+        shown = 0
+        for label in labels:
+            v = js.get(label) if isinstance(js, dict) else None
+            if v is None:
+                cells.append(Markup('<td class="num"><span title="{}">withheld</span></td>').format(title))
+            else:
+                shown += int(v)
+                cells.append(_count_cell(int(v)))
+        cells_by_file.append(cells)
+        hidden = sum(1 for label in labels if not (isinstance(js, dict) and js.get(label) is not None))
+        raw_total = sum(int(v) for v in (raw or {}).values() if v is not None) if isinstance(raw, dict) else None
+        any_hidden |= bool(hidden)
+        if not hidden:
+            in_all.append(Markup('<td class="num">–</td>'))
+        elif n is not None and raw_total == n and policy.count_ok(n - shown) and n - shown > 0:
+            in_all.append(Markup('<td class="num">{} records</td>').format(f"{n - shown:,}"))
+        else:
+            in_all.append(Markup('<td class="num">withheld</td>'))
+    for i, label in enumerate(labels):
+        rows.append(Markup("<tr><td>{}</td>{}</tr>").format(row_label(label), join(c[i] for c in cells_by_file)))
+    if any_hidden:
+        rows.append(Markup('<tr class="withheld"><td>withheld, in all</td>{}</tr>').format(join(in_all)))
+    return join(rows)
 
 
 def _l_tables(report: Any, policy: Policy) -> Markup | None:
     files = _files(report, "l_diversity", raw=True)
     if not files:
         return None
-    shown = _files(report, "l_diversity")  # the summary rows as the safe JSON has them
+    shown = _files(report, "l_diversity")  # the summary rows (and in safe mode the counts) as the safe JSON has them
+    n = _file_records(report)
     blocks = []
     for var in files[0][2].get("by_variable", {}):
         per = [(name, det.get("by_variable", {}).get(var, {})) for name, _, det, _ in files]
-        per_shown = [(name, det.get("by_variable", {}).get(var, {})) for name, _, det, _ in shown]
+        per_shown = [(name, (det.get("by_variable") or {}).get(var, {})) for name, _, det, _ in shown]
         labels = list(per[0][1].get("distinct_counts", {}))
-        counts = [[int(d.get("distinct_counts", {}).get(label, 0)) for label in labels] for _, d in per]
-        if policy.safe:
-            labels, counts = merge_joint(labels, counts, policy.min_cell)
         head = join(Markup("<th scope=col>{}</th>").format(name) for name, _ in per)
-        body = join(Markup("<tr><td>distinct l = {}</td>{}</tr>").format(label, join(_count_cell(c[i]) for c in counts))
-                    for i, label in enumerate(labels))
+        if policy.safe:  # the cells as the safe JSON has them, its withheld cells together in the last row
+            body = partition_rows(labels, [(d.get("distinct_counts") if isinstance(d, dict) else None,
+                                            raw.get("distinct_counts"), n.get(name), _reason(report, "l_diversity"))
+                                           for (name, d), (_, raw) in zip(per_shown, per)],
+                                  lambda label: f"distinct l = {label}", policy)
+        else:
+            counts = [[int(d.get("distinct_counts", {}).get(label, 0)) for label in labels] for _, d in per]
+            body = join(Markup("<tr><td>distinct l = {}</td>{}</tr>").format(
+                label, join(_count_cell(c[i]) for c in counts)) for i, label in enumerate(labels))
         summary = join(Markup("<tr><td>{}</td>{}</tr>").format(
             text, join(Markup('<td class="num">{}</td>').format(
                 "withheld" if policy.safe and _withheld_at(d, path) else fmt(_get(d, path))) for _, d in per_shown))
@@ -312,7 +410,7 @@ def _l_tables(report: Any, policy: Policy) -> Markup | None:
                              "l-diversity</th>{}</tr></thead><tbody>{}{}</tbody></table></div>").format(var, head, body, summary))
     note = ("Classes are the records with identical key values. Distinct l counts the different values of the sensitive "
             "variable in a record's class; a class with l = 1 discloses the value for all its records." +
-            (f" Rows are merged so that no count is below {policy.min_cell}." if policy.safe else ""))
+            (" " + _PARTITION_NOTE.format(policy.min_cell) if policy.safe else ""))
     return Markup('<h3>l-diversity of the sensitive variables</h3><p class="note">{}</p>{}').format(note, join(blocks))
 
 

@@ -13,9 +13,13 @@ shared together give no more than either.
 The aggregates behind the plots per variable (histograms, quantiles,
 one-way and two-way tables) are not part of the JSON; their own safe rules
 are in :mod:`infoloss.report.plotdata`.  The raw scenario stays reachable as
-``raw`` for the charts that merge raw counts into groups of at least
-``min_cell`` records themselves (the class-size chart, the DIS-SUDA and
-l-diversity tables).
+``raw`` (the DIS-SUDA and l-diversity tables take their row labels from it,
+and check that a table adds up to the file's records before printing its
+withheld cells' sum); the class-size chart and those tables print only the
+JSON's cells (a page merging cells otherwise than the JSON withholds them
+would give a withheld cell back).  The risk-utility block is the JSON's with
+a point withheld where the file's measure value is null in the JSON
+(:func:`withhold_points`).
 
 :func:`safe_report` returns the report itself in full mode.
 """
@@ -71,10 +75,63 @@ class SafeReport:
         from .. import registry
         from ..safe_results import safe_risk_utility
 
-        return safe_risk_utility(self.raw.risk_utility(**choice), self.min_cell, registry)
+        block = safe_risk_utility(self.raw.risk_utility(**choice), self.min_cell, registry)
+        return withhold_points(block, self.scenarios)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)
+
+
+def original_value(original: dict[str, Any]) -> Any:
+    """The original's value in a measure's ``details.original`` block, None where the block withholds the count
+    the value is a share of (``{"value": 0.00333, "count": null}``: 1 record of 300).
+
+    >>> original_value({"value": 0.00333, "count": None}), original_value({"value": 0.74, "count": 148})
+    (None, 0.74)
+    """
+    if "count" in original and original["count"] is None:
+        return None
+    return original.get("value")
+
+
+def withhold_points(block: dict[str, Any], scenarios: list[Any]) -> dict[str, Any]:
+    """The risk-utility block with a point's risk (loss and utility) null where the safe JSON withholds the risk
+    (utility) measure's value of that file: the scenario's ``value``, the original's ``details.original.value``
+    (a share risk such as ``sample_uniques`` of one record is withheld there, though it is no count).
+
+    >>> sc = [type("S", (), {"name": "p", "measures": {"r": SafeResult({"value": None}), "u": SafeResult({"value": .9})}})()]
+    >>> b = {"available": True, "risk_measure": "r", "utility_measure": "u",
+    ...      "points": [{"name": "p", "original": False, "risk": .005, "loss": .1, "utility_value": .9}]}
+    >>> withhold_points(b, sc)["points"][0]["risk"] is None
+    True
+    """
+    if not block.get("available"):
+        return block
+    by_name = {s.name: s for s in scenarios}
+
+    def json_value(point: dict[str, Any], mid: str) -> tuple[bool, Any]:
+        """(whether the JSON has the measure for the point's file, its value there)"""
+        if point.get("original"):
+            for s in scenarios:
+                r = s.measures.get(mid)
+                original = (r.details or {}).get("original") if r is not None else None
+                if isinstance(original, dict) and "value" in original:
+                    return True, original_value(original)
+            return False, None
+        r = by_name[point["name"]].measures.get(mid) if point.get("name") in by_name else None
+        return (r is not None), (r.value if r is not None else None)
+
+    points = []
+    for point in block.get("points", []):
+        point = dict(point)
+        known, value = json_value(point, block.get("risk_measure"))
+        if known and value is None:
+            point["risk"] = None
+        known, value = json_value(point, block.get("utility_measure"))
+        if known and value is None and not point.get("original"):
+            point["loss"] = point["utility_value"] = None
+        points.append(point)
+    return {**block, "points": points}
 
 
 def safe_report(report: Any, policy: Any) -> Any:

@@ -133,17 +133,14 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
                       "</p>").format(policy.min_cell)
     xlim = (float(edges[0]), float(edges[-1]))
     unit = 100.0 * (xlim[1] - xlim[0]) / DISPLAY_BINS  # density -> % of records per bar
-    orig_bins = _percent(display_bins(var["hist"]["orig"], edges, var["stats"]["orig"]["n"], policy), unit)
-    orig_curve = _scale(density_curve({"stats": var["stats"]["orig"]}, orig_bins, edges, policy,
-                                      var["density"]["orig"]), unit)
+    orig_bins, orig_curve = _histogram(var["hist"]["orig"], var["stats"]["orig"], var["density"]["orig"], edges,
+                                       unit, policy)
     panels = []
     for i, s, v in per:
         if v is None or v["stats"]["prot"] is None:
             panels.append((i, s, None, [], ""))
             continue
-        n = v["stats"]["prot"]["n"]
-        bins = _percent(display_bins(v["hist"]["prot"], edges, n, policy), unit)
-        curve = _scale(density_curve({"stats": v["stats"]["prot"]}, bins, edges, policy, v["density"]["prot"]), unit)
+        bins, curve = _histogram(v["hist"]["prot"], v["stats"]["prot"], v["density"]["prot"], edges, unit, policy)
         panels.append((i, s, bins, curve, outside_text(v["hist"]["prot"], policy)))
     ymax = max([d for _, _, b, _, _ in panels if b for _, _, d, _ in b] + [d for _, _, d, _ in orig_bins] + [0.0])
     ymax = max([ymax] + [y for _, _, _, c, _ in panels for _, y in c] + [y for _, y in orig_curve]) * 1.08
@@ -161,9 +158,13 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
             v = next(v for j, _, v in per if j == i)
             few = too_few(v["stats"]["prot"], policy)
             beyond = any(_beyond(h) for h in (var["hist"]["orig"], None if few else v["hist"]["prot"]))
+            hidden = [label for label, stats in (("original", var["stats"]["orig"]), (s.name, v["stats"]["prot"]))
+                      if few_missing(stats, policy)]
             note = " ".join(t for t in (
                 f"{s.name}: fewer than {policy.min_cell} records with a value, not drawn." if few else "",
-                "The end bars include the records beyond the axis." if beyond else "") if t)
+                "The end bars include the records beyond the axis." if beyond else "",
+                f"{' and '.join(hidden)}: counts not shown (fewer than {policy.min_cell} records of this file have "
+                "no value); bars in whole % of the records with a value." if hidden else "") if t)
         chart = svg.histogram_panel(
             title=f"{s.name} vs original", xlim=xlim, ymax=ymax, orig_bins=orig_bins, prot_bins=bins,
             prot_colour=svg.colour(i), orig_curve=orig_curve, prot_curve=curve,
@@ -199,7 +200,9 @@ def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Mar
         if b is None:
             rows.append([label, "0", "–", "–", "–", "–"] + last)
             continue
-        rows.append([label, policy.count_text(b["n"]), number(b["mean"]), number(b["q1"]), number(b["median"]),
+        records = (f"counts not shown: fewer than {policy.min_cell} records of this file have no value"
+                   if few_missing(stats, policy) else policy.count_text(b["n"]))
+        rows.append([label, records, number(b["mean"]), number(b["q1"]), number(b["median"]),
                      number(b["q3"])] + ([] if policy.safe else [outside_text(hist, policy) or "none"]))
     return data_table(["file", "records", "mean", "lower quartile", "median", "upper quartile"]
                       + ([] if policy.safe else ["outside the axis"]), rows)
@@ -207,6 +210,45 @@ def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Mar
 
 def _beyond(hist: dict[str, Any] | None) -> bool:
     return bool(hist) and (int(hist.get("below", 0) or 0) + int(hist.get("above", 0) or 0)) > 0
+
+
+def few_missing(stats: dict[str, Any] | None, policy: Policy) -> bool:
+    """Safe mode: whether 1 to ``min_cell`` − 1 records of the file have no value of the variable.
+
+    The records with a value (the sum of the histogram's bars, the data table's records) would then give the
+    withheld number of missing or suppressed values back: the file's records less them.
+
+    >>> few_missing({"n": 197, "missing": 3}, Policy(safe=True)), few_missing({"n": 197, "missing": 3}, Policy())
+    (True, False)
+    >>> few_missing({"n": 190, "missing": 10}, Policy(safe=True)), few_missing({"n": 200, "missing": 0}, Policy(safe=True))
+    (False, False)
+    """
+    missing = int((stats or {}).get("missing") or 0)
+    return policy.safe and 0 < missing < policy.min_cell
+
+
+def _histogram(hist: dict[str, Any] | None, stats: dict[str, Any] | None, density: Any, edges: np.ndarray,
+               unit: float, policy: Policy) -> tuple[list, list]:
+    """A file's histogram bars (heights in % of records per standard bar) and density curve.
+
+    Safe mode, a file with :func:`few_missing`: the bars carry no counts (None) and their heights are the bars'
+    shares of the records with a value rounded to whole percent, and the density curve is drawn from those
+    rounded shares (with the file's records, not the records with a value, in its bandwidth), so neither the
+    records with a value nor the counts behind them can be had from the bars' or the curve's ratios.
+    """
+    n = (stats or {}).get("n") or 0
+    bins = display_bins(hist, edges, n, policy)
+    if not few_missing(stats, policy):
+        bins = _percent(bins, unit)
+        return bins, _scale(density_curve({"stats": stats}, bins, edges, policy, density), unit)
+    step = (float(edges[-1]) - float(edges[0])) / DISPLAY_BINS
+    shares = [int(round(100.0 * c / n)) for _, _, _, c in bins]
+    total = sum(shares) or 1
+    curve_stats = dict(stats, n=int(stats["n"]) + int(stats["missing"]))  # the file's records: no n with a value
+    spread = [(a, b, 0.0, p) for (a, b, _, _), p in zip(bins, shares)]
+    curve = density_curve({"stats": curve_stats}, spread, edges, policy, None)
+    curve = [(x, y * curve_stats["n"] / total) for x, y in curve]  # the density of the rounded shares
+    return [(a, b, p * step / (b - a), None) for (a, b, _, _), p in zip(bins, shares)], _scale(curve, unit)
 
 
 def _percent(bins: list, unit: float) -> list:
