@@ -110,7 +110,7 @@ class Report:
         if safe:
             from .safe_results import safe_risk_utility
 
-            out["risk_utility"] = safe_risk_utility(out["risk_utility"], min_cell, registry)
+            out["risk_utility"] = safe_risk_utility(out["risk_utility"], min_cell, registry, out["scenarios"])
             out["safe"] = {"min_cell": int(min_cell),
                            "withheld": sum(s["safe"]["withheld"] for s in out["scenarios"])}
         return registry.json_plain(out)

@@ -205,20 +205,28 @@ def safe_analyses(analyses: dict[str, Any], min_cell: int,
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
 
 
-def safe_risk_utility(block: dict[str, Any], min_cell: int, registry: Any) -> dict[str, Any]:
-    """The risk-utility map with a count risk measure's small values withheld (a new dict)."""
+def safe_risk_utility(block: dict[str, Any], min_cell: int, registry: Any,
+                      scenarios: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The risk-utility map with the risks the safe measures withhold withheld too (a new dict).
+
+    A count risk measure's small values are withheld; given the scenarios' safe JSON (``scenarios``), so is
+    every point whose risk that JSON withholds (a share of a withheld count: the scenario's measure value, or
+    the original's in ``details.original``).
+    """
     mid = block.get("risk_measure")
     try:
         counts = mid is not None and registry.get(mid).unit == "count"
     except KeyError:
         counts = False
-    if not counts:
+    withheld_points = _withheld_points(mid, scenarios)
+    if not counts and not withheld_points:
         return block
     state = _Safe(int(min_cell), frozenset())
     points = []
     for point in block.get("points", []):
         point = dict(point)
-        if state.small(point.get("risk")):
+        key = "original" if point.get("original") else point.get("name")
+        if point.get("risk") is not None and ((counts and state.small(point.get("risk"))) or key in withheld_points):
             point["risk"] = None
             state.withhold()
         points.append(point)
@@ -238,6 +246,21 @@ def safe_risk_utility(block: dict[str, Any], min_cell: int, registry: Any) -> di
                 rule["reason"] = reason
             decisions[name] = rule
         out["decisions"] = decisions
+    return out
+
+
+def _withheld_points(mid: str | None, scenarios: list[dict[str, Any]] | None) -> set[str]:
+    """Names of the map's points whose risk measure the safe scenarios withhold ("original" for the original)."""
+    out: set[str] = set()
+    for scenario in scenarios or []:
+        result = (scenario.get("measures") or {}).get(mid)
+        if not isinstance(result, dict):
+            continue
+        if result.get("value") is None and "withheld" in result:
+            out.add(scenario.get("name"))
+        original = (result.get("details") or {}).get("original")
+        if isinstance(original, dict) and "value" in original and original["value"] is None:
+            out.add("original")
     return out
 
 
@@ -328,6 +351,11 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
             out["value"] = None
             out["withheld"] = (f"safe mode: the value is a share of {records!r} that stands for fewer than "
                                f"{state.min_cell} records")
+            state.withhold()
+        original = out["details"].get("original") if isinstance(out["details"], dict) else None
+        if behind and isinstance(original, dict) and _is_number(original.get("value")) and original["value"] != 0 \
+                and state.small((details.get("original") or {}).get(behind)):
+            out["details"]["original"] = dict(original, value=None)  # the original's share gives its count back
             state.withhold()
         if behind and state.small(details.get(behind)) and out.get("value") not in (None, 0):
             out["value"] = None  # the share gives the withheld count back through n_records
@@ -434,6 +462,10 @@ def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], val
 
 def _share_measure_details(details: dict[str, Any], withheld_vars: set[str], state: _Safe, n: float) -> dict[str, Any]:
     """A share measure's details: the shares behind withheld per-variable values, and the original's."""
+    for key, block in list(details.items()):  # other per-variable values beside them (loss_metric's arx, ...)
+        if key not in ("by_variable", "original") and isinstance(block, dict) and withheld_vars & set(block):
+            details[key] = {k: (None if k in withheld_vars and _is_number(v) and v != 0 else v) for k, v in block.items()}
+            state.withheld += sum(1 for k in withheld_vars if _is_number(block.get(k)) and block[k] != 0)
     by_variable = details.get("by_variable")
     if isinstance(by_variable, dict) and withheld_vars:
         out = {}

@@ -465,3 +465,26 @@ def test_decision_rules_quote_no_withheld_risk():
     assert out["points"][0]["risk"] is None and out["points"][1]["risk"] == 9.0
     text = json.dumps(out["decisions"])
     assert "(1)" not in text and "lowest is 1" not in text and "withheld in safe mode" in text
+
+
+def test_shares_beside_withheld_counts_in_the_original_block_and_per_variable_details():
+    m = {"sample_uniques": {"value": 0.1, "details": {"count": 20, "original": {"value": 0.00333, "count": 1}}},
+         "loss_metric": {"value": 0.2, "by_variable": {"sex": 0.015, "age": 0.3, "zip": 0.4},
+                         "details": {"arx": {"sex": 0.015, "age": 0.3, "zip": 0.4}}, "n_records": 200}}
+    out = safe_measures(m, 5, registry, (200,))[0]
+    assert out["sample_uniques"]["details"]["original"]["value"] is None and out["sample_uniques"]["value"] == 0.1
+    assert out["loss_metric"]["details"]["arx"] == {"sex": None, "age": None, "zip": 0.4}
+
+
+def test_the_map_withholds_a_share_risk_the_safe_measures_withhold():
+    from infoloss.safe_results import safe_risk_utility
+
+    block = {"risk_measure": "sample_uniques", "points": [{"name": "original", "original": True, "risk": 0.0033},
+                                                          {"name": "p", "original": False, "risk": 0.005},
+                                                          {"name": "q", "original": False, "risk": 0.2}],
+             "decisions": {}}
+    scenarios = [{"name": "p", "measures": {"sample_uniques": {"value": None, "withheld": "safe mode: ...",
+                                                               "details": {"original": {"value": None}}}}},
+                 {"name": "q", "measures": {"sample_uniques": {"value": 0.2, "details": {"original": {"value": None}}}}}]
+    out = safe_risk_utility(block, 5, registry, scenarios)
+    assert [p["risk"] for p in out["points"]] == [None, None, 0.2]
