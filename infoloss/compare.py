@@ -320,6 +320,10 @@ def compare(
         raise InputError("give at least one protected file.")
     names = _scenario_names(protected_list, names)
     _check_files(original, protected_list)
+    if records_dir is not None:
+        from .risk.records import check_planned
+
+        check_planned(records_dir, names, records_format, inputs)
     original_df, first_df = _read_first_pair(original, protected_list[0], spec, ids)
     release_memory()
     steps = len(ids) + (1 if aggregates else 0)  # the report's plot data is a step of its own

@@ -305,3 +305,23 @@ def test_a_cardinality_warning_is_one_line_once_and_none_when_the_run_fails(tmp_
                           "--all", "--measures", "il1s", "--json", str(tmp_path / "r2.json")], capture_output=True,
                          text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stderr.startswith("infoloss: error:")
+
+
+@pytest.mark.parametrize("case", ["original", "protected"])
+def test_records_never_replace_an_input_file(tmp_path, case):
+    # an original named records_original.csv (or a protected file records_<name>.csv) in the --records folder
+    # was replaced by the per-record risk table
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.integers(18, 90, 100), "sex": rng.choice(["m", "f"], 100)})
+    original, protected = ((tmp_path / "records_original.csv", tmp_path / "prot.csv") if case == "original"
+                           else (tmp_path / "orig.csv", tmp_path / "records_masked.csv"))
+    frame.to_csv(original, index=False)
+    frame.to_csv(protected, index=False)
+    (tmp_path / "spec.yaml").write_text("variables:\n  age: {scale: nominal, role: key}\n"
+                                        "  sex: {scale: nominal, role: key}\n")
+    before = {p: p.read_bytes() for p in (original, protected)}
+    result = CliRunner().invoke(app, ["compare", str(original), str(protected), "--name", "masked", "--spec",
+                                      str(tmp_path / "spec.yaml"), "--measures", "sample_uniques",
+                                      "--records", str(tmp_path)])
+    assert result.exit_code == 2 and "would replace an input file" in result.output
+    assert all(p.read_bytes() == content for p, content in before.items())

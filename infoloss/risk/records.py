@@ -140,6 +140,7 @@ def write_records(
             stem += "_2"
         taken.add(stem)
         path = directory / f"{stem}.{fmt}"
+        _check_not_input(path, protect)
         target = path if staged is None else directory / f".{stem}.{fmt}.staged"
         table = record_table(pair, which, options)
         if fmt == "csv":
@@ -150,6 +151,32 @@ def write_records(
             staged.append((target, path))
         written.append(path)
     return written
+
+
+def planned_paths(directory: str | Path, names: Sequence[str], fmt: str = "csv") -> list[Path]:
+    """The files :func:`write_records` writes for scenarios ``names`` (the original's with the first)."""
+    taken: set[str] = set()
+    out = []
+    for stem in ["records_original"] + [f"records_{_safe_name(name)}" for name in names]:
+        while stem in taken:
+            stem += "_2"
+        taken.add(stem)
+        out.append(Path(directory) / f"{stem}.{fmt}")
+    return out
+
+
+def check_planned(directory: str | Path, names: Sequence[str], fmt: str, inputs: Sequence[str | Path]) -> None:
+    """InputError before any work when a per-record file would replace an input file."""
+    for path in planned_paths(directory, names, fmt):
+        _check_not_input(path, inputs)
+
+
+def _check_not_input(path: Path, inputs: Sequence[str | Path]) -> None:
+    from .._files import _same_file
+
+    if any(_same_file(path, Path(p)) for p in inputs):
+        raise InputError(f"the per-record file {path} would replace an input file of the comparison; give --records "
+                         "another folder, or rename that input.")
 
 
 def commit_staged(staged: list[tuple[Path, Path]], ok: bool) -> None:
