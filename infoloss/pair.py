@@ -626,8 +626,34 @@ def _align(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec) -> tuple
                 "compare them unpaired (pairing: none in the spec, --pairing none on the command line), or pair "
                 "them by an id column."
             )
+        _check_row_order(original, protected, spec)
         return protected.reset_index(drop=True), True
     return _align_by_id(original, protected, spec.pairing_id), True
+
+
+def _check_row_order(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec) -> None:
+    """Pairing by row, an id column both files have that holds the same ids in another order is an error:
+    the records are not in the same order, and every comparison of paired records would be wrong."""
+    for var in spec.variables.values():
+        if var.role != "id" or var.name not in original.columns or var.name not in protected.columns:
+            continue
+        a, b = original[var.name].to_numpy(), protected[var.name].to_numpy()
+        if a.dtype != b.dtype or len(a) != len(b):
+            continue  # recoded ids (another kind of value): no evidence of another order
+        differ = a != b
+        if differ.any() and _same_values(a, b):
+            raise InputError(
+                f"pairing by row, but the id column {var.name!r} shows the protected file's records in another "
+                f"order ({int(differ.sum()):,} of {len(a):,} rows hold another id); pair them by the id "
+                f"(pairing: {{by: {var.name}}} in the spec, --pairing {var.name} on the command line)."
+            )
+
+
+def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``b`` holds the values of ``a`` (each as often), in any order: hashing, no sort of text."""
+    codes, uniques = pd.factorize(np.concatenate([a, b]), use_na_sentinel=False)
+    n = len(uniques)
+    return bool(np.array_equal(np.bincount(codes[: len(a)], minlength=n), np.bincount(codes[len(a):], minlength=n)))
 
 
 def _align_by_id(original: pd.DataFrame, protected: pd.DataFrame, id_col: str) -> pd.DataFrame:
