@@ -219,7 +219,11 @@ def expanded_size(obj: Any, seen: dict[int, int] | None = None) -> int:
         return 1
     seen = {} if seen is None else seen
     if id(obj) in seen:
+        if seen[id(obj)] < 0:  # still being counted: the value contains itself
+            raise SpecError("the spec refers to itself through a YAML alias (such as &a [x, *a]); write the values "
+                            "out instead.")
         return seen[id(obj)]
+    seen[id(obj)] = -1
     items = [*obj.keys(), *obj.values()] if isinstance(obj, dict) else obj
     total = 1
     for item in items:

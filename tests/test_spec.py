@@ -193,3 +193,11 @@ def test_an_empty_column_name_round_trips_through_the_spec_file(tmp_path):
     path.write_text(spec.to_yaml())
     again = load_spec(path)
     assert list(again.variables) == ["a", ""] and again.variables[""].scale == "continuous"
+
+
+def test_a_yaml_alias_that_contains_itself_is_a_spec_error(tmp_path):
+    # the guard against alias bombs recursed without end: RecursionError, exit 1
+    path = tmp_path / "s.yaml"
+    path.write_text("variables:\n  age: {scale: continuous}\nmissing: &m [a, *m]\n")
+    with pytest.raises(SpecError, match="refers to itself through a YAML alias"):
+        load_spec(path)
