@@ -409,6 +409,38 @@ _ALLOWED_NODES = (ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, a
                   ast.boolop)
 
 
+#: the largest constant exponent, and list repetition, a formula or filter may hold (10**1000 takes microseconds;
+#: 10**10**8 is a 100-million-digit integer that Python computes for minutes)
+MAX_CONSTANT_EXPONENT = 1000
+
+
+def _constant_size_bomb(node: ast.BinOp) -> bool:
+    """A power with a large or computed constant exponent, or a list literal repeated many times."""
+    def constant(n: ast.AST) -> bool:
+        return isinstance(n, ast.Constant) or (isinstance(n, (ast.BinOp, ast.UnaryOp)) and all(
+            constant(c) for c in ast.iter_child_nodes(n) if not isinstance(c, (ast.operator, ast.unaryop))))
+
+    def big(n: ast.AST) -> bool:  # a constant above the limit, or a power of constants (not computed here)
+        if not constant(n):
+            return False
+        if any(isinstance(c, ast.BinOp) and isinstance(c.op, ast.Pow) for c in ast.walk(n)):
+            return True
+        try:  # + - * / % of a few constants: small and quick to compute
+            value = eval(compile(ast.Expression(body=n), "<constant>", "eval"), {"__builtins__": {}}, {})  # noqa: S307
+        except Exception:  # noqa: BLE001 (a division by zero or a string: not a size bomb)
+            return False
+        return isinstance(value, (int, float)) and abs(value) > MAX_CONSTANT_EXPONENT
+
+    if isinstance(node.op, ast.Pow):
+        return big(node.right)
+    if isinstance(node.op, ast.Mult):
+        sides = (node.left, node.right)
+        repeated = (ast.List, ast.Tuple)
+        return any((isinstance(a, repeated) or (isinstance(a, ast.Constant) and isinstance(a.value, (str, bytes))))
+                   and big(b) for a, b in (sides, sides[::-1]))
+    return False
+
+
 def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) -> None:
     if not isinstance(node, _ALLOWED_NODES):
         raise SpecError(f"{where} uses {type(node).__name__.lower()} syntax, which a formula may not; "
@@ -425,6 +457,9 @@ def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) ->
                 found.append(node.id)
         elif node.id not in FORMULA_FUNCTIONS and node.id not in NUMPY_NAMES and node.id not in ("True", "False"):
             raise SpecError(f"{where} names {node.id!r}, which is not a variable of the spec{_hint(node.id, variables)}.")
+    elif isinstance(node, ast.BinOp) and _constant_size_bomb(node):
+        raise SpecError(f"{where} builds a number or list too large to compute (a power of a power, an exponent "
+                        f"above {MAX_CONSTANT_EXPONENT}, or a list repeated many times); write the value itself.")
     elif isinstance(node, ast.Call):
         func = node.func
         for keyword in node.keywords:
