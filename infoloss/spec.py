@@ -172,10 +172,14 @@ class Spec:
 
 def _yaml_key(name: str) -> str:
     """``name`` as a YAML mapping key, quoted where YAML needs it (``''`` for an empty name)."""
-    dumped = yaml.safe_dump({name: 0}, default_flow_style=True).strip()
+    dumped = yaml.safe_dump({name: 0}, default_flow_style=True, width=10**6).strip()
     key = dumped[1:].rsplit(":", 1)[0].strip()
-    if key.startswith("? "):  # PyYAML's explicit-key form (an empty name) is not valid on a plain line
-        key = key[2:].strip()
+    if key.startswith("?") or "\n" in key:
+        # PyYAML's explicit-key form (an empty or a multi-line name) is not valid on the spec's one-line layout;
+        # a JSON string is a YAML double-quoted scalar with the same escapes
+        import json
+
+        return json.dumps(name, ensure_ascii=False)
     return key
 
 

@@ -184,15 +184,17 @@ def test_whole_number_labels_are_canonical_exactly_beyond_float_precision():
     assert [normalise_label(v) for v in ("-0", "007", "2.50", "1e3", " 4 ")] == ["0", "007", "2.50", "1e3", "4"]
 
 
-def test_an_empty_column_name_round_trips_through_the_spec_file(tmp_path):
-    # PyYAML writes the key '' in its explicit form "? ''", which is not valid YAML on the spec's one-line layout
+@pytest.mark.parametrize("name", ["", "two\nlines", "x" * 200, "tab\there", 'quote"and\\back'])
+def test_odd_column_names_round_trip_through_the_spec_file(tmp_path, name):
+    # PyYAML writes an empty, long or multi-line key in its explicit form "? ...", which is not valid YAML on the
+    # spec's one-line layout
     from infoloss.spec import spec_from_dict
 
-    spec = spec_from_dict({"variables": {"a": {"scale": "nominal"}, "": {"scale": "continuous"}}})
+    spec = spec_from_dict({"variables": {"a": {"scale": "nominal"}, name: {"scale": "continuous"}}})
     path = tmp_path / "s.yaml"
     path.write_text(spec.to_yaml())
     again = load_spec(path)
-    assert list(again.variables) == ["a", ""] and again.variables[""].scale == "continuous"
+    assert list(again.variables) == ["a", name] and again.variables[name].scale == "continuous"
 
 
 def test_a_yaml_alias_that_contains_itself_is_a_spec_error(tmp_path):
