@@ -110,6 +110,15 @@ def test_numpys_arithmetic_and_mathematical_functions_stay_allowed():
         spec({"regressions": [{"name": "r", "formula": formula, "where": "np.isfinite(income) & (age > 0)"}]})
 
 
+def test_two_estimates_with_one_label_are_a_spec_error():
+    # the later one's rows replaced the earlier one's (one key), silently
+    with pytest.raises(SpecError, match="two estimates are labelled 'x'; give each its own name"):
+        spec({"estimates": [{"statistic": "mean", "variable": "income", "name": "x"},
+                            {"statistic": "median", "variable": "income", "name": "x"}]})
+    spec({"estimates": [{"statistic": "mean", "variable": "income"},
+                        {"statistic": "mean", "variable": "income", "by": "region"}]})  # other domains: fine
+
+
 def test_the_section_survives_a_yaml_round_trip(tmp_path):
     s = spec({"estimates": [{"statistic": "gini", "variable": "income", "by": "region"}],
               "regressions": [{"name": "m", "formula": "income ~ age + C(sex)"}]})

@@ -140,6 +140,11 @@ def parse_analyses(raw: Any, spec: Any) -> Analyses:
     _unknown(raw, SECTION_KEYS, "the 'analyses' section")
     ctx = _Context(spec)
     estimates = tuple(e for i, item in enumerate(_list(raw, "estimates")) for e in _estimates(item, i, ctx))
+    labels = [(e.label, e.by) for e in estimates]
+    dup = next((lab for lab in labels if labels.count(lab) > 1), None)
+    if dup is not None:  # their rows would share one key, and the later would replace the earlier
+        raise SpecError(f"two estimates are labelled {dup[0]!r}" + (f" by {', '.join(dup[1])}" if dup[1] else "")
+                        + "; give each its own name (name: ...), or remove the repeated one.")
     regressions = tuple(_regression(item, i, ctx) for i, item in enumerate(_list(raw, "regressions")))
     names = [r.name for r in regressions]
     dup = next((n for n in names if names.count(n) > 1), None)
