@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -130,6 +131,8 @@ class Option:
                 if isinstance(exc, InputError):
                     raise
                 raise bad() from None
+        if isinstance(value, str) and _SCIENTIFIC.fullmatch(value.strip()):
+            value = float(value)  # YAML 1.1 (PyYAML) reads 1e-3 as text; it is a number
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise bad()
         number = float(value)
@@ -148,6 +151,10 @@ class Option:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.kind, "default": _jsonable(self.default), "allowed": self.allowed,
                 "help": self.help}
+
+
+#: a number in scientific notation, which PyYAML reads as text when it lacks a dot ("1e-3") or a sign ("1.0e5")
+_SCIENTIFIC = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 
 def _jsonable(value: Any) -> Any:

@@ -75,3 +75,15 @@ def test_option_declarations_are_checked_when_registered():
 def test_unknown_measure_id_is_a_key_error():
     with pytest.raises(KeyError, match="nosuch"):
         infoloss.registry.get("nosuch")
+
+
+def test_numbers_in_scientific_notation_are_numbers():
+    # PyYAML (YAML 1.1) reads 1e-3 as text: --set kl_divergence.smoothing=1e-3 was "must be a number"
+    from infoloss import registry
+
+    registry.load(["kl_divergence"])
+    option = next(o for o in registry.get("kl_divergence").options if o.name == "smoothing")
+    assert option.validate("kl_divergence", "1e-3") == 0.001
+    assert option.validate("kl_divergence", "2.5E-1") == 0.25
+    with pytest.raises(Exception, match="must be a number"):
+        option.validate("kl_divergence", "1e-3x")
