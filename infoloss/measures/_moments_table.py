@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import textwrap
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -99,6 +99,51 @@ class _Sums:
         shift = self.exp - e
         return _Sums(self.n, numeric.unscale(self.sq, 2 * shift), numeric.unscale(self.ab, shift), self.n_mv,
                      self.rel, e, self.w_mv, self.elements)
+
+
+def _total(groups: Iterable[_Sums]) -> _Sums:
+    """``sum(groups, _Sums())`` in one pass: the same numbers (the additions in the same order, the power-of-two
+    scalings exact), without concatenating the kept elements once per group (quadratic: 500,000 correlation
+    pairs of 1,000 variables took minutes)."""
+    groups = list(groups)
+    if not groups:
+        return _Sums()
+    e = max(0, *(g.exp for g in groups))
+    scaled = [g.at(e) for g in groups]
+    total = _Sums(exp=e)
+    for field_name in ("n", "sq", "ab", "n_mv", "rel"):
+        value = getattr(total, field_name)
+        for g in scaled:
+            value = value + getattr(g, field_name)
+        setattr(total, field_name, value)
+    if any(g.w_mv is not None for g in scaled):
+        weight = 0.0
+        for g in scaled:
+            weight = weight + g.mv_weight
+        total.w_mv = weight
+    if not any(g.n > 0 and g.elements is None for g in scaled):
+        kept = [g.elements for g in scaled if g.elements is not None]
+        if kept:
+            total.elements = (np.concatenate([k[0] for k in kept]), np.concatenate([k[1] for k in kept]),
+                              [label for k in kept for label in k[2]])
+    return total
+
+
+def _element_sums(a: np.ndarray, b: np.ndarray, zero: float, labels: list[str]) -> list[_Sums]:
+    """``[_sums(a[k], b[k], zero, labels=[labels[k]]) for k ...]`` (one group per element, unweighted), the same
+    numbers computed for all elements at once (a loop of ``_sums`` took 14 s for 1,000 variables' 500,000 pairs)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    with np.errstate(over="ignore"):
+        d = np.abs(a - b)
+        nz = np.abs(a) > zero
+        rel = np.divide(d, np.abs(a), out=np.zeros_like(d), where=nz)
+        sq = d * d
+    empty, one = np.zeros(0), np.ones(1)
+    out = []
+    for k, (dk, sqk, nzk, relk) in enumerate(zip(d.tolist(), sq.tolist(), nz.tolist(), rel.tolist())):
+        elements = (np.array([relk]), one, [labels[k]]) if nzk else (empty, empty, [])
+        out.append(_Sums(1, sqk, dk, int(nzk), relk, 0, None, elements))
+    return out
 
 
 def _sums(
@@ -302,10 +347,9 @@ def _v_table(pair: EncodedPair) -> _Table:
 def _r_table(pair: EncodedPair) -> _Table:
     names = _need_two(pair, "R (correlations)")
     r1, r2 = _correlation(pair, ORIGINAL), _correlation(pair, PROTECTED)
-    groups = {}
-    for i, j in zip(*np.triu_indices(len(names), 1)):
-        key = f"{names[i]}|{names[j]}"
-        groups[key] = _sums(r1[i, j], r2[i, j], ZERO_TOLERANCE, labels=[key])
+    iu = np.triu_indices(len(names), 1)
+    keys = [f"{names[i]}|{names[j]}" for i, j in zip(*iu)]
+    groups = dict(zip(keys, _element_sums(r1[iu], r2[iu], ZERO_TOLERANCE, keys)))
     return _Table(
         groups,
         "pair",
@@ -571,7 +615,7 @@ def _apply_bound(
         if v is not None:
             parts[key] = v
         capped += hit
-    total = sum(table.groups.values(), _Sums())
+    total = _total(table.groups.values())
     value, _ = total.bounded(bound)
     return value, parts, {"bounded_cells": capped, "n_bounded": len(capped)}
 
@@ -583,7 +627,7 @@ def _make(m: _Matrix, stat: str) -> Callable[..., MeasureResult]:
         if not pair.continuous_names:
             raise NotComputed("there is no continuous variable")
         table = _table_for(pair, m)
-        total = sum(table.groups.values(), _Sums())
+        total = _total(table.groups.values())
         value = total.value(stat)
         if value is None:
             if stat == "mv" and total.n:
