@@ -456,9 +456,9 @@ def _run_files(
                 if not (which == PROTECTED and key in same)]
         todo.sort(key=lambda job: _job_order(job[0], job[2], variables, use_w))
         # a thread pool takes no chunksize: one future per test cost more than the test for many small pairs
-        # (90,000 futures, 2.7 s, for 300 variables); every n-th job in one chunk keeps the chunks alike
-        n_chunks = min(len(todo), max(_MIN_CHUNKS, -(-len(todo) // _CHUNK_JOBS)))
-        chunks = [todo[i::n_chunks] for i in range(n_chunks)]
+        # (90,000 futures, 2.7 s, for 300 variables); runs of consecutive jobs keep the order's sharing
+        size = max(1, min(_CHUNK_JOBS, len(todo) // _MIN_CHUNKS))
+        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
         done = pool.map(lambda chunk: [testers[job[0]](job[2]) for job in chunk], chunks)
         found = {(which, key): res for chunk, results in zip(chunks, done) for (which, key, _), res in zip(chunk, results)}
     if known is not None:
