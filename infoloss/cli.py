@@ -597,7 +597,19 @@ def main() -> None:
         status = 1
     except SystemExit as exc:
         status = exc.code
+    except Exception as exc:  # noqa: BLE001 (out of memory is a limit of the machine, not a bug: say so)
+        if not _out_of_memory(exc):
+            raise
+        err.print("infoloss: error: the machine ran out of memory; compare fewer variables (a spec that lists only "
+                  "those to analyse), or run on a machine with more memory.", markup=False, highlight=False,
+                  soft_wrap=True)
+        status = 2
     _exit_now(status)
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """A MemoryError, or Arrow's (pyarrow.ArrowMemoryError, raised when its pool cannot allocate)."""
+    return isinstance(exc, MemoryError) or type(exc).__name__ == "ArrowMemoryError"
 
 
 try:  # typer 0.20 and later bring their own copy of click

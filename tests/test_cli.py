@@ -325,3 +325,23 @@ def test_records_never_replace_an_input_file(tmp_path, case):
                                       "--records", str(tmp_path)])
     assert result.exit_code == 2 and "would replace an input file" in result.output
     assert all(p.read_bytes() == content for p, content in before.items())
+
+
+def test_running_out_of_memory_is_one_sentence_and_exit_2(monkeypatch, capsys):
+    # a MemoryError or Arrow's ArrowMemoryError ended in a traceback with exit 1 ("a bug")
+    import pyarrow as pa
+
+    import infoloss.cli as cli
+
+    for error in (MemoryError(), pa.ArrowMemoryError("realloc of size 1317011456 failed")):
+        def boom(*args, error=error, **kwargs):
+            raise error
+
+        statuses = []
+        monkeypatch.setattr(cli, "app", boom)
+        monkeypatch.setattr(cli, "_exit_now", statuses.append)
+        cli.main()
+        assert statuses == [2]
+    monkeypatch.setattr(cli, "app", lambda *a, **k: (_ for _ in ()).throw(ZeroDivisionError()))
+    with pytest.raises(ZeroDivisionError):  # a bug still ends as one
+        cli.main()
