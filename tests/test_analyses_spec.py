@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import re
+
 import pytest
 
 from infoloss.analyses.spec import parse_analyses
@@ -108,6 +110,15 @@ def test_numpys_arithmetic_and_mathematical_functions_stay_allowed():
                     "income ~ np.power(age, 2) + np.exp(age / np.pi)",
                     "income ~ I(age ** (1/2)) + I(age ** -1) + np.isin(age, [1, 2] * 3) + I(age > 10**300)"):
         spec({"regressions": [{"name": "r", "formula": formula, "where": "np.isfinite(income) & (age > 0)"}]})
+
+
+@pytest.mark.parametrize("where,advice", [("not income > 0", "write ~(...)"),
+                                          ("region in ['north']", "write np.isin(x, [...])"),
+                                          ("0 < income < 1e5", "write (0 < x) & (x < 10)")])
+def test_whole_column_python_in_a_filter_says_what_to_write(where, advice):
+    # numpy's "truth value of an array ... is ambiguous" came out at evaluation
+    with pytest.raises(SpecError, match=re.escape(advice)):
+        spec({"regressions": [{"name": "r", "formula": "income ~ age", "where": where}]})
 
 
 def test_two_estimates_with_one_label_are_a_spec_error():

@@ -288,7 +288,7 @@ def _regression(item: Any, i: int, ctx: _Context) -> Regression:
     if filt is not None:
         if not isinstance(filt, str) or not filt.strip():
             raise SpecError(f"'where' of {where} must be an expression like 'income > 0'.")
-        names = names + tuple(n for n in expression_variables(filt, ctx.variables, f"the 'where' of {where}")
+        names = names + tuple(n for n in expression_variables(filt, ctx.variables, f"the 'where' of {where}", True)
                               if n not in names)
     for n in names:
         ctx.variable(n, where, kinds=("nominal", "ordinal", "continuous"), what="a variable")
@@ -359,16 +359,33 @@ def formula_variables(formula: str, variables: dict, where: str) -> tuple[str, .
     return tuple(names)
 
 
-def expression_variables(code: str, variables: dict, where: str) -> list[str]:
-    """The spec variables a Python expression names, checked for safety (see the module docstring)."""
+def expression_variables(code: str, variables: dict, where: str, is_filter: bool = False) -> list[str]:
+    """The spec variables a Python expression names, checked for safety (see the module docstring);
+    ``is_filter``: a ``where``, read with ``&`` and ``|`` binding after comparisons (:func:`where_code`)."""
     try:
-        tree = ast.parse(code.strip(), mode="eval")
+        tree = _filter_tree(code) if is_filter else ast.parse(code.strip(), mode="eval")
     except SyntaxError:
         raise SpecError(f"{where} is not a valid expression: {code!r}.") from None
     found: list[str] = []
     for node in ast.walk(tree):
         _check_node(node, variables, where, found)
     return found
+
+
+def _filter_tree(expression: str) -> ast.Expression:
+    """The syntax tree of a ``where`` with its operator tokens ``&`` and ``|`` read as ``and`` and ``or``."""
+    import io
+    import tokenize
+
+    tokens = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(expression.strip()).readline):
+            if tok.type == tokenize.OP and tok.string in ("&", "|"):
+                tok = tok._replace(type=tokenize.NAME, string="and" if tok.string == "&" else "or")
+            tokens.append((tok.type, tok.string))
+    except (tokenize.TokenError, IndentationError) as exc:
+        raise SyntaxError(str(exc)) from None
+    return ast.parse(tokenize.untokenize(tokens), mode="eval")
 
 
 def where_code(expression: str) -> Any:
@@ -386,15 +403,7 @@ def where_code(expression: str) -> Any:
     >>> eval(where_code("income > 0 & age >= 15"), {"__builtins__": {}}, {"income": income, "age": age}).tolist()
     [True, False, False]
     """
-    import io
-    import tokenize
-
-    tokens = []
-    for tok in tokenize.generate_tokens(io.StringIO(expression.strip()).readline):
-        if tok.type == tokenize.OP and tok.string in ("&", "|"):
-            tok = tok._replace(type=tokenize.NAME, string="and" if tok.string == "&" else "or")
-        tokens.append((tok.type, tok.string))
-    tree = ast.parse(tokenize.untokenize(tokens), mode="eval")
+    tree = _filter_tree(expression)
 
     class _ElementWise(ast.NodeTransformer):
         def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
@@ -462,6 +471,14 @@ def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) ->
                 found.append(node.id)
         elif node.id not in FORMULA_FUNCTIONS and node.id not in NUMPY_NAMES and node.id not in ("True", "False"):
             raise SpecError(f"{where} names {node.id!r}, which is not a variable of the spec{_hint(node.id, variables)}.")
+    elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot))
+                                               for op in node.ops):
+        raise SpecError(f"{where} uses 'in' or 'is', which compare whole columns; write np.isin(x, [...]) "
+                        "(~np.isin(...) for 'not in') or x == value.")
+    elif isinstance(node, ast.Compare) and len(node.ops) > 1:
+        raise SpecError(f"{where} chains comparisons (such as 0 < x < 10); write (0 < x) & (x < 10).")
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        raise SpecError(f"{where} uses 'not', which applies to a whole column; write ~(...) for each record.")
     elif isinstance(node, ast.BinOp) and _constant_size_bomb(node):
         raise SpecError(f"{where} builds a number or list too large to compute (a power of a power, an exponent "
                         f"above {MAX_CONSTANT_EXPONENT}, or a list repeated many times); write the value itself.")
