@@ -55,7 +55,7 @@ def compare(
     original: Path = typer.Argument(..., help="The original microdata file."),
     protected: list[Path] = typer.Argument(..., help="One or more protected files (one scenario each)."),
     spec: Optional[str] = typer.Option(None, "--spec", metavar="<path>", help="The variable spec (YAML); inferred when absent."),
-    measures: Optional[str] = typer.Option(None, "--measures", help="Measure ids, comma-separated, or 'all'."),
+    measures: Optional[list[str]] = typer.Option(None, "--measures", help="Measure ids, comma-separated, or 'all' (repeatable)."),
     json_out: Optional[str] = typer.Option(None, "--json", metavar="<path>", help="Write the JSON result here ('-' for standard output)."),
     html_out: Optional[str] = typer.Option(None, "--html", metavar="<path>", help="Write the HTML report here."),
     safe: bool = typer.Option(False, "--safe", help="Make the HTML report and the JSON safe to share (no small cells, no raw values)."),
@@ -86,15 +86,15 @@ def compare(
 
     try:
         _check_given({"--spec": spec, "--json": json_out, "--html": html_out, "--records": records, "--weight": weight,
-                      "--id": id_, "--pairing": pairing, "--household": household, "--measures": measures,
+                      "--id": id_, "--pairing": pairing, "--household": household,
                       "--family-weights": family_weights, "--gdu-weights": gdu_weights, "--ru": ru},
                      {"--nominal": nominal, "--ordinal": ordinal, "--continuous": continuous, "--key": key,
-                      "--target": target, "--sensitive": sensitive})
+                      "--target": target, "--sensitive": sensitive, "--measures": measures})
         spec_path, records_dir = _path(spec), _path(records)
         pending: list[str] = []  # warnings of a spec inferred here, printed once the run has succeeded
         the_spec = _spec_for(original, spec_path, nominal, ordinal, continuous, key, weight, id_, pairing, all_, target,
                              sensitive, household, pending)
-        ids = _select_measures(measures)
+        ids = _select_measures(None if measures is None else _split(measures))
         options = _options(option, gdu_weights, ids)
         ru_choice = _ru_choice(ru, max_risk, max_loss)
         inputs = [original, *protected] + ([spec_path] if spec_path else []) + the_spec.input_files()
@@ -150,7 +150,8 @@ def _check_given(values: dict[str, Optional[str]], lists: dict[str, Optional[lis
     for flag, items in lists.items():
         for item in items or []:
             if not _split([item]):
-                raise InputError(f"{flag} was given an empty value ({item!r}); give it variable names or leave it out.")
+                what = "measure ids" if flag == "--measures" else "variable names"
+                raise InputError(f"{flag} was given an empty value ({item!r}); give it {what} or leave it out.")
 
 
 def _path(value: Optional[str]) -> Optional[Path]:

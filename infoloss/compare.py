@@ -695,6 +695,8 @@ def _select_measures(measures: Iterable[str] | str | None) -> list[str]:
         raise InputError(f"measures must be measure ids (a list, or text separated by commas) or 'all', got "
                          f"{type(measures).__name__}.")
     chosen = list(dict.fromkeys(measures))
+    if "all" in chosen:  # all, and others already among them
+        return [m.id for m in registry.registered()]
     indexed = registry.known_ids()
     for mid in chosen:
         if not isinstance(mid, str):
@@ -704,7 +706,8 @@ def _select_measures(measures: Iterable[str] | str | None) -> list[str]:
             import difflib
 
             known = [m.id for m in registry.registered()]
-            close = difflib.get_close_matches(mid, known, n=1)
+            lower = {k.lower(): k for k in known}
+            close = [lower[mid.lower()]] if mid.lower() in lower else difflib.get_close_matches(mid, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(f"unknown measure {mid!r}{hint}; 'infoloss measures' lists them.")
     if not chosen:

@@ -270,7 +270,7 @@ CASES = [
        "looks semicolon-separated (5 columns in its header) but the spec says separator ','"),
     # --- options ---
     _c("unknown measure", f"{{d}}/orig.csv {{d}}/prot.csv {S} --measures il1", 2, "unknown measure 'il1' (did you mean 'il1s'?)"),
-    _c("empty measure list", f"{{d}}/orig.csv {{d}}/prot.csv {S} --measures ,", 2, "no measure was selected"),
+    _c("empty measure list", f"{{d}}/orig.csv {{d}}/prot.csv {S} --measures ,", 2, "--measures was given an empty value"),
     _c("bad option value", f"{{d}}/orig.csv {{d}}/prot.csv {S} --measures pmse --set pmse.model=forest", 2,
        "option 'model' of measure 'pmse' must be one of logit, cart, got 'forest'", sub=True),
     _c("bad option type", f"{{d}}/orig.csv {{d}}/prot.csv {S} --measures pmse --set pmse.seed=abc", 2, "option 'seed' of measure 'pmse' must be a whole number"),

@@ -345,3 +345,21 @@ def test_running_out_of_memory_is_one_sentence_and_exit_2(monkeypatch, capsys):
     monkeypatch.setattr(cli, "app", lambda *a, **k: (_ for _ in ()).throw(ZeroDivisionError()))
     with pytest.raises(ZeroDivisionError):  # a bug still ends as one
         cli.main()
+
+
+def test_measures_repeat_add_up_take_all_and_suggest_across_case(tmp_path):
+    from infoloss.compare import _select_measures
+    from infoloss.errors import InputError
+
+    assert _select_measures(["il1s", "all"]) == _select_measures("all")
+    with pytest.raises(InputError, match="did you mean 'il1s'"):
+        _select_measures(["IL1S"])
+    from infoloss.synth import write_example
+
+    write_example(tmp_path)
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "original.csv"), str(tmp_path / "protected_noise.csv"),
+                                      "--spec", str(tmp_path / "spec.yaml"), "--measures", "il1s",
+                                      "--measures", "lambda", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert list(json.loads(out.read_text())["scenarios"][0]["measures"]) == ["il1s", "lambda"]  # not the last only
