@@ -447,3 +447,15 @@ def test_a_small_real_standard_error_is_not_taken_for_a_constant():
     row = infoloss.compare(constant, constant, spec,
                            measures=["estimate_ci_overlap"]).to_dict()["scenarios"][0]["analyses"]["estimates"][0]
     assert row["original"]["se"] == 0 and "does not vary" in row["note"]
+
+
+def test_a_proportion_of_a_category_the_variable_lacks_is_an_input_error():
+    # categories: [zz] gave no row at all and "no estimate has an interval in both files"
+    import infoloss
+    from infoloss.errors import InputError
+
+    o = pd.DataFrame({"sex": ["m", "f"] * 20, "x": np.arange(40.0)})
+    spec = {"variables": {"sex": {"scale": "nominal"}, "x": {"scale": "continuous"}},
+            "analyses": {"estimates": [{"statistic": "proportion", "variable": "sex", "categories": ["zz"]}]}}
+    with pytest.raises(InputError, match="asks for the category 'zz', which 'sex' does not have in either file"):
+        infoloss.compare(o, o.copy(), spec, measures=["estimate_ci_overlap"])

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NotComputed
+from ..errors import InputError, NotComputed
 from ..numeric import safe_exponent, scaled, too_large, unscale
 from . import bootstrap
 from .data import Domains, FileData
@@ -134,6 +134,11 @@ def _contributions(data: FileData, est: Estimate, domains: Domains) -> tuple[Con
                                 np.repeat(np.arange(D, dtype=np.int64), K))
         present = np.unique(codes[codes >= 0])
         if est.categories is not None:
+            unknown = [c for c in est.categories if c not in set(labels)]
+            if unknown:
+                shown = ", ".join(map(repr, list(labels)[:8])) + (", ..." if len(labels) > 8 else "")
+                raise InputError(f"the estimate {est.label} asks for the category {unknown[0]!r}, which {est.variable!r} "
+                                 f"does not have in either file; its categories are {shown}.")
             present = np.array([i for i in present if labels[i] in est.categories], dtype=np.int64)
         columns = (np.arange(D)[:, None] * K + present[None, :]).reshape(-1)
         n = np.bincount(dom[rec], minlength=D)
