@@ -392,6 +392,14 @@ def read_arx_csv(path: str | Path, *, separator: str = ";", suppressed: Iterable
             lines.append(number)
     if not rows:
         raise SpecError(f"the hierarchy file {path} is empty; it needs one row per value (leaf first, root last).")
+    if all(len(row) == 1 for row in rows):
+        other = next((sep for sep in (",", "\t", "|", ";") if sep != separator and all(sep in row[0] for row in rows)),
+                     None)
+        if other is not None:  # one column is no hierarchy: the rows are separated by another character
+            shown = {"\t": "a tab"}.get(other, repr(other))
+            written = '"\\t"' if other == "\t" else repr(other)  # YAML reads a tab only in double quotes
+            raise SpecError(f"the rows of the hierarchy file {path} hold no {separator!r} but each holds {shown}; give "
+                            f"its separator in the spec (hierarchy: {{file: {path.name}, separator: {written}}}).")
     hierarchy = from_rows(rows, source=path.name, kind="file", lines=lines, suppressed=suppressed)
     _FILE_CACHE[key] = hierarchy
     return hierarchy

@@ -338,3 +338,15 @@ def test_compare_with_a_bad_hierarchy_or_value_exits_2(tmp_path, hierarchy_text,
     r = invoke("compare", tmp_path / "o.csv", tmp_path / "p.csv", "--spec", spec)
     assert r.exit_code == 2, r.output
     assert message in r.output and "Traceback" not in r.output
+
+
+def test_a_hierarchy_file_with_another_separator_says_which(tmp_path):
+    # read with ';', a comma-separated file was one column: "the value ... is not a leaf; add a row for it"
+    from infoloss.errors import SpecError
+    from infoloss.hierarchy import read_arx_csv
+
+    path = tmp_path / "h.csv"
+    path.write_text("a,A,*\nb,A,*\nc,B,*\n")
+    with pytest.raises(SpecError, match="hold no ';' but each holds ','; give its separator in the spec"):
+        read_arx_csv(path)
+    assert read_arx_csv(path, separator=",").leaf_id("c") >= 0
