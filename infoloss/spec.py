@@ -286,7 +286,7 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
         var = _variable_from_dict(str(name), settings, spec.base_dir)
         spec.variables[var.name] = var
     if "missing" in raw:
-        spec.missing = _as_list(raw["missing"], "missing", "the top-level 'missing'")
+        spec.missing = _as_list(raw["missing"], "missing", "the spec")
     spec.pairing = _parse_pairing(raw.get("pairing", "row"))
     if spec.pairing_id is not None:
         pid = spec.pairing_id
@@ -422,7 +422,7 @@ def _as_list(value: Any, key: str, where: str) -> list:
     if isinstance(value, (str, int, float)):
         return [value]
     if not isinstance(value, list):
-        raise SpecError(f"'{key}' of {where} must be a list.")
+        raise SpecError(f"'{key}' of {where} must be a list, e.g. {key}: ['', NA, -99].")
     return list(value)
 
 
