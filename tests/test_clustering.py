@@ -274,3 +274,15 @@ def test_protected_file_with_fewer_records_than_clusters_is_not_computed():
                   measures=["cluster_silhouette_diff", "cluster_centroid_shift"])
     for mid in ("cluster_silhouette_diff", "cluster_centroid_shift"):
         assert rep.scenarios[0].not_computed[mid] == "the protected file has 1 record, fewer than the k = 2 clusters"
+
+
+def test_fowlkes_mallows_of_two_identical_all_singleton_clusterings_is_one():
+    # two records, k = 2: every cluster a singleton in both files; scikit-learn's 0/0 gave 0 (the worst)
+    import pandas as pd
+
+    from infoloss.measures.clustering import cluster_ari, cluster_fowlkes_mallows
+
+    orig = pd.DataFrame({"x": [0.0, 10.0]})
+    spec = {"variables": {"x": {"scale": "continuous"}}, "pairing": "row"}
+    assert cluster_fowlkes_mallows(orig, orig.copy(), spec, k=2).value == 1.0
+    assert cluster_ari(orig, orig.copy(), spec, k=2).value == 1.0

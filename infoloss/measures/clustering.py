@@ -599,7 +599,9 @@ def cluster_fowlkes_mallows(pair: EncodedPair, *, k: int | None = None, seeds: i
     r"""Fowlkes-Mallows index (seed 003 eq. 7): :math:`FMI = \sqrt{P R} = TP/\sqrt{(TP+FP)(TP+FN)}`.
 
     scikit-learn ``fowlkes_mallows_score``; pairs as in
-    :func:`cluster_f_measure`.  Mean over seeds.
+    :func:`cluster_f_measure`.  Mean over seeds.  Two clusterings of only
+    singletons are the same partition: 1 (the formula's 0/0; scikit-learn
+    gives 0), as the adjusted Rand index does.
 
     Parameters
     ----------
@@ -625,8 +627,12 @@ def cluster_fowlkes_mallows(pair: EncodedPair, *, k: int | None = None, seeds: i
     from sklearn.metrics import fowlkes_mallows_score
 
     res = run(pair, k, seeds, seed, max_records)
-    out = _result(pair, res, max_records, lambda s: float(fowlkes_mallows_score(s["orig"]["labels"], s["labels"])),
-                  "Fowlkes-Mallows index")
+    def fmi(a: np.ndarray, b: np.ndarray) -> float:
+        if np.unique(a).size == a.size and np.unique(b).size == b.size:
+            return 1.0  # both partitions all singletons, so the same: 0/0 in the formula, 0 in scikit-learn
+        return float(fowlkes_mallows_score(a, b))
+
+    out = _result(pair, res, max_records, lambda s: fmi(s["orig"]["labels"], s["labels"]), "Fowlkes-Mallows index")
     out.details["pairs"] = _PAIRED_NOTE
     return out
 
