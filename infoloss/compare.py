@@ -333,6 +333,7 @@ def compare(
     results = []
     previous: dict[str, float] | None = None
     records_staged: list[tuple[Path, Path]] = []  # per-record files, renamed to their names once all succeed
+    records_existed = records_dir is not None and Path(records_dir).exists()
     try:
         for k, (prot, name) in enumerate(zip(protected_list, names)):
             if k == 0:
@@ -381,6 +382,11 @@ def compare(
             release_memory()
     except BaseException:
         _commit_records(records_staged, ok=False)
+        if records_dir is not None and not records_existed:
+            try:  # the folder this run created, empty again
+                Path(records_dir).rmdir()
+            except OSError:
+                pass
         raise
     _commit_records(records_staged, ok=True)
     if progress is not None:

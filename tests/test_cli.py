@@ -363,3 +363,16 @@ def test_measures_repeat_add_up_take_all_and_suggest_across_case(tmp_path):
                                       "--measures", "lambda", "--json", str(out)])
     assert result.exit_code == 0, result.output
     assert list(json.loads(out.read_text())["scenarios"][0]["measures"]) == ["il1s", "lambda"]  # not the last only
+
+
+def test_a_failed_run_leaves_no_records_folder_it_created(tmp_path):
+    from infoloss.synth import write_example
+
+    write_example(tmp_path)
+    (tmp_path / "broken.csv").write_text("a,b\n1\n2,3,4\n")
+    folder = tmp_path / "records"
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "original.csv"), str(tmp_path / "protected_noise.csv"),
+                                      str(tmp_path / "broken.csv"), "--spec", str(tmp_path / "spec.yaml"),
+                                      "--measures", "sample_uniques", "--records", str(folder)])
+    assert result.exit_code == 2, result.output
+    assert not folder.exists()
