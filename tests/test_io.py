@@ -804,3 +804,16 @@ def test_xlsx_formulas_without_saved_results_and_an_empty_first_sheet_are_named(
     book.save(tmp_path / "e.xlsx")
     with pytest.raises(InputError, match="the first sheet \\('notes'\\) of .* is empty; infoloss reads the first sheet"):
         read_table(tmp_path / "e.xlsx")
+
+
+def test_a_cut_sas_transport_file_is_an_input_error(tmp_path):
+    # pyreadstat read a half file as 67 of 200 records, silently
+    import pyreadstat
+
+    frame = pd.DataFrame({"a": np.arange(200.0), "b": np.arange(200.0) * 2})
+    pyreadstat.write_xport(frame, str(tmp_path / "x.xpt"))
+    assert len(read_table(tmp_path / "x.xpt")) == 200
+    data = (tmp_path / "x.xpt").read_bytes()
+    (tmp_path / "y.xpt").write_bytes(data[: len(data) // 2 + 7])
+    with pytest.raises(InputError, match="is cut short"):
+        read_table(tmp_path / "y.xpt")
