@@ -777,7 +777,7 @@ def _readstat(function: str, kind: str, ordinal_measure: bool) -> Callable[[Path
             catalog = path.with_suffix(".sas7bcat")
             if catalog.is_file():
                 extra["catalog_file"] = str(catalog)
-        if function == "read_xport" and path.stat().st_size % 80:
+        if function == "read_xport" and path.stat().st_size % 80 and _head(path, 48).startswith(b"HEADER RECORD"):
             # a transport file is a sequence of 80-byte records (padded): a cut one reads as fewer records, silently
             raise InputError(f"{label} is cut short (a SAS transport file is a whole number of 80-byte records, and "
                              f"it has {path.stat().st_size:,} bytes); copy or export it again.")
