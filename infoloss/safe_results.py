@@ -343,6 +343,7 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
             details = _share_measure_details(details, withheld_vars, state, n)
         details = _partitions_in_proportions(details, state)
         _suppressed_solved(mid, out, details, state)
+        _t_closeness_tails(mid, out, details, state, n)
         out["details"] = _walk(details, state, parent="details", counting=False)
         behind = SHARE_MEASURES.get(mid)
         records = SHARE_OF_RECORDS.get(mid)
@@ -363,6 +364,39 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
                                f"{state.min_cell} records, which it would give back")
             state.withhold()
     return out
+
+
+def _t_closeness_tails(mid: str, out: dict[str, Any], details: dict[str, Any], state: _Safe, n: float) -> None:
+    """t-closeness of a nominal sensitive variable: a class's distance is 1 − p(v) when it holds only value v,
+    so a largest distance of 1 − c/n tells that c records hold v; with c small it is withheld (value, per
+    variable, ``max``), and so is a ``share_above_t`` that stands for fewer than ``min_cell`` records."""
+    if mid != "t_closeness" or not n:
+        return
+    per = details.get("by_variable") if isinstance(details.get("by_variable"), dict) else {}
+    by_variable = out.get("by_variable") if isinstance(out.get("by_variable"), dict) else {}
+    withheld = []
+    for name, entry in per.items():
+        if not isinstance(entry, dict):
+            continue
+        entry = dict(entry)
+        if not entry.get("ordered") and _is_number(entry.get("max")) and state.small((1.0 - entry["max"]) * n):
+            withheld.append(entry["max"])
+            entry["max"] = None
+            state.withhold()
+            if _is_number(by_variable.get(name)):
+                out["by_variable"] = {**out["by_variable"], name: None}
+                state.withhold()
+        if _is_number(entry.get("share_above_t")) and state.small(entry["share_above_t"] * n):
+            entry["share_above_t"] = None
+            state.withhold()
+        per[name] = entry
+    if per:
+        details["by_variable"] = per
+    if withheld and out.get("value") in withheld:
+        out["value"] = None
+        out["withheld"] = (f"safe mode: the value is 1 − c/n for a sensitive value held by c < {state.min_cell} "
+                           "records, which it would give back")
+        state.withhold()
 
 
 def _suppressed_solved(mid: str, out: dict[str, Any], details: dict[str, Any], state: _Safe) -> None:

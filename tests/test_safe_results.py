@@ -488,3 +488,17 @@ def test_the_map_withholds_a_share_risk_the_safe_measures_withhold():
                  {"name": "q", "measures": {"sample_uniques": {"value": 0.2, "details": {"original": {"value": None}}}}}]
     out = safe_risk_utility(block, 5, registry, scenarios)
     assert [p["risk"] for p in out["points"]] == [None, None, 0.2]
+
+
+def test_a_t_closeness_of_one_minus_c_over_n_is_withheld_for_few_records():
+    # a class holding only value v is 1 − p(v) from the file: 0.995 of 200 records says 1 record holds v
+    m = {"t_closeness": {"value": 0.995, "by_variable": {"disease": 0.995, "job": 0.4},
+                         "details": {"t": 0.2, "by_variable": {
+                             "disease": {"max": 0.995, "mean": 0.13, "share_above_t": 0.01, "ordered": False},
+                             "job": {"max": 0.4, "mean": 0.1, "share_above_t": 0.3, "ordered": False}},
+                             "n_records": 200}}}
+    out = safe_measures(m, 5, registry, (200,))[0]["t_closeness"]
+    assert out["value"] is None and out["by_variable"] == {"disease": None, "job": 0.4}
+    assert out["details"]["by_variable"]["disease"]["max"] is None
+    assert out["details"]["by_variable"]["disease"]["share_above_t"] is None  # 2 records
+    assert out["details"]["by_variable"]["job"]["max"] == 0.4
