@@ -518,6 +518,10 @@ def _parse_rule(name: str, value: Any, base_dir: Path) -> HierarchyRule:
         or len(breaks) < 2
         or not all(isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in breaks)
     ):
+        infinite = isinstance(breaks, list) and any(isinstance(b, float) and math.isinf(b) for b in breaks)
+        if infinite:  # values beyond the first or last break are outside every interval: give finite ends
+            raise SpecError(f"'intervals' in {where} must be finite numbers (the breaks); replace ±.inf by ends "
+                            "below the smallest and above the largest value.")
         raise SpecError(f"'intervals' in {where} must be a list of at least two numbers (the breaks).")
     if any(b >= c for b, c in zip(breaks, breaks[1:])):
         raise SpecError(f"'intervals' in {where} must be strictly increasing.")

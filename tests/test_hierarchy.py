@@ -350,3 +350,12 @@ def test_a_hierarchy_file_with_another_separator_says_which(tmp_path):
     with pytest.raises(SpecError, match="hold no ';' but each holds ','; give its separator in the spec"):
         read_arx_csv(path)
     assert read_arx_csv(path, separator=",").leaf_id("c") >= 0
+
+
+def test_infinite_interval_breaks_are_named_as_such():
+    from infoloss.errors import SpecError
+    from infoloss.spec import spec_from_dict
+
+    with pytest.raises(SpecError, match="must be finite numbers"):
+        spec_from_dict({"variables": {"age": {"scale": "continuous", "role": "key",
+                                              "hierarchy": {"intervals": [float("-inf"), 40, 60, float("inf")]}}}})
