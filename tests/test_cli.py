@@ -376,3 +376,13 @@ def test_a_failed_run_leaves_no_records_folder_it_created(tmp_path):
                                       "--measures", "sample_uniques", "--records", str(folder)])
     assert result.exit_code == 2, result.output
     assert not folder.exists()
+
+
+def test_set_refuses_a_key_given_twice_as_the_spec_does(tmp_path):
+    from infoloss.synth import write_example
+
+    write_example(tmp_path)
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "original.csv"), str(tmp_path / "protected_noise.csv"),
+                                      "--spec", str(tmp_path / "spec.yaml"), "--measures", "iloss",
+                                      "--set", "iloss.weights={age: 1, age: 2}"])
+    assert result.exit_code == 2 and "gives 'age' twice" in result.output
