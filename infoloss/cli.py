@@ -132,7 +132,7 @@ def compare(
     else:
         written = [p for p in (json_out, html_out) if p not in (None, "-")]
         if written:
-            err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+            err.print("wrote " + ", ".join(_shown(str(p)) for p in written), markup=False, highlight=False)
 
 
 def _check_given(values: dict[str, Optional[str]], lists: dict[str, Optional[list[str]]]) -> None:
@@ -381,17 +381,24 @@ def _write_outputs(report, outputs: list, inputs: list[Path]) -> None:
         raise
 
 
+def _shown(text: str) -> str:
+    """``text`` for the terminal: control characters (a terminal's escape sequences, bells, bidirectional
+    overrides) shown as their code, never acted on."""
+    return "".join(ch if ch.isprintable() or ch == " " else f"\\x{ord(ch):02x}" if ord(ch) < 256
+                   else f"\\u{ord(ch):04x}" for ch in text)
+
+
 def _print_summary(report) -> None:
     from rich.table import Table
 
     from .registry import get
 
-    table = Table(title=f"Information loss against {escape(report.original.get('path') or 'the original')}",
+    table = Table(title=f"Information loss against {escape(_shown(report.original.get('path') or 'the original'))}",
                   show_lines=False)
     table.add_column("measure")
     table.add_column("better", style="dim")
     for s in report.scenarios:
-        table.add_column(escape(s.name), justify="right")
+        table.add_column(escape(_shown(s.name)), justify="right")
     for mid in report.measure_ids:
         info = get(mid)
         cells = []
@@ -407,7 +414,8 @@ def _print_summary(report) -> None:
         for mid, reason in s.not_computed.items():
             by_reason.setdefault(reason, []).append(mid)  # one line for the measures that share a reason
         for reason, mids in by_reason.items():
-            out.print(f"[dim]{escape(s.name)}: {', '.join(mids)} not computed: {escape(reason)}[/dim]", highlight=False)
+            out.print(f"[dim]{escape(_shown(s.name))}: {', '.join(mids)} not computed: {escape(_shown(reason))}[/dim]",
+                      highlight=False)
 
 
 class _ProgressBar:
@@ -472,7 +480,7 @@ def spec_command(
             sys.stdout.write(text)
         else:
             write_atomic(output, text, protect=(original,))
-            err.print(f"wrote {output}", highlight=False)
+            err.print(f"wrote {_shown(str(output))}", markup=False, highlight=False)
     except InputError as exc:
         _fail(str(exc))
 
@@ -527,7 +535,7 @@ def example_command(directory_text: str = typer.Argument(..., metavar="directory
     except OSError as exc:
         _fail(f"cannot write into {directory}: {exc.strerror or exc}.")
     for p in paths:
-        out.print(str(p), highlight=False)
+        out.print(_shown(str(p)), markup=False, highlight=False)
 
 
 @app.command("hierarchy")
@@ -558,7 +566,8 @@ def hierarchy_command(
         write_atomic(output, to_arx_csv(rows), protect=tuple(p for p in (data,) if p is not None))
     except InputError as exc:
         _fail(str(exc))
-    err.print(f"wrote {output} ({len(rows)} values, {len(rows[0]) - 1} levels)", highlight=False)
+    err.print(f"wrote {_shown(str(output))} ({len(rows)} values, {len(rows[0]) - 1} levels)", markup=False,
+              highlight=False)
 
 
 def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optional[str]) -> Optional[list[str]]:

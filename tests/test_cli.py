@@ -386,3 +386,22 @@ def test_set_refuses_a_key_given_twice_as_the_spec_does(tmp_path):
                                       "--spec", str(tmp_path / "spec.yaml"), "--measures", "iloss",
                                       "--set", "iloss.weights={age: 1, age: 2}"])
     assert result.exit_code == 2 and "gives 'age' twice" in result.output
+
+
+def test_markup_and_control_characters_in_names_and_paths_are_shown_as_text(tmp_path):
+    # an output path with "[/x]" raised rich's MarkupError (exit 1) after writing; ESC sequences reached the terminal
+    from infoloss.synth import write_example
+
+    write_example(tmp_path)
+    (tmp_path / "a[").mkdir()
+    html = tmp_path / "a[" / "x][red]b.html"  # the path holds "[/x]" and "[red]"
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "original.csv"), str(tmp_path / "protected_noise.csv"),
+                                      "--spec", str(tmp_path / "spec.yaml"), "--measures", "il1s",
+                                      "--html", str(html)])
+    assert result.exit_code == 0, result.output
+    assert html.exists() and "a[/x][red]b.html" in result.output
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "original.csv"), str(tmp_path / "protected_noise.csv"),
+                                      "--spec", str(tmp_path / "spec.yaml"), "--measures", "il1s,pmse",
+                                      "--name", "s\x1b[31mred\u202e"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b[31m" not in result.output and "\u202e" not in result.output and "\\x1b[31mred" in result.output
