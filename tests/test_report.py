@@ -329,3 +329,22 @@ def test_report_renders_in_a_real_browser(chromium, browser_pages, mode):
     _browser(chromium, url, f"--screenshot={shot}", "--window-size=1280,4000")
     assert shot.is_file() and shot.stat().st_size > 20_000
     print(f"screenshot: {shot}")
+
+
+def test_control_and_bidi_characters_of_the_data_are_shown_as_codes():
+    # U+202E in a name reversed the page's own numbers after it; ESC made inline SVG charts ill-formed XML
+    import re
+    import xml.etree.ElementTree as ET
+
+    import infoloss
+
+    rng = np.random.default_rng(0)
+    o = pd.DataFrame({"c\u202e": rng.choice(["plain", "esc\x1b[31mred", "bell\x07"], 100), "x": rng.normal(size=100)})
+    p = o.copy()
+    p.loc[:20, "c\u202e"] = "plain"
+    page = infoloss.compare(o, p, {"variables": {"c\u202e": {"scale": "nominal"}, "x": {"scale": "continuous"}}},
+                            measures=["lambda", "hellinger"]).to_html()
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\u202a-\u202e\u2066-\u2069]", page)
+    assert "c\\u202e" in page and "esc\\x1b[31mred" in page
+    for svg in re.findall(r'<svg class="chart".*?</svg>', page, re.S):
+        ET.fromstring(svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))

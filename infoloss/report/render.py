@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 from pathlib import PurePath
 from typing import Any, Mapping
@@ -48,7 +49,25 @@ def render_html(report: Any, *, safe: bool = False, min_cell: int = 5,
     if min_cell < 1:
         raise ValueError("min_cell must be at least 1")
     policy = Policy(safe=safe, min_cell=int(min_cell), weights=check_weights(weights))
-    return _template().render(**context(report, policy))
+    return neutralise_controls(_template().render(**context(report, policy)))
+
+
+#: characters of the data that would act instead of showing: C0 controls (an ESC or BEL makes an inline SVG
+#: ill-formed XML) and the bidirectional overrides and isolates (U+202E reversed the page's own numbers around
+#: a name holding it)
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def neutralise_controls(html: str) -> str:
+    r"""``html`` with every control and bidi-override character written as its code (``\u202e``).
+
+    The page's own template, CSS and script hold none, so only text from the data changes.
+
+    >>> neutralise_controls("a\u202eb\x1bc")
+    'a\\u202eb\\x1bc'
+    """
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}",
+                         html)
 
 
 def context(report: Any, policy: Policy) -> dict[str, Any]:
