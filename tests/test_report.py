@@ -348,3 +348,13 @@ def test_control_and_bidi_characters_of_the_data_are_shown_as_codes():
     assert "c\\u202e" in page and "esc\\x1b[31mred" in page
     for svg in re.findall(r'<svg class="chart".*?</svg>', page, re.S):
         ET.fromstring(svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+
+
+def test_safe_reasons_hide_a_quoted_value_holding_both_quote_marks():
+    # repr writes 'Ann "Jo" O\'Hara'; the quote matching stopped at \' and left "Jo" O\' in the safe text
+    from infoloss.report.safe import sanitise_reason
+
+    label = 'Ann "Jo" O' + chr(39) + "Hara"
+    reason = "the recode map misses " + repr(label) + " and " + repr(chr(34) + "x" + chr(39)) + " of 'h'"
+    safe = sanitise_reason(reason, {"h"})
+    assert "Jo" not in safe and "Hara" not in safe and "'h'" in safe

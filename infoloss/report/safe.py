@@ -106,7 +106,8 @@ def merge_bins(counts: Sequence[int], min_cell: int) -> list[tuple[int, int, int
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])", re.IGNORECASE)
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+#: a quoted value as Python's repr writes it: a quote inside is escaped with a backslash ('Ann "Jo" O\'Hara')
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
 #: quoted spec syntax in a reason ('role: household', 'hierarchy:') is advice, not a record value
