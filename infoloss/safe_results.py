@@ -397,6 +397,13 @@ def _t_closeness_tails(mid: str, out: dict[str, Any], details: dict[str, Any], s
         out["withheld"] = (f"safe mode: the value is 1 − c/n for a sensitive value held by c < {state.min_cell} "
                            "records, which it would give back")
         state.withhold()
+    original = details.get("original")
+    if isinstance(original, dict) and "original" not in original:  # the same figures of the original file
+        original = dict(original)
+        value = {"value": original.get("value")}  # its by_variable holds the per-variable details
+        _t_closeness_tails(mid, value, original, state, n)
+        original["value"] = value["value"]
+        details["original"] = original
 
 
 def _suppressed_solved(mid: str, out: dict[str, Any], details: dict[str, Any], state: _Safe) -> None:
@@ -405,6 +412,9 @@ def _suppressed_solved(mid: str, out: dict[str, Any], details: dict[str, Any], s
     discernibility: N minus the records of ``class_sizes``, or (``arx`` − ``dm_star``) / N, is the number
     suppressed; aecs: ``lefevre`` and ``k`` (the smallest class, itself a count of records) give it too.
     """
+    if mid == "aecs" and state.small(details.get("k")):  # the smallest class: a count of records
+        details["k"] = None
+        state.withhold()
     if mid not in ("discernibility", "aecs") or not state.small(details.get("suppressed")):
         return
     for key in ("class_sizes", "dm_star", "lefevre", "k"):
@@ -636,9 +646,10 @@ def _class_sizes(pairs: list, state: _Safe) -> list:
              if isinstance(p, (list, tuple)) and len(p) == 2 and all(_is_number(v) for v in p)}
     names, _ = partition_withheld(units, state.min_cell)
     state.withheld += len(names)
-    # a withheld group's size is withheld too when it is small: a class of 1 record is a unique record
-    return [([None if p[0] < state.min_cell else int(p[0]), None] if i in names else [int(p[0]), int(p[1])])
-            if i in units else p for i, p in enumerate(pairs)]
+    # a withheld group's size is withheld too: with the total number of classes, the sizes shown would tell
+    # how many classes the withheld records form and so a class of 1 record (a unique record)
+    return [([None, None] if i in names else [int(p[0]), int(p[1])]) if i in units else p
+            for i, p in enumerate(pairs)]
 
 
 def _per_record(values: list | tuple, parent: str, state: _Safe) -> bool:
@@ -751,7 +762,9 @@ def _estimate_partitions(rows: list, min_cell: int) -> dict:
 
 def _rename_rare(raw: list, rows: list, min_cell: int) -> list:
     """Labels of domains and categories with fewer than ``min_cell`` records in the original (or none there)
-    replaced by a numbered placeholder in ``domain``, ``category`` and ``key``."""
+    replaced by a numbered placeholder in ``domain``, ``category`` and ``key`` (with ``min_cell`` 1 none is)."""
+    if min_cell <= 1:
+        return rows
     size: dict = {}
     for r in raw:
         if not isinstance(r, dict):
@@ -810,6 +823,9 @@ def _safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> 
                 if block.get(k) is not None:
                     block[k] = None
                     state.withhold()
+            if block.get("n_used") is None and block.get("df_residual") is not None:
+                block["df_residual"] = None  # n_used minus the coefficients, which the reader can count
+                state.withhold()
             reg[side] = block
     coefficients = reg.get("coefficients")
     raw_coefficients = (raw or {}).get("coefficients") or []
@@ -834,6 +850,10 @@ def _safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> 
                         c[k] = None
                         state.withhold()
                 c["note"] = f"safe mode: withheld (a category of fewer than {state.min_cell} records)"
+            for side in ("original", "protected"):  # the coefficients' records would give the domains' sizes back
+                if isinstance(c.get(side), dict) and c[side].get("n_records") is not None:
+                    c = dict(c, **{side: dict(c[side], n_records=None)})
+                    state.withhold()
             out.append(c)
         reg["coefficients"] = out + coefficients[len(out):]
     return reg

@@ -348,8 +348,9 @@ def test_partitions_of_the_records_are_suppressed_with_a_second_part():
              "records_clustered": {"original": 400, "protected": 400}}}}
     out = safe_measures(m, 5, registry, (4000, 400))[0]
     assert out["suda_dis"]["details"]["dis_table"] == {"0": 3284, "(0, 0.1]": None, "(0.1, 0.2]": None}
-    # a class of one record: its size and count withheld, and the next group's count
-    assert out["discernibility"]["details"]["class_sizes"] == [[None, None], [9, None], [10, 5], [20, 6]]
+    # a class of one record: its size and count withheld, and the next group's (with the number of classes, a
+    # size shown would tell how many classes the withheld records form)
+    assert out["discernibility"]["details"]["class_sizes"] == [[None, None], [None, None], [10, 5], [20, 6]]
     assert out["cluster_proportion_distance"]["details"]["proportions"] == {
         "original": [None, 0.527, None], "protected": [0.5, 0.5, 0.0]}
 
@@ -502,3 +503,24 @@ def test_a_t_closeness_of_one_minus_c_over_n_is_withheld_for_few_records():
     assert out["details"]["by_variable"]["disease"]["max"] is None
     assert out["details"]["by_variable"]["disease"]["share_above_t"] is None  # 2 records
     assert out["details"]["by_variable"]["job"]["max"] == 0.4
+
+
+def test_more_counts_behind_regressions_classes_and_the_originals_t_closeness():
+    from infoloss.safe_results import safe_analyses
+
+    m = {"aecs": {"value": 0.1, "details": {"arx": 8.0, "k": 1, "classes": 20, "suppressed": 0}},
+         "t_closeness": {"value": 0.4, "by_variable": {"d": 0.4}, "details": {
+             "by_variable": {"d": {"max": 0.4, "share_above_t": 0.5, "ordered": False}},
+             "original": {"value": 0.995, "by_variable": {"d": {"max": 0.995, "share_above_t": 0.5, "ordered": False}}},
+             "n_records": 200}}}
+    out = safe_measures(m, 5, registry, (200,))[0]
+    assert out["aecs"]["details"]["k"] is None  # the smallest class holds 1 record
+    original = out["t_closeness"]["details"]["original"]
+    assert original["value"] is None and original["by_variable"]["d"]["max"] is None
+    analyses = {"regressions": [{"name": "m", "original": {"n_records": 400, "n_filtered_out": 0, "n_missing": 3,
+                                                           "n_not_finite": 0, "n_used": 397, "df_residual": 393.0},
+                                 "coefficients": [{"name": "x", "original": {"estimate": 1.0, "n_records": 397}}]}]}
+    out = safe_analyses(analyses, 5, (400,))[0]["regressions"][0]
+    assert out["original"]["n_missing"] is None and out["original"]["n_used"] is None
+    assert out["original"]["df_residual"] is None and out["coefficients"][0]["original"]["n_records"] is None
+    assert out["coefficients"][0]["original"]["estimate"] == 1.0
