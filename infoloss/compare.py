@@ -818,10 +818,11 @@ def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = Fals
 
 def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
-    from .safe_results import record_counts, safe_analyses, safe_measures, safe_statistics
+    from .safe_results import few_values, record_counts, safe_analyses, safe_measures, safe_statistics
 
     counts = record_counts(scenario)
-    scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts)
+    scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts,
+                                                  few_values(scenario.get("statistics"), min_cell))
     if scenario.get("statistics") is not None:
         scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts)
         summary["withheld"] += more

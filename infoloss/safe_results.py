@@ -83,7 +83,8 @@ import numpy as np
 
 from .report.safe import round_sig
 
-__all__ = ["COUNT_KEYS", "record_counts", "safe_measures", "safe_analyses", "safe_risk_utility", "safe_statistics"]
+__all__ = ["COUNT_KEYS", "few_values", "record_counts", "safe_measures", "safe_analyses", "safe_risk_utility",
+           "safe_statistics"]
 
 #: Detail keys whose numbers (and every number inside a dict or list under them) count records.
 COUNT_KEYS = frozenset({
@@ -151,6 +152,7 @@ class _Safe:
     record_counts: frozenset[int]
     withheld: int = 0
     extra: dict = field(default_factory=dict)  # analyses: (row id, side) -> "n" or "all", withheld besides rule 4
+    few_values: frozenset = frozenset()  # continuous variables observed in fewer than min_cell records of a file
 
     def small(self, x: Any) -> bool:
         return _is_number(x) and 0 < x < self.min_cell
@@ -160,7 +162,8 @@ class _Safe:
 
 
 def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
-                  n_records: tuple[int, ...] = ()) -> tuple[dict[str, Any], dict[str, int]]:
+                  n_records: tuple[int, ...] = (), few_values: frozenset = frozenset()
+                  ) -> tuple[dict[str, Any], dict[str, int]]:
     """The measures' JSON (``scenario["measures"]``) under the safe-to-share rules.
 
     Parameters
@@ -173,6 +176,9 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
         :mod:`infoloss.registry` (its ``get(id).unit`` says which measures are counts).
     n_records : tuple of int
         The numbers of records of the files (lists this long are per-record).
+    few_values : set of str
+        Variables observed in fewer than ``min_cell`` records of a file (:func:`few_values`): their
+        per-variable values are withheld (a loss measure of three values, its mean or spread, gives them back).
 
     Returns
     -------
@@ -192,8 +198,8 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     >>> summary
     {'min_cell': 5, 'withheld': 3}
     """
-    state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n))
-    out = {mid: _safe_measure(mid, m, state, registry) for mid, m in measures.items()}
+    state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values))
+    out = {mid: _safe_measure(mid, _without_few_values(m, state), state, registry) for mid, m in measures.items()}
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
 
 
@@ -421,6 +427,49 @@ def _suppressed_solved(mid: str, out: dict[str, Any], details: dict[str, Any], s
         if details.get(key) is not None:
             details[key] = None
             state.withhold()
+
+
+def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:
+    """The variables the ``statistics`` block counts fewer than ``min_cell`` (but some) values of, in a file."""
+    out = set()
+    for side in ("orig", "prot"):
+        counts = ((statistics or {}).get(side) or {}).get("n")
+        if isinstance(counts, dict):
+            out |= {v for v, n in counts.items() if _is_number(n) and 0 < n < min_cell}
+    return frozenset(out)
+
+
+def _without_few_values(result: dict[str, Any], state: _Safe) -> dict[str, Any]:
+    """A measure's per-variable values (and per-variable details) of variables with few values withheld, and one
+    more per-variable value with them, so that the measure's value (their mean) does not give one back."""
+    if not state.few_values:
+        return result
+    out = dict(result)
+    hidden: set = set()
+    for field_name, involved in (("by_variable", lambda k: k in state.few_values),
+                                 ("by_pair", lambda k: bool(set(str(k).split("|")) & state.few_values))):
+        block = result.get(field_name)
+        if not isinstance(block, dict):
+            continue
+        these = {k for k, v in block.items() if involved(k) and v is not None}
+        if not these:
+            continue
+        others = [k for k, v in block.items() if k not in these and _is_number(v)]
+        if others and result.get("value") is not None:
+            these.add(others[0])
+        out[field_name] = {k: (None if k in these else v) for k, v in block.items()}
+        state.withheld += len(these)
+        hidden |= these
+    if not hidden:
+        return result
+    if isinstance(result.get("details"), dict):
+        details: dict[str, Any] = {}
+        for key, block in result["details"].items():
+            if isinstance(block, dict) and hidden & set(block):
+                block = {k: (None if k in hidden and not isinstance(v, (dict, list)) else v) for k, v in block.items()}
+            details[key] = block
+        out["details"] = details
+    return out
 
 
 def _records_of(details: dict[str, Any] | None, state: _Safe) -> float:

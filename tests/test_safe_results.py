@@ -524,3 +524,18 @@ def test_more_counts_behind_regressions_classes_and_the_originals_t_closeness():
     assert out["original"]["n_missing"] is None and out["original"]["n_used"] is None
     assert out["original"]["df_residual"] is None and out["coefficients"][0]["original"]["n_records"] is None
     assert out["coefficients"][0]["original"]["estimate"] == 1.0
+
+
+def test_a_variable_with_few_values_gets_no_per_variable_or_per_pair_value():
+    # bonus had 3 values: ks = 1/3, x_mae / xbar_mv and il1s gave back its mean, sd and the three values
+    rng = np.random.default_rng(1)
+    orig = pd.DataFrame({"age": rng.integers(20, 70, 200).astype(float), "income": rng.lognormal(10, .3, 200),
+                         "bonus": np.nan})
+    orig.loc[[3, 4, 5], "bonus"] = [1111.0, 2222.0, 3333.0]
+    prot = orig.assign(bonus=orig.bonus + 7, income=orig.income + 50, age=orig.age + 1)
+    spec = {"variables": {v: {"scale": "continuous"} for v in ("age", "income", "bonus")}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["ks", "il1s", "x_mae", "xbar_mv", "r_mse"])
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]
+    for mid, m in safe.items():
+        assert (m.get("by_variable") or {}).get("bonus") is None, mid
+        assert all(v is None for k, v in (m.get("by_pair") or {}).items() if "bonus" in k.split("|")), mid

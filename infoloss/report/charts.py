@@ -151,8 +151,11 @@ def heatmap(
     size: float | None = None,
     legend_text: tuple[str, str] | None = None,
     titles: bool = True,
+    withheld: set[tuple[int, int]] | frozenset = frozenset(),
 ) -> Markup:
     """A lower-triangle (or full) matrix of coloured cells; ``cells[(i, j)]`` with i row, j column.
+
+    ``withheld``: cells without a value because safe mode withholds it (their hover text says so).
 
     ``reverse`` makes high values light (for utilities, where higher is
     better).  The colour legend is drawn with the very function that colours
@@ -188,7 +191,8 @@ def heatmap(
         ok = v is not None and math.isfinite(v)
         fill = fill_of(v) if ok else "#f0f0f0"
         x, y = left + j * cell, top + i * cell
-        tip = (f"{names[i]} × {names[j]}: " + (fmt(v) if ok else "not computed")) if titles else None
+        missing = "withheld" if (i, j) in withheld else "not computed"
+        tip = (f"{names[i]} × {names[j]}: " + (fmt(v) if ok else missing)) if titles else None
         out.append(rect(x, y, cell - 1, cell - 1, fill, title=tip))
         if ok:
             s = fmt(v)

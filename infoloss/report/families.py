@@ -265,8 +265,10 @@ def _pair_block(report: Any, row: Row, per: list[dict | None], keys: set[str]) -
         if not p:
             continue
         cells = _triangle(shown, p)
+        withheld = set(_triangle(shown, {k: 0.0 for k, v in p.items() if v is None}))  # null in the safe JSON
         chart = svg.heatmap(shown, cells, label=f"{mid} per pair, {s.name}", title=s.name, lo=lo, hi=hi,
-                            reverse=info.better == "higher", legend_text=legend, titles=len(report.scenarios) <= 3)
+                            reverse=info.better == "higher", legend_text=legend, titles=len(report.scenarios) <= 3,
+                            withheld=withheld)
         charts.append(Markup('<figure class="chart">{}</figure>').format(chart))
     drawn = set(shown)
     pairs = sorted((k for k in keys if set(k.split("|", 1)) <= drawn),
