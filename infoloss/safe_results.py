@@ -200,6 +200,7 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     """
     state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values))
     out = {mid: _safe_measure(mid, _without_few_values(m, state), state, registry) for mid, m in measures.items()}
+    _same_variables_withheld(out, measures, state, registry)
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
 
 
@@ -427,6 +428,35 @@ def _suppressed_solved(mid: str, out: dict[str, Any], details: dict[str, Any], s
         if details.get(key) is not None:
             details[key] = None
             state.withhold()
+
+
+def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _Safe, registry: Any) -> None:
+    """The per-variable counts and shares of records withheld in one measure are withheld in all of them.
+
+    Each measure picks its own next smallest variables to withhold beside a small one; one measure's total
+    minus another's shown share (× n) would then give the small count back (records_changed − lambda).
+    """
+    def per_record(mid: str) -> bool:
+        try:
+            return registry.get(mid).unit == "count" or mid in SHARE_BY_VARIABLE
+        except KeyError:
+            return mid in SHARE_BY_VARIABLE
+
+    mids = [mid for mid in out if per_record(mid) and isinstance(out[mid].get("by_variable"), dict)]
+    union = {k for mid in mids for k, v in out[mid]["by_variable"].items()
+             if v is None and _is_number((raw[mid].get("by_variable") or {}).get(k))}
+    for mid in mids:
+        result = out[mid]
+        more = {k for k in union if _is_number(result["by_variable"].get(k)) and result["by_variable"][k] != 0}
+        if not more:
+            continue
+        result["by_variable"] = {k: (None if k in more else v) for k, v in result["by_variable"].items()}
+        state.withheld += len(more)
+        details = result.get("details")
+        if isinstance(details, dict):
+            for key, block in list(details.items()):
+                if key != "original" and isinstance(block, dict) and more & set(block):
+                    details[key] = {k: (None if k in more and _is_number(v) and v != 0 else v) for k, v in block.items()}
 
 
 def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:

@@ -539,3 +539,14 @@ def test_a_variable_with_few_values_gets_no_per_variable_or_per_pair_value():
     for mid, m in safe.items():
         assert (m.get("by_variable") or {}).get("bonus") is None, mid
         assert all(v is None for k, v in (m.get("by_pair") or {}).items() if "bonus" in k.split("|")), mid
+
+
+def test_every_per_variable_count_measure_withholds_the_same_variables():
+    # records_changed withheld {sex, region} and lambda {sex, B}: records_changed − lambda's region share × n gave sex
+    m = {"records_changed": {"value": 82.0, "by_variable": {"sex": 2.0, "region": 30.0, "B": 50.0},
+                             "details": {"n_records": 400}},
+         "lambda": {"value": 0.05, "by_variable": {"sex": 0.005, "region": 0.075, "B": 0.0125},
+                    "details": {"n_records": 400}}}
+    out = safe_measures(m, 5, registry, (400,))[0]
+    hidden = {mid: {k for k, v in r["by_variable"].items() if v is None} for mid, r in out.items()}
+    assert hidden["records_changed"] == hidden["lambda"] == {"sex", "region", "B"}

@@ -35,6 +35,7 @@ from . import svg
 from .numbers import number, percent
 from .parts import join
 from .plotdata import Policy, total_variation
+from .safe_view import is_withheld
 from .scores import variable_kinds
 
 #: colours of the overview cells, from no loss to complete loss
@@ -76,6 +77,10 @@ def _loss(report: Any, s: Any, name: str, kind: str, policy: Policy) -> Loss:
         suppressed = _by(s, "suppressions", name) or 0.0
         if kind == "categorical" and changed is not None:
             return _share(changed, n, "share of records whose value changed (records_changed / n)", policy)
+        if kind == "categorical" and policy.safe and is_withheld(s.measures.get("records_changed"), "by_variable", name):
+            # withheld, maybe beside a small count (secondary suppression): no bound, and no other distance
+            # standing in for the share of records changed
+            return Loss(None, "share of records whose value changed: withheld in safe mode", "withheld")
         il1s = _by(s, "il1s", name)
         if kind == "continuous" and il1s is not None:
             cell = Loss(min(il1s, 1.0), f"IL1s of the variable ({number(il1s)}, capped at 1)", percent(min(il1s, 1.0)))
@@ -168,6 +173,8 @@ def overview_section(report: Any, policy: Policy) -> Markup | None:
         cells = table[name]
         peak = max([c.value for c in cells if c.value is not None] + [0.0])
         peak_text = next((c.text for c in cells if c.value == peak and c.bound), percent(peak))
+        if any(c.value is None and c.text == "withheld" for c in cells):  # the largest may be the withheld one
+            peak_text = "withheld" if peak == 0 else f"≥ {percent(peak)}"
         tds = join(Markup('<td class="num" data-v="{}" style="background:{};color:{}" title="{}">{}</td>').format(
             "" if c.value is None else f"{c.value:.6g}", colour_of(c.value), svg.ink_on(colour_of(c.value)),
             f"{name} in {s.name}: {c.measure}", c.text) for c, s in zip(cells, report.scenarios))
@@ -175,7 +182,8 @@ def overview_section(report: Any, policy: Policy) -> Markup | None:
                            '<td class="num peak" data-v="{}">{}</td>{}</tr>').format(
             k, variable_anchor(names, name), name, "cont." if kinds[name] == "continuous" else "cat.",
             f"{peak:.6g}", peak_text, tds))
-    untouched = [n for n in names if all((c.value or 0.0) == 0.0 for c in table[n])]
+    untouched = [n for n in names if all(c.value == 0.0 or (c.value is None and c.text != "withheld")
+                                         for c in table[n])]
     key = join(Markup('<span class="c" style="background:{};color:{}">{}</span>').format(
         colour_of(v), svg.ink_on(colour_of(v)), percent(v)) for v in (0.0, 0.01, 0.05, 0.2, 0.5, 1.0))
     note = Markup(
