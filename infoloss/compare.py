@@ -728,15 +728,23 @@ def _scenario_names(protected: list[Frame], names: Sequence[str] | None) -> list
         if len(names) != len(protected):
             raise InputError(f"{len(names)} names were given for {len(protected)} protected files; give one per file.")
         out = [str(n) for n in names]
-        blank = [i + 1 for i, n in enumerate(out) if not n.strip()]
+        blank = [i + 1 for i, n in enumerate(out) if not _visible(n)]
         if blank:
             raise InputError(f"the name of scenario {blank[0]} is empty; give every protected file a name with at "
                              "least one visible character.")
     else:
         out = [Path(p).stem if isinstance(p, (str, Path)) else f"scenario{i + 1}" for i, p in enumerate(protected)]
-    if len(set(out)) != len(out):
-        out = [f"{n} ({i + 1})" if out.count(n) > 1 else n for i, n in enumerate(out)]
+    seen = [_visible(n) for n in out]  # names that look the same (spaces, zero-width characters) are numbered
+    if len(set(seen)) != len(seen):
+        out = [f"{n} ({i + 1})" if seen.count(v) > 1 else n for i, (n, v) in enumerate(zip(out, seen))]
     return out
+
+
+def _visible(name: str) -> str:
+    """A name as it shows: without surrounding spaces and invisible format characters (zero-width spaces)."""
+    import unicodedata
+
+    return "".join(ch for ch in name if unicodedata.category(ch) != "Cf").strip()
 
 
 def _run_measure(scenario: ScenarioResult, pair: EncodedPair, mid: str, options: dict[str, Any]) -> None:

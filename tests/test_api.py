@@ -483,3 +483,14 @@ def test_report_of_denormal_values_and_tiny_option_bounds_draws_without_warnings
         infoloss.compare(o, o.assign(x=np.arange(len(o)) * 5e-324), FUZZ_SPEC, measures=["il1s"]).to_html()
         infoloss.compare(o, o.assign(x=o.x + 1), FUZZ_SPEC, measures=["x_mv"],
                          options={"x_mv": {"bound": 5e-324}}).to_html()
+
+
+def test_scenario_names_that_look_the_same_are_told_apart():
+    # "s" and "s " (or a zero-width space) read as the same name in the verdict; a zero-width name was accepted
+    from infoloss.compare import _scenario_names
+    from infoloss.errors import InputError
+
+    assert _scenario_names(["a", "b"], ["s", "s "]) == ["s (1)", "s  (2)"]
+    assert _scenario_names(["a", "b"], ["x\u200b", "x"]) == ["x\u200b (1)", "x (2)"]
+    with pytest.raises(InputError, match="is empty"):
+        _scenario_names(["a"], ["\u200b"])

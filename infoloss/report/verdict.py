@@ -61,8 +61,8 @@ def verdict_sentence(sc: Scores) -> Markup:
     o = sc.overall
     if len(names) == 1:
         text = Markup("The one scenario, <b>{}</b>, keeps {} of the information by the overall score "
-                      "(1 = identical to the original).").format(names[0], number(o[0]))
-        return Markup('<p class="verdict">{}{}</p>').format(text, _weakest_family(sc, 0))
+                      "(1 = identical to the original)").format(names[0], number(o[0]))
+        return Markup('<p class="verdict">{}{}.</p>').format(text, _weakest_family(sc, 0))
     if len(best) == 1:
         text = Markup("<b>{}</b> keeps most information: overall score <b>{}</b> of 1").format(
             names[best[0]], number(o[best[0]]))
@@ -228,8 +228,8 @@ def _paired_text(report: Any, s: Any, n: int, kinds: dict[str, str], removed: li
         elif total is None:
             out.append(Markup("suppressed {}").format(_withheld_count(s.measures["suppressions"], "values", policy)))
         elif total > 0:
-            out.append(Markup("suppressed {} values ({})").format(
-                policy.count_text(total), _top(sup, policy, n=None)))
+            out.append(Markup("suppressed {} {} ({})").format(
+                policy.count_text(total), "value" if total == 1 else "values", _top(sup, policy, n=None)))
     if chg is None:
         return out + [Markup("(changed records were not counted: records_changed was not run)")]
     rec = s.measures["records_changed"].details.get("records_with_change")
