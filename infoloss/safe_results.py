@@ -766,6 +766,8 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
         elif more == "n" and values.get("n") is not None:
             values = dict(values, n=None)
             state.withhold()
+        if "n_category" in values:  # read by the rules above; a count of records, never published in safe mode
+            values = {k: v for k, v in values.items() if k != "n_category"}
         out[side] = _walk_dict(values, state, parent=side, counting=False)
     if hidden:
         for key in COMPARISON_KEYS:
@@ -832,7 +834,9 @@ def _estimate_partitions(rows: list, min_cell: int) -> dict:
             for rid in partition_withheld(units, min_cell)[0]:
                 extra.setdefault((rid, side), "n")
         for group in categories.values():
-            units = {id(r): r[side]["value"] * r[side]["n"] for r in group if isinstance(r.get(side), dict)
+            units = {id(r): (r[side]["n_category"] if _is_number(r[side].get("n_category"))
+                             else r[side]["value"] * r[side]["n"])
+                     for r in group if isinstance(r.get(side), dict)
                      and _is_number(r[side].get("value")) and _is_number(r[side].get("n"))}
             for rid in partition_withheld(units, min_cell)[0]:
                 extra[(rid, side)] = "all"
@@ -854,8 +858,9 @@ def _rename_rare(raw: list, rows: list, min_cell: int) -> list:
             if "=" in part:
                 size[part] = max(size.get(part, 0), n)
         if r.get("statistic") == "proportion" and r.get("category") is not None:
-            p = (r.get("original") or {}).get("value") if isinstance(r.get("original"), dict) else None
-            c = p * n if _is_number(p) else 0
+            side = r.get("original") if isinstance(r.get("original"), dict) else {}
+            p = side.get("value")
+            c = side["n_category"] if _is_number(side.get("n_category")) else (p * n if _is_number(p) else 0)
             key = (r.get("variable"), r.get("category"))
             size[key] = max(size.get(key, 0), c)
     names: dict = {}
@@ -958,7 +963,10 @@ def small_proportion(side: dict[str, Any], min_cell: int) -> bool:
     p, n = side.get("value"), side.get("n")
     if not (_is_number(p) and _is_number(n)):
         return False
-    return any(0 < c < min_cell - 1e-9 for c in (p * n, (1.0 - p) * n))
+    counts = [p * n, (1.0 - p) * n]
+    if _is_number(side.get("n_category")):  # the records themselves (a weighted p · n is not a count of them)
+        counts = [side["n_category"], n - side["n_category"]]
+    return any(0 < c < min_cell - 1e-9 for c in counts)
 
 
 def _is_number(x: Any) -> bool:

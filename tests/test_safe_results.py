@@ -550,3 +550,20 @@ def test_every_per_variable_count_measure_withholds_the_same_variables():
     out = safe_measures(m, 5, registry, (400,))[0]
     hidden = {mid: {k for k, v in r["by_variable"].items() if v is None} for mid, r in out.items()}
     assert hidden["records_changed"] == hidden["lambda"] == {"sex", "region", "B"}
+
+
+def test_a_weighted_proportion_of_few_records_is_withheld_by_its_records():
+    # with weights, p · n (a weighted share times the records) said 12 records where the category held 3
+    rng = np.random.default_rng(2)
+    n = 300
+    orig = pd.DataFrame({"d": rng.choice(["flu", "cold", "none"], n), "w": np.ones(n)})
+    orig.loc[:2, "d"] = "HIV"
+    orig.loc[:2, "w"] = 40.0  # 3 records, a large weight
+    spec = {"variables": {"d": {"scale": "nominal"}, "w": {"role": "weight"}},
+            "analyses": {"estimates": [{"statistic": "proportion", "variable": "d"}]}}
+    report = infoloss.compare(orig, orig.copy(), spec, measures=["estimate_ci_overlap"])
+    full = report.to_dict()["scenarios"][0]["analyses"]["estimates"]
+    hiv = next(r for r in full if r["category"] == "HIV")
+    assert hiv["original"]["n_category"] == 3 and hiv["original"]["value"] * n > 5
+    safe = report.to_dict(safe=True, min_cell=5)
+    assert "HIV" not in json.dumps(safe) and "n_category" not in json.dumps(safe["scenarios"][0]["analyses"])

@@ -73,8 +73,8 @@ def _compare_row(key: str, o: dict | None, p: dict | None, all_o: list[dict], al
     elif p is None:
         p, why = _absent(first, all_p, "protected")
         notes.append(why)
-    row["original"] = None if o is None else {k: o.get(k) for k in SIDE_KEYS}
-    row["protected"] = None if p is None else {k: p.get(k) for k in SIDE_KEYS}
+    row["original"] = None if o is None else _side(o)
+    row["protected"] = None if p is None else _side(p)
     for side, r in (("original", o), ("protected", p)):
         if r is not None and r.get("note"):
             notes.append(f"{side}: {r['note']}")
@@ -111,13 +111,21 @@ def _seed_groups(row: dict, o: dict | None, p: dict | None) -> None:
     row["_group_inside"] = [None if vp is None or a[0] is None else bool(a[0] <= vp <= a[1] or vp == vo) for a in go]
 
 
+def _side(row: dict) -> dict[str, Any]:
+    """One file's figures of an estimate (a proportion's also its category's records, ``n_category``)."""
+    side = {k: row.get(k) for k in SIDE_KEYS}
+    if "n_category" in row:
+        side["n_category"] = row["n_category"]
+    return side
+
+
 def _absent(like: dict, rows: list[dict], which: str) -> tuple[dict | None, str]:
     """The side of an estimate that one file does not have: a proportion 0 where the domain exists there."""
     if like["statistic"] == "proportion":
         same_domain = [r for r in rows if r["estimate"] == like["estimate"] and r["domain"] == like["domain"]]
         if same_domain:
             zero = {"value": 0.0, "se": 0.0, "lower": 0.0, "upper": 0.0, "n": same_domain[0]["n"],
-                    "method": same_domain[0]["method"]}
+                    "method": same_domain[0]["method"], "n_category": 0}
             return zero, f"category {like['category']!r} is absent from the {which} file (proportion 0)"
     return None, f"the {which} file has no record in this domain"
 

@@ -58,6 +58,7 @@ class _Block:
     columns: np.ndarray | None = None  # which estimates of a TotalsTask
     undefined: np.ndarray | None = None  # per domain, the replicates with an undefined Gini or QSR
     scale: int = 0  # the estimates were computed on values times 2**-scale (numeric.scaled): rows scale them back
+    category_n: np.ndarray | None = None  # proportions: the records of each category in its domain (unweighted)
     notes: list[str] = field(default_factory=list)
 
 
@@ -108,7 +109,7 @@ def _ratio_block(data: FileData, est: Estimate, linear: LinearDesign, tasks: lis
     value, se = ratio_estimates(contrib, linear)
     block = _Block(est, domains.labels, None, value, n, "linearisation", se=se, scale=scale)
     if categories is not None:
-        block.categories, block.columns = categories
+        block.categories, block.columns, block.category_n = categories
     if tasks is not None:
         block.method, block.se = "bootstrap", None
         block.boot = (len(tasks), None)
@@ -142,7 +143,8 @@ def _contributions(data: FileData, est: Estimate, domains: Domains) -> tuple[Con
             present = np.array([i for i in present if labels[i] in est.categories], dtype=np.int64)
         columns = (np.arange(D)[:, None] * K + present[None, :]).reshape(-1)
         n = np.bincount(dom[rec], minlength=D)
-        return contrib, ([labels[i] for i in present], columns), n, 0
+        records = np.bincount(dom[rec] * K + codes[rec], minlength=D * K)[columns]  # unweighted, per category
+        return contrib, ([labels[i] for i in present], columns, records), n, 0
     y, scale = scaled_values(data.numeric(est.variable))
     valid = ~np.isnan(y) & (dom >= 0)
     b = np.ones(data.n)
@@ -259,6 +261,8 @@ def _make_rows(block: _Block, value: np.ndarray, se: np.ndarray, lower: np.ndarr
             "n": int(block.n[d]),
             "method": block.method,
         }
+        if block.category_n is not None:
+            row["n_category"] = int(block.category_n[j])
         undefined = 0 if block.undefined is None else int(block.undefined[d])
         note = _note(row, None if failed is None else int(failed[j]), undefined, replicates, level)
         if note:
