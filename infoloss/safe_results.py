@@ -75,6 +75,7 @@ in ``not_computed`` instead).  The rules:
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from dataclasses import dataclass, field
 from typing import Any
@@ -863,33 +864,51 @@ def _rename_rare(raw: list, rows: list, min_cell: int) -> list:
             c = side["n_category"] if _is_number(side.get("n_category")) else (p * n if _is_number(p) else 0)
             key = (r.get("variable"), r.get("category"))
             size[key] = max(size.get(key, 0), c)
-    names: dict = {}
-
-    def placeholder(label: Any, variable: str) -> str:
-        if label not in names:
-            names[label] = f"(a category of fewer than {min_cell} records, {sum(1 for k in names if k[0] == variable) + 1})"
-        return names[label]
-
-    out = []
-    for r in rows:
+    # one number per (variable, label), in an order that is not the labels' (a hash), whether the label is a
+    # domain or a category; the renamed rows go last in their estimate, not in the labels' sorted places
+    rare = set()
+    for r in raw:
         if not isinstance(r, dict):
-            out.append(r)
             continue
-        r = dict(r)
-        parts = []
         for part in str(r.get("domain", "all")).split(", "):
             if "=" in part and size.get(part, 0) < min_cell - 1e-9:
-                variable = part.split("=", 1)[0]
-                part = f"{variable}={placeholder((variable, part), variable)}"
-            parts.append(part)
-        r["domain"] = ", ".join(parts)
+                rare.add(tuple(part.split("=", 1)))
         key = (r.get("variable"), r.get("category"))
         if r.get("statistic") == "proportion" and r.get("category") is not None and size.get(key, 0) < min_cell - 1e-9:
-            r["category"] = placeholder(key, str(r.get("variable")))
+            rare.add((str(key[0]), str(key[1])))
+    numbers: dict = {}
+    for variable, label in sorted(rare, key=lambda vl: (vl[0], hashlib.sha256(vl[1].encode()).hexdigest())):
+        numbers[(variable, label)] = sum(1 for v, _ in numbers if v == variable) + 1
+
+    def placeholder(variable: str, label: str) -> str:
+        return f"(a category of fewer than {min_cell} records, {numbers[(variable, label)]})"
+
+    out, renamed = [], []
+    for r in rows:
+        if not isinstance(r, dict):
+            out.append((r, False))
+            continue
+        r = dict(r)
+        parts, hit = [], False
+        for part in str(r.get("domain", "all")).split(", "):
+            pair = tuple(part.split("=", 1)) if "=" in part else None
+            if pair in numbers:
+                part, hit = f"{pair[0]}={placeholder(*pair)}", True
+            parts.append(part)
+        r["domain"] = ", ".join(parts)
+        key = (str(r.get("variable")), str(r.get("category")))
+        if r.get("statistic") == "proportion" and r.get("category") is not None and key in numbers:
+            r["category"], hit = placeholder(*key), True
         if "key" in r:
             r["key"] = f"{r.get('estimate')} | {r['domain']}" + (f" | {r['category']}" if r.get("category") is not None else "")
-        out.append(r)
-    return out
+        out.append((r, hit))
+    # stable: each estimate's rows keep their order, those with a placeholder after the others
+    first = {}
+    for i, (r, _) in enumerate(out):
+        first.setdefault(r.get("estimate") if isinstance(r, dict) else i, i)
+    order = sorted(range(len(out)), key=lambda i: (first[out[i][0].get("estimate") if isinstance(out[i][0], dict) else i],
+                                                   out[i][1], i))
+    return [out[i][0] for i in order]
 
 
 def _safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> dict[str, Any]:

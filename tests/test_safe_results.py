@@ -567,3 +567,19 @@ def test_a_weighted_proportion_of_few_records_is_withheld_by_its_records():
     assert hiv["original"]["n_category"] == 3 and hiv["original"]["value"] * n > 5
     safe = report.to_dict(safe=True, min_cell=5)
     assert "HIV" not in json.dumps(safe) and "n_category" not in json.dumps(safe["scenarios"][0]["analyses"])
+
+
+def test_unnamed_categories_keep_no_sorted_place():
+    # "region=(…, 1)" sat between East and North, so the hidden label sorted between them
+    from infoloss.safe_results import safe_analyses
+
+    def row(domain, n):
+        side = {"value": 1.0, "se": 0.1, "lower": 0.8, "upper": 1.2, "n": n, "method": "linearisation"}
+        return {"key": f"mean(x) | {domain}", "estimate": "mean(x)", "statistic": "mean", "variable": "x",
+                "domain": domain, "category": None, "original": dict(side), "protected": dict(side)}
+
+    rows = [row("region=Aa", 2), row("region=East", 60), row("region=Mm", 3), row("region=North", 70)]
+    out = safe_analyses({"estimates": rows}, 5, (135,))[0]["estimates"]
+    domains = [r["domain"] for r in out]
+    assert domains[:2] == ["region=East", "region=North"]
+    assert all(d.startswith("region=(a category of fewer than 5 records, ") for d in domains[2:])
