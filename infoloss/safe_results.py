@@ -123,7 +123,7 @@ COMPLEMENT_COUNTS = frozenset({"missing_values"})
 NOT_COUNTS = frozenset({"sd", "share", "percent", "seeds", "seed"})
 #: Shares, percentages and differences that give a withheld sibling count back (and any key that starts with
 #: one of SHARE_PREFIXES, e.g. ``percent_records_with_change`` beside ``records_with_change``).
-SHARE_KEYS = frozenset({"share", "percent", "anonymity_loss"})
+SHARE_KEYS = frozenset({"share", "percent", "anonymity_loss", "msu_share"})
 SHARE_PREFIXES = ("share_", "percent_")
 #: Per-record material, withheld whatever its content.
 PER_RECORD_KEYS = frozenset({"per_record", "residuals", "leverages", "leverage", "fitted_values", "records_list",

@@ -583,3 +583,9 @@ def test_unnamed_categories_keep_no_sorted_place():
     domains = [r["domain"] for r in out]
     assert domains[:2] == ["region=East", "region=North"]
     assert all(d.startswith("region=(a category of fewer than 5 records, ") for d in domains[2:])
+
+
+def test_suda_details_msu_share_goes_with_a_withheld_records_with_msu():
+    m = {"suda_dis": {"value": 0.005, "details": {"records_with_msu": 1, "msu_share": 0.005, "n_records": 200}}}
+    details = safe_measures(m, 5, registry, (200,))[0]["suda_dis"]["details"]
+    assert details["records_with_msu"] is None and details["msu_share"] is None
