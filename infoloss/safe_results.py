@@ -116,7 +116,7 @@ SHARE_BY_VARIABLE = frozenset({"lambda", "categorical_distance", "precision", "n
 SHARE_OF_RECORDS = {"record_linkage": "records_used"}
 #: Detail keys of counts of records with a value: the records without one (the file's records minus the
 #: count) are a count too.
-COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot"})
+COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot", "records_with_change"})
 #: Count measures whose complement (records with a value) is a count too.
 COMPLEMENT_COUNTS = frozenset({"missing_values"})
 #: Numbers under a count key that are not counts.
@@ -346,7 +346,17 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
         withheld_vars = _safe_by_variable(out, state, n, counts=counts, complement=mid in COMPLEMENT_COUNTS)
     if details is not None:
         if counts:
-            details = _count_measure_details(details, withheld_vars, out.get("value") is None, state, n)
+            details = _count_measure_details(details, withheld_vars, out.get("value") is None, state, n,
+                                             complement=mid in COMPLEMENT_COUNTS)
+            if mid == "missing_values" and state.small(details.get("increase")):
+                # the missing values added are the suppressions: the file's total minus the original's gives them
+                for key in ("total_original",):
+                    if details.get(key) is not None:
+                        details[key] = None
+                        state.withhold()
+                if isinstance(details.get("original"), dict) and details["original"].get("value") is not None:
+                    details["original"] = dict(details["original"], value=None)
+                    state.withhold()
         if shares:
             details = _share_measure_details(details, withheld_vars, state, n)
         details = _partitions_in_proportions(details, state)
@@ -563,7 +573,7 @@ def partition_withheld(units: dict[Any, float], min_cell: int) -> tuple[set[Any]
 
 
 def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], value_withheld: bool,
-                           state: _Safe, n: float) -> dict[str, Any]:
+                           state: _Safe, n: float, complement: bool = False) -> dict[str, Any]:
     """A count measure's own details: the original's counts, and the shares of withheld counts."""
     percent = details.get("percent")
     if isinstance(percent, dict) and withheld_vars:
@@ -579,7 +589,7 @@ def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], val
         # the same measure on the original: a count ("value") or counts per variable
         original = dict(original)
         if isinstance(original.get("by_variable"), dict):
-            _safe_by_variable(original, state, n, counts=True, complement=False)
+            _safe_by_variable(original, state, n, counts=True, complement=complement)
         details["original"] = _walk(original, state, parent="original", counting=True)
     return details
 
@@ -764,8 +774,9 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
                 if values.get(key) is not None:
                     values[key] = None
                     state.withhold()
-        elif more == "n" and values.get("n") is not None:
-            values = dict(values, n=None)
+        elif values.get("n") is not None and (more == "n" or any(
+                0 < total - values["n"] < state.min_cell for total in state.record_counts)):
+            values = dict(values, n=None)  # beside a withheld domain, or the file's records minus a few
             state.withhold()
         if "n_category" in values:  # read by the rules above; a count of records, never published in safe mode
             values = {k: v for k, v in values.items() if k != "n_category"}

@@ -589,3 +589,22 @@ def test_suda_details_msu_share_goes_with_a_withheld_records_with_msu():
     m = {"suda_dis": {"value": 0.005, "details": {"records_with_msu": 1, "msu_share": 0.005, "n_records": 200}}}
     details = safe_measures(m, 5, registry, (200,))[0]["suda_dis"]["details"]
     assert details["records_with_msu"] is None and details["msu_share"] is None
+
+
+def test_complements_of_small_counts_are_withheld():
+    from infoloss.safe_results import safe_analyses
+
+    m = {"missing_values": {"value": 11.0, "by_variable": {"a": 11.0},
+                            "details": {"total_original": 10, "increase": 1, "n_records": 300,
+                                        "original": {"value": 10.0, "by_variable": {"a": 10.0}}}},
+         "records_changed": {"value": 400.0, "by_variable": {"a": 200.0, "b": 200.0},
+                             "details": {"records_with_change": 298, "n_records": 300}}}
+    out = safe_measures(m, 5, registry, (300,))[0]
+    assert out["missing_values"]["details"]["total_original"] is None  # 11 − 10 = the 1 suppression
+    assert out["missing_values"]["details"]["original"]["value"] is None
+    assert out["records_changed"]["details"]["records_with_change"] is None  # 300 − 298 = 2 unchanged
+    side = {"value": 5.0, "se": 0.1, "lower": 4.8, "upper": 5.2, "n": 298, "method": "linearisation"}
+    rows = [{"key": "mean(x) | all", "estimate": "mean(x)", "statistic": "mean", "variable": "x", "domain": "all",
+             "category": None, "original": dict(side), "protected": dict(side)}]
+    row = safe_analyses({"estimates": rows}, 5, (300,))[0]["estimates"][0]
+    assert row["original"]["n"] is None and row["original"]["value"] == 5.0  # 2 records without a value
