@@ -894,7 +894,7 @@ def _rename_rare(raw: list, rows: list, min_cell: int) -> list:
     def placeholder(variable: str, label: str) -> str:
         return f"(a category of fewer than {min_cell} records, {numbers[(variable, label)]})"
 
-    out, renamed = [], []
+    out = []
     for r in rows:
         if not isinstance(r, dict):
             out.append((r, False))
