@@ -420,6 +420,7 @@ def test_report_shows_the_generalisation_section_and_stays_safe(tmp_path):
     report = infoloss.compare(orig, [prot], spec, measures=ids, names=["k"])
     full = report.to_html()
     assert "Generalisation per variable and equivalence classes" in full
+    assert len(re.findall(r"<h[34]>Generalisation per variable and equivalence classes</h[34]>", full)) == 1
     assert "records by class size" in full
     assert "suppressed: 3 records" in full
     safe = report.to_html(safe=True, min_cell=5)
