@@ -78,7 +78,7 @@ from __future__ import annotations
 import hashlib
 import numbers
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -463,11 +463,8 @@ def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _S
             continue
         result["by_variable"] = {k: (None if k in more else v) for k, v in result["by_variable"].items()}
         state.withheld += len(more)
-        details = result.get("details")
-        if isinstance(details, dict):
-            for key, block in list(details.items()):
-                if key != "original" and isinstance(block, dict) and more & set(block):
-                    details[key] = {k: (None if k in more and _is_number(v) and v != 0 else v) for k, v in block.items()}
+        if isinstance(result.get("details"), dict):
+            result["details"] = _null_in_blocks(result["details"], more, skip=("original",))
 
 
 def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:
@@ -504,12 +501,26 @@ def _without_few_values(result: dict[str, Any], state: _Safe) -> dict[str, Any]:
     if not hidden:
         return result
     if isinstance(result.get("details"), dict):
-        details: dict[str, Any] = {}
-        for key, block in result["details"].items():
-            if isinstance(block, dict) and hidden & set(block):
-                block = {k: (None if k in hidden and not isinstance(v, (dict, list)) else v) for k, v in block.items()}
-            details[key] = block
-        out["details"] = details
+        out["details"] = _null_in_blocks(result["details"], hidden, hide=lambda v: not isinstance(v, (dict, list)))
+    return out
+
+
+def _nonzero_number(v: Any) -> bool:
+    return _is_number(v) and v != 0
+
+
+def _null_in_blocks(details: dict[str, Any], names: set, state: _Safe | None = None, *, skip: tuple = (),
+                    hide: Callable[[Any], bool] = _nonzero_number) -> dict[str, Any]:
+    """``details`` with the entries of ``names`` withheld (those ``hide`` accepts) in every block keyed by
+    variable (or pair), except the keys in ``skip``; counted in ``state`` when given."""
+    out: dict[str, Any] = {}
+    for key, block in details.items():
+        if key not in skip and isinstance(block, dict) and names & set(block):
+            hidden = {k for k in names if k in block and hide(block[k])}
+            block = {k: (None if k in hidden else v) for k, v in block.items()}
+            if state is not None:
+                state.withheld += len(hidden)
+        out[key] = block
     return out
 
 
@@ -596,10 +607,8 @@ def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], val
 
 def _share_measure_details(details: dict[str, Any], withheld_vars: set[str], state: _Safe, n: float) -> dict[str, Any]:
     """A share measure's details: the shares behind withheld per-variable values, and the original's."""
-    for key, block in list(details.items()):  # other per-variable values beside them (loss_metric's arx, ...)
-        if key not in ("by_variable", "original") and isinstance(block, dict) and withheld_vars & set(block):
-            details[key] = {k: (None if k in withheld_vars and _is_number(v) and v != 0 else v) for k, v in block.items()}
-            state.withheld += sum(1 for k in withheld_vars if _is_number(block.get(k)) and block[k] != 0)
+    # other per-variable values beside them (loss_metric's arx, ...)
+    details = _null_in_blocks(details, withheld_vars, state, skip=("by_variable", "original"))
     by_variable = details.get("by_variable")
     if isinstance(by_variable, dict) and withheld_vars:
         out = {}
