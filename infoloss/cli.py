@@ -278,11 +278,11 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
             raise InputError(f"--set {item!r} must look like MEASURE.OPTION=VALUE, e.g. lambda.missing_rule=sdcmicro.")
         if mid not in ids:
             raise InputError(f"--set {item!r} names the measure {mid!r}, which is not among the measures run.")
-        from .spec import _DuplicateKey, _UniqueKeyLoader
+        from .spec import DuplicateKey, UniqueKeyLoader
 
         try:
-            parsed = yaml.load(value, Loader=_UniqueKeyLoader)  # a SafeLoader that refuses a key given twice
-        except _DuplicateKey as exc:
+            parsed = yaml.load(value, Loader=UniqueKeyLoader)  # a SafeLoader that refuses a key given twice
+        except DuplicateKey as exc:
             raise InputError(f"--set {target} gives {exc.args[0]!r} twice; give each key once.") from None
         except yaml.YAMLError:
             parsed = value

@@ -186,11 +186,11 @@ def _yaml_key(name: str) -> str:
 # ---------------------------------------------------------------------------
 # loading and validation
 # ---------------------------------------------------------------------------
-class _DuplicateKey(Exception):
+class DuplicateKey(Exception):
     """A mapping of the spec that gives one key twice (key, line)."""
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class UniqueKeyLoader(yaml.SafeLoader):
     """PyYAML's safe loader, except that a key given twice in one mapping is an error, not the last one winning
     (a variable listed twice would silently lose its first definition)."""
 
@@ -202,7 +202,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             key = self.construct_object(key_node, deep=True)
             if isinstance(key, (str, int, float, bool)) or key is None:
                 if key in seen:
-                    raise _DuplicateKey(key, key_node.start_mark.line + 1)
+                    raise DuplicateKey(key, key_node.start_mark.line + 1)
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -250,8 +250,8 @@ def load_spec(path: str | Path) -> Spec:
     except UnicodeDecodeError:
         raise SpecError(f"the spec file {path} is not a UTF-8 text file; save it as UTF-8 YAML.") from None
     try:
-        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: plain YAML types only
-    except _DuplicateKey as exc:
+        raw = yaml.load(text, Loader=UniqueKeyLoader)  # a SafeLoader: plain YAML types only
+    except DuplicateKey as exc:
         raise SpecError(f"the spec file {path} gives {exc.args[0]!r} twice in one mapping (line {exc.args[1]}); "
                         "keep one of them.") from None
     except yaml.YAMLError as exc:
