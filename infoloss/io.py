@@ -729,7 +729,8 @@ def _read_xlsx(path: Path, label: str) -> pd.DataFrame:
 
 def _check_first_sheet(path: Path, label: str) -> None:
     """An empty first sheet of a workbook with other sheets: say that only the first sheet is read."""
-    sheets = pd.ExcelFile(path, engine="openpyxl").sheet_names
+    with pd.ExcelFile(path, engine="openpyxl") as book:  # closed: an open workbook keeps its file open
+        sheets = book.sheet_names
     if len(sheets) > 1:
         raise InputError(f"the first sheet ({sheets[0]!r}) of {label} is empty; infoloss reads the "
                          "first sheet only: move the data to it, or save that sheet as a file of its own.")
