@@ -82,6 +82,7 @@ def compare(
     records_format: str = typer.Option("csv", "--records-format", help="Format of the --records files: csv or parquet."),
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
+    _defer_numpy_tools()
     from .compare import _select_measures, compare as run_compare
 
     try:
@@ -133,6 +134,38 @@ def compare(
         written = [p for p in (json_out, html_out) if p not in (None, "-")]
         if written:
             err.print("wrote " + ", ".join(_shown(str(p)) for p in written), markup=False, highlight=False)
+
+
+def _defer_numpy_tools() -> None:
+    """Load ``numpy.f2py`` and ``numpy.testing`` only if something uses them (start-up, issue 14).
+
+    scipy's vendored ``array_api_compat`` copies every public attribute of
+    numpy when ``scipy.special`` is first imported (``clone_module``:
+    ``hasattr(numpy, name)`` for each name in ``dir(numpy)``), and that
+    imports numpy's two lazily loaded tool packages, the Fortran wrapper
+    generator (with ``charset_normalizer``) and the test helpers (with
+    ``unittest``): 0.07-0.14 s of a 1 s comparison, for modules a comparison
+    never calls.  Registered here as lazy modules
+    (``importlib.util.LazyLoader``), they are the real modules, loaded on
+    first attribute access.  Only the command-line process does this: it owns
+    its interpreter; a library user's numpy is left as it is.
+    """
+    import importlib.util
+
+    import numpy
+
+    for attribute in ("f2py", "testing"):
+        name = f"numpy.{attribute}"
+        if name in sys.modules or attribute in vars(numpy):
+            continue
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            continue
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        setattr(numpy, attribute, module)
 
 
 def _check_given(values: dict[str, Optional[str]], lists: dict[str, Optional[list[str]]]) -> None:

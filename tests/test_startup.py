@@ -103,3 +103,29 @@ def test_choosing_measures_imports_none_of_their_modules_and_compare_imports_the
         assert "'hellingr' (did you mean 'hellinger'?)" in str(exc)
     else:
         raise AssertionError("an unknown id must be refused")
+
+
+def test_the_command_line_comparison_defers_numpy_s_tool_packages_which_still_work(tmp_path):
+    # scipy.special's import would otherwise load numpy.f2py and numpy.testing (0.07-0.14 s), which a comparison
+    # never uses; they stay the real modules, loaded on first use
+    code = (
+        "import sys\n"
+        "from infoloss.cli import main\n"
+        "from infoloss.synth import make_spec, make_survey, protect\n"
+        f"d = {str(tmp_path)!r}\n"
+        "df = make_survey(2_000, n_continuous=3, n_categorical=3, seed=0)\n"
+        "df.to_csv(d + '/o.csv', index=False); protect(df, noise=0.1, pram=0.05, seed=1).to_csv(d + '/p.csv', index=False)\n"
+        "sys.argv = ['infoloss', 'compare', d + '/o.csv', d + '/p.csv', '--measures', 'ks,ldu_biv', '--json', d + '/out.json']\n"
+        "import infoloss.cli\n"
+        "infoloss.cli._exit_now = lambda status: None\n"
+        "main()\n"
+        "assert 'scipy.special' in sys.modules\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('numpy.f2py.', 'numpy.testing.', 'charset_normalizer'))))\n"
+        "import numpy\n"
+        "from numpy.testing import assert_allclose\n"
+        "assert_allclose(numpy.ones(2), [1.0, 1.0])\n"
+        "assert callable(numpy.f2py.run_main) and numpy.testing.assert_allclose is assert_allclose\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "out.json").exists()
