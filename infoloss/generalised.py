@@ -263,6 +263,12 @@ def _original_leaves(rule: Any, name: str, labels: list, codes: np.ndarray) -> t
                 f"hierarchy {hierarchy.source}; add a row for it to the hierarchy (every original value must be a leaf)."
             )
         lookup[i] = leaf
+    if hierarchy.first_row_apart and not (lookup == 0).any():
+        raise InputError(
+            f"the first row of the hierarchy {hierarchy.source} of variable {name!r} looks like a header row: its "
+            f"value {hierarchy.leaves[0]!r} is not in the original and it shares no group with any other row; "
+            "delete that row (ARX hierarchy files have no header)."
+        )
     return hierarchy, lookup[codes]
 
 

@@ -114,6 +114,10 @@ class Hierarchy:
         the smallest and largest numeric leaf.
     suppressed : tuple of str
         Extra codes that mean "suppressed" besides missing and ``*``.
+    first_row_apart : bool
+        A file's first row shares no value, at any level, with any other row
+        (its own top among several): what a header row looks like, as ARX
+        files have none.  Checked against the data (:mod:`infoloss.generalised`).
     """
 
     source: str
@@ -127,6 +131,7 @@ class Hierarchy:
     high: np.ndarray
     domain: tuple[float, float] | None
     suppressed: tuple[str, ...] = ()
+    first_row_apart: bool = False
     _index: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -246,6 +251,7 @@ def from_rows(
     lines = list(lines) if lines is not None else list(range(1, len(rows) + 1))
     cells = [[normalise_label(c) for c in row] for row in rows]
     _check_rows(cells, lines, source)
+    n_file_columns = len(cells[0])
     if len(set(row[-1] for row in cells)) > 1 or len(cells[0]) == 1:
         cells = [row + [ROOT_LABEL] for row in cells]
     n, width = len(cells), len(cells[0])
@@ -275,7 +281,15 @@ def from_rows(
         high=high,
         domain=dom,
         suppressed=tuple(normalise_label(s) for s in suppressed),
+        first_row_apart=kind == "file" and _first_row_apart(cells, n_file_columns),
     )
+
+
+def _first_row_apart(cells: list[list[str]], n_columns: int) -> bool:
+    """True when the first of three or more rows shares no value with any other row in the file's ``n_columns``."""
+    if len(cells) < 3:
+        return False
+    return all(all(row[k] != cells[0][k] for row in cells[1:]) for k in range(n_columns))
 
 
 def _check_rows(cells: list[list[str]], lines: list[int], source: str) -> None:

@@ -474,6 +474,24 @@ def test_a_root_label_other_than_star_is_a_suppression_in_the_tables(tmp_path):
     assert measure("suppressed_records", pair).value == 1
 
 
+@pytest.mark.parametrize("first, refused", [
+    ("sex;level1;level2", True),  # a header row: a value not in the data, a top of its own
+    ("x;level1;*", False),  # a value not in the data under the common top: a leaf the data lacks
+    ("u;unknown;none", False),  # apart from the others, but a value of the data
+])
+def test_a_header_row_in_a_hierarchy_file_is_refused(tmp_path, first, refused):
+    (tmp_path / "h.csv").write_text(f"{first}\nm;mf;*\nf;mf;*\n" + ("" if first.startswith("u;") else "u;u;*\n"))
+    spec = spec_from_dict({"variables": {"sex": {"scale": "nominal", "role": "key", "hierarchy": "h.csv"}}},
+                          base_dir=tmp_path)
+    orig = pd.DataFrame({"sex": list("mfmfu")})
+    prot = pd.DataFrame({"sex": ["mf", "mf", "m", "f", "u"]})
+    if refused:
+        with pytest.raises(InputError, match=r"first row of the hierarchy h\.csv of variable 'sex' looks like a header"):
+            encode_pair(orig, prot, spec)
+    else:
+        assert measure("suppressed_records", encode_pair(orig, prot, spec)).value == 0
+
+
 def test_ordinal_hierarchy_variable_distance(tmp_path):
     (tmp_path / "h.csv").write_text("low;low-mid;*\nmid;low-mid;*\nhigh;high;*\n")
     spec = spec_from_dict({"variables": {"v": {"scale": "ordinal", "order": ["low", "mid", "high"], "role": "key",
