@@ -192,6 +192,15 @@ def test_what_cannot_be_represented_is_not_computed_with_a_reason():
     assert "variance" in s_mv.details["not_computed"]["x"]
 
 
+def test_a_matrix_with_no_representable_element_says_why():
+    orig = pd.DataFrame({"x": [0.0, 1e308, 1.7e308, 5.0, 3.0]})
+    prot = pd.DataFrame({"x": [0.0, 1.1e308, 1.6e308, 5.0, 3.0]})
+    results = run_all(encode_pair(orig, prot, {"variables": {"x": {"scale": "continuous"}}}))
+    for mid in ("s_mse", "s_mae", "s_mv"):
+        assert results[mid].startswith("no element of S could be compared (x: its variance is beyond the largest "
+                                        "floating-point number"), mid
+
+
 def test_scale_invariant_measures_are_exactly_unchanged_by_a_huge_power_of_two():
     """x and y times 2**1000 (about 1e301): measures that do not depend on units give identical values."""
     orig, prot = base(seed=2)

@@ -82,6 +82,13 @@ def test_robust_interval_disclosure_of_linearly_dependent_variables_is_not_compu
             interval_disclosure_robust(orig[columns], prot[columns], spec)
 
 
+def test_robust_interval_disclosure_of_a_variable_mostly_one_value_says_why_and_what_still_applies():
+    x = np.array([[1, 1, 1, 1, 1, 1, 2, 3.0], [4, 5, 6, 7, 8, 9, 1, 2]]).T
+    with pytest.raises(NotComputed, match=r"singular \(a variable holding one value in over half the records.*"
+                                          r"interval_disclosure, without the robust covariance, still applies"):
+        robust_interval_disclosure(x, x * 0.9)
+
+
 @pytest.mark.parametrize("ties", ["share", "own"])
 def test_linkage_against_brute_force(ties):
     rng = np.random.default_rng(5)

@@ -632,7 +632,10 @@ def _make(m: _Matrix, stat: str) -> Callable[..., MeasureResult]:
         if value is None:
             if stat == "mv" and total.n:
                 raise NotComputed(f"every element of the original's {m.symbol} is 0, so the mean variation divides by 0")
-            raise NotComputed(f"no element of {m.symbol} could be compared")
+            reasons = table.details.get("not_computed") or {}
+            first = next(iter(reasons.items()), None)
+            raise NotComputed(f"no element of {m.symbol} could be compared"
+                              + (f" ({first[0]}: {first[1]})" if first else ""))
         if not math.isfinite(value):
             raise NotComputed(numeric.too_large(f"the {label} of {m.symbol}"))
         parts = {k: v for k, g in table.groups.items() if (v := g.value(stat)) is not None}

@@ -124,7 +124,9 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         raise NotComputed(f"the robust (OGK) covariance of the original could not be computed ({exc})") from None
     if not np.isfinite(inv).all():
-        raise NotComputed("the robust (OGK) covariance of the original is singular")
+        raise NotComputed("the robust (OGK) covariance of the original is singular (a variable holding one value in "
+                          "over half the records, or too few records, makes it so); interval_disclosure, without "
+                          "the robust covariance, still applies")
     _check_not_singular(cov, names)
     md = np.einsum("ij,jk,ik->i", zs, inv, zs)
     rmd = np.sqrt(np.maximum(md, 0.0)) * 0.05
