@@ -18,6 +18,7 @@ import statsmodels.api as sm
 from scipy import stats
 from statsmodels.stats.weightstats import DescrStatsW
 
+import infoloss
 from infoloss.errors import NotComputed
 from infoloss.measures import moments
 from infoloss.measures.moments import continuous_statistics, eigen, gamma, robust_eigen
@@ -546,3 +547,21 @@ def test_one_pass_sums_equal_the_group_by_group_sums_bit_for_bit():
     x, y = sum(groups, _Sums()), _total(groups)
     assert (x.n, x.sq, x.ab, x.n_mv, x.rel, x.exp, x.w_mv) == (y.n, y.sq, y.ab, y.n_mv, y.rel, y.exp, y.w_mv)
     assert np.array_equal(x.elements[0], y.elements[0]) and x.elements[2] == y.elements[2]
+
+
+def test_a_constant_variable_with_missing_values_elsewhere_has_covariances_exactly_zero():
+    # with a missing value, the complete-case mean of a column of 0.1s was total/n (not exactly 0.1): a variance of
+    # 1e-34 was not left out of V's mean variation, whose value became 3e28
+    rng = np.random.default_rng(0)
+    orig = pd.DataFrame({"c": np.full(50, 0.1), "x": rng.normal(0, 1, 50), "y": rng.normal(5, 2, 50)})
+    orig.loc[3, "x"] = np.nan
+    prot = orig.assign(c=0.1 + rng.normal(0, 0.01, 50), x=orig["x"] + rng.normal(0, 0.1, 50))
+    spec = {"variables": {k: {"scale": "continuous"} for k in "cxy"}}
+    got = infoloss.v_mv(orig, prot, spec)
+    vo, vp = orig.dropna().cov().to_numpy().copy(), prot.dropna().cov().to_numpy()
+    vo[0, :] = vo[:, 0] = 0.0  # a constant has no variance
+    a, b = vo[np.triu_indices(3)], vp[np.triu_indices(3)]
+    assert got.value == pytest.approx(np.mean(np.abs(a - b)[a != 0] / np.abs(a[a != 0])), rel=1e-12)
+    assert got.details["n_excluded_zero"] == 3
+    stats = infoloss.compare(orig, prot, spec, measures=["v_mv"], aggregates=False).to_dict()["scenarios"][0]
+    assert stats["statistics"]["orig"]["cov"][0] == [0.0, 0.0, 0.0]

@@ -205,8 +205,9 @@ def _complete(pair: EncodedPair, which: str) -> _Complete:
                     total += b.sum(axis=0)
                     lo, hi = np.minimum(lo, b.min(axis=0)), np.maximum(hi, b.max(axis=0))
             n = int(np.count_nonzero(rows))
-            mean = total / max(n, 1)
             constant = lo == hi
+            # a constant column's mean is its value exactly (total/n of 0.1 is not), so its covariances are exactly 0
+            mean = np.where(constant, lo, total / max(n, 1))
         else:
             n, mean, constant = pair.n(which), uni.mean_s, uni.constant
         label = _FILE[which]
