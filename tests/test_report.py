@@ -358,3 +358,17 @@ def test_safe_reasons_hide_a_quoted_value_holding_both_quote_marks():
     reason = "the recode map misses " + repr(label) + " and " + repr(chr(34) + "x" + chr(39)) + " of 'h'"
     safe = sanitise_reason(reason, {"h"})
     assert "Jo" not in safe and "Hara" not in safe and "'h'" in safe
+
+
+def test_the_plots_per_variable_say_they_are_unweighted_on_a_weighted_file():
+    from infoloss.synth import make_spec, make_survey, protect
+
+    df = make_survey(400, n_continuous=2, n_categorical=1, seed=0)
+    prot = protect(df, noise=0.3, seed=1)
+    note = "count records, unweighted; the weighted estimates are under Moments"
+    weighted = make_spec(df)
+    assert weighted.get("weight") or any(v.get("role") == "weight" for v in weighted["variables"].values())
+    assert note in infoloss.compare(df, prot, weighted).to_html()
+    unweighted = {"variables": {k: v for k, v in weighted["variables"].items() if v.get("role") != "weight"}}
+    unweighted.pop("weight", None)
+    assert note not in infoloss.compare(df.drop(columns="weight"), prot.drop(columns="weight"), unweighted).to_html()

@@ -41,8 +41,8 @@ def variables_section(report: Any, policy: Policy) -> Markup | None:
         "scale); the dashed grey curve is the original's kernel density, the coloured curve the scenario's. "
         "Categorical variables: one stacked 100 % column for the original and one per scenario (white: missing); "
         "the number above a scenario's column is the share of records that would have to change category to give "
-        "the original's table. The {} most changed variables are open; click a name to open the others.</p>"
-    ).format(OPEN_VARIABLES)
+        "the original's table. The {} most changed variables are open; click a name to open the others.{}</p>"
+    ).format(OPEN_VARIABLES, _unweighted_note(report))
     flat = [(a, n) for a, n, _, cls, _ in sections if cls == "unchanged"]
     index = Markup('<p class="varindex">Variables: {}</p>').format(
         Markup(" · ").join(Markup('<a href="#{}">{}</a>').format(a, n) for a, n, *_ in sections))
@@ -52,6 +52,13 @@ def variables_section(report: Any, policy: Policy) -> Markup | None:
             len(flat), "" if len(flat) == 1 else "s",
             Markup(", ").join(Markup('<b id="{}">{}</b>').format(a, n) for a, n in flat))
     return intro + index + unchanged + join(body for *_, cls, body in sections if cls != "unchanged")
+
+
+def _unweighted_note(report: Any) -> str:
+    """On a weighted file: the plots and their numbers count records, unlike the weighted estimates elsewhere."""
+    weighted = any((s.statistics or {}).get("weighted") for s in report.scenarios)
+    return (" The plots and their numbers (records, means, quartiles) count records, unweighted; the weighted "
+            "estimates are under Moments." if weighted else "")
 
 
 def pairs_section(report: Any, policy: Policy) -> Markup | None:
