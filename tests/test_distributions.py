@@ -241,3 +241,26 @@ def test_brute_force_helper_agrees_with_itertools_counting():
     diffs = brute_force(orig, prot, "largest")
     assert np.mean(diffs**2) == pytest.approx(1 / 12)
     assert list(itertools.islice(np.round(diffs, 6), 2)) == [round(-1 / 6, 6), round(-1 / 6, 6)]
+
+
+@pytest.mark.parametrize("equal", [True, False])
+def test_the_pvalue_option_reaches_the_weighted_ks(equal):
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    n = 45_000  # effective sizes beyond 20,000 and a p-value below 0.025: 'auto' takes the limit law
+    x, y = rng.normal(size=n), rng.normal(0.03, 1, n)
+    w1, w2 = (np.full(n, 2.0), np.full(n, 2.0)) if equal else (rng.uniform(1, 3, n), rng.uniform(1, 3, n))
+    spec = {"variables": {"v": {"scale": "continuous"}, "w": {"role": "weight"}}, "pairing": "none"}
+    orig, prot = pd.DataFrame({"v": x, "w": w1}), pd.DataFrame({"v": y, "w": w2})
+    auto = ks(orig, prot, spec).details
+    exact = ks(orig, prot, spec, pvalue="scipy")
+    if equal:  # equal weights: the unweighted test, scipy's p-value with pvalue='scipy'
+        want, method = stats.ks_2samp(x, y).pvalue, "asymp"
+    else:
+        e1, e2 = w1.sum() ** 2 / (w1 ** 2).sum(), w2.sum() ** 2 / (w2 ** 2).sum()
+        want, method = stats.kstwo.sf(exact.by_variable["v"], np.round(e1 * e2 / (e1 + e2))), "asymp-effective-n"
+    assert exact.details["method"]["v"] == method
+    assert exact.details["pvalue"]["v"] == pytest.approx(want, rel=1e-10)
+    assert auto["method"]["v"] == ("asymp-limit" if equal else "asymp-limit-effective-n")
+    assert 0 < auto["pvalue"]["v"] / want - 1 < 0.02

@@ -59,12 +59,13 @@ from .tables import WEIGHTED, _weighting
 
 PVALUE = Option(
     "pvalue", "choice", "auto", "auto: scipy's exact p-value where it is feasible, the limit law for very large samples; "
-    "scipy: always scipy.stats.ks_2samp", choices=("auto", "scipy"),
+    "scipy: always scipy's p-value (ks_2samp; weighted: kstwo at the effective sizes)", choices=("auto", "scipy"),
 )
 ECDF_OPTIONS = (
     Option("missing", "choice", "largest", "missing values: the largest value of the variable, or complete records only",
            choices=("largest", "complete")),
-    Option("max_records", "int", 2000, "largest merged file on which the ECDFs are compared (a seeded sample beyond)", low=2),
+    Option("max_records", "int", 2000, "most records of each file on which the ECDFs are compared (a seeded sample of a "
+           "larger file)", low=2),
     Option("seed", "int", 0, "seed of the sample", low=0, high=MAX_SEED),
     WEIGHTED,
 )
@@ -203,7 +204,8 @@ def kstwo_sf(d: float, n: float, pvalue: str = "auto") -> tuple[float, str]:
     return float(np.clip(_kolmogorov.kstwo_sf(d, n), 0, 1)), "asymp"  # scipy's kstwo.sf, without scipy.stats
 
 
-def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) -> tuple[float, float, str]:
+def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray, *,
+                pvalue: str = "auto") -> tuple[float, float, str]:
     r"""Two-sample KS statistic of weighted ECDFs and its p-value from Kish's effective sizes.
 
     .. math::
@@ -213,28 +215,30 @@ def ks_weighted(x1: np.ndarray, w1: np.ndarray, x2: np.ndarray, w2: np.ndarray) 
         n_{eff} = \frac{(\sum_i w_i)^2}{\sum_i w_i^2}
 
     The p-value is scipy's asymptotic one (``kstwo``) at the effective sizes
-    (:func:`ks_asymp_pvalue`); no exact weighted distribution exists.  Equal
-    weights within each file give ``scipy.stats.ks_2samp`` exactly (the
-    unweighted computation is used).
+    (:func:`ks_asymp_pvalue`; with ``pvalue="auto"``, beyond 20,000 effective
+    records and below about 0.025 the limiting Kolmogorov law, method
+    ``"asymp-limit-effective-n"``); no exact weighted distribution exists.
+    Equal weights within each file give ``scipy.stats.ks_2samp`` exactly (the
+    unweighted computation is used, with the same ``pvalue``).
 
     >>> d, p, m = ks_weighted(np.array([1.0, 2, 3]), np.array([1.0, 1, 2]), np.array([2.5, 3.5]), np.ones(2))
     >>> round(d, 4), m
     (0.5, 'asymp-effective-n')
     """
     if _constant(w1) and _constant(w2):
-        return ks_2samp_fast(x1, x2)
+        return ks_2samp_fast(x1, x2, pvalue=pvalue)
     v1, i1 = np.unique(x1, return_inverse=True)
     v2, i2 = np.unique(x2, return_inverse=True)
     c1 = np.bincount(i1.reshape(-1), weights=w1, minlength=v1.shape[0])
     c2 = np.bincount(i2.reshape(-1), weights=w2, minlength=v2.shape[0])
-    return _weighted_ks_result(ks_levels_statistic(v1, c1, v2, c2), w1, w2)
+    return _weighted_ks_result(ks_levels_statistic(v1, c1, v2, c2), _kish(w1), _kish(w2), pvalue)
 
 
-def _weighted_ks_result(d: float, w1: np.ndarray, w2: np.ndarray) -> tuple[float, float, str]:
-    """The weighted statistic clipped to [0, 1] and its p-value at Kish's effective sizes."""
+def _weighted_ks_result(d: float, e1: float, e2: float, pvalue: str) -> tuple[float, float, str]:
+    """The weighted statistic clipped to [0, 1] and its p-value at Kish's effective sizes ``e1``, ``e2``."""
     d = float(np.clip(d, 0.0, 1.0))
-    p, _ = ks_asymp_pvalue(d, _kish(w1), _kish(w2), "auto")
-    return d, p, "asymp-effective-n"
+    p, method = ks_asymp_pvalue(d, e1, e2, pvalue)
+    return d, p, method + "-effective-n"
 
 
 class _FileWeights:
@@ -286,7 +290,7 @@ def _kish(w: np.ndarray) -> float:
     return float(w.sum()) ** 2 / float(np.dot(w, w))
 
 
-def _ks_weighted_levels(pair: EncodedPair, name: str, files: dict, masks: tuple, sizes: tuple) -> tuple:
+def _ks_weighted_levels(pair: EncodedPair, name: str, files: dict, masks: tuple, sizes: tuple, pvalue: str) -> tuple:
     """:func:`ks_weighted` of one variable from the pair's shared sorted levels (the same statistic, no sort)."""
     lv1, lv2 = pair.levels(name, ORIGINAL), pair.levels(name, PROTECTED)
     f1, f2 = files[ORIGINAL], files[PROTECTED]
@@ -294,9 +298,8 @@ def _ks_weighted_levels(pair: EncodedPair, name: str, files: dict, masks: tuple,
     if c1 and c2:
         d = ks_levels_statistic(lv1.values, f1.level_counts(lv1, masks[0], False),
                                 lv2.values, f2.level_counts(lv2, masks[1], False))
-        return (d, *ks_asymp_pvalue(d, sizes[0], sizes[1], "auto"))
-    d = float(np.clip(weighted_levels_ks(pair, name), 0.0, 1.0))
-    return d, ks_asymp_pvalue(d, e1, e2, "auto")[0], "asymp-effective-n"
+        return (d, *ks_asymp_pvalue(d, sizes[0], sizes[1], pvalue))
+    return _weighted_ks_result(weighted_levels_ks(pair, name), e1, e2, pvalue)
 
 
 def weighted_levels_ks(pair: EncodedPair, name: str) -> float:
@@ -393,7 +396,7 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None)
     ``pvalue="scipy"``; ``details["method"]`` says which per variable.
 
     Missing values are dropped per file; a variable missing in every record
-    of the protected file is left out (``details["not_computed"]``).
+    of either file is left out (``details["not_computed"]``).
 
     Parameters
     ----------
@@ -440,7 +443,7 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None)
         raise NotComputed("there are no continuous variables")
     use_w, wdetails = _weighting(pair, weighted, "ks")
     if use_w:
-        return _ks_weighted_result(pair, names, wdetails)
+        return _ks_weighted_result(pair, names, wdetails, pvalue)
     jobs: list[tuple[str, np.ndarray, np.ndarray]] = []
     skipped: dict[str, str] = {}
     for name in names:
@@ -479,7 +482,7 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None)
     return MeasureResult(value=float(np.mean(list(by_variable.values()))), by_variable=by_variable, details=details)
 
 
-def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> MeasureResult:
+def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict, pvalue: str) -> MeasureResult:
     files = {which: _FileWeights(pair.weights(which)) for which in (ORIGINAL, PROTECTED)}
     by_variable, pvalues, methods, n_o, n_p, skipped = {}, {}, {}, {}, {}, {}
     jobs = []
@@ -497,12 +500,12 @@ def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> 
 
     def from_levels(job: tuple) -> tuple:
         name, masks, sizes = job
-        return _ks_weighted_levels(pair, name, files, masks, sizes)
+        return _ks_weighted_levels(pair, name, files, masks, sizes, pvalue)
 
     def small(job: tuple) -> tuple:
         name, masks, _ = job
         return ks_weighted(*files[ORIGINAL].take(pair.continuous[name].orig, masks[0]),
-                           *files[PROTECTED].take(pair.continuous[name].prot, masks[1]))
+                           *files[PROTECTED].take(pair.continuous[name].prot, masks[1]), pvalue=pvalue)
 
     results = _large_on_two_threads(jobs, set(large), from_levels, small)
     for (name, *_), (d, p, m) in zip(jobs, results):
@@ -518,8 +521,9 @@ def _ks_weighted_result(pair: EncodedPair, names: list[str], wdetails: dict) -> 
         "aggregate": "mean of the per-variable statistics",
         "missing": "dropped per variable and file (and records of weight 0)",
         "ecdf": "weighted: F(x) = sum of the weights of the values <= x over the total weight",
-        "pvalue_note": "asymptotic Kolmogorov law at Kish's effective sizes (sum w)^2 / sum w^2; "
-        "equal weights within each file: the unweighted scipy p-value",
+        "pvalue_note": "scipy's asymptotic p-value (kstwo) at Kish's effective sizes (sum w)^2 / sum w^2 (with "
+        "pvalue='auto', the limiting Kolmogorov law beyond 20,000 effective records and below about 0.025: "
+        "method asymp-limit-effective-n); equal weights within each file: the unweighted p-value",
         **wdetails,
     }
     if skipped:
