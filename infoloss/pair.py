@@ -978,6 +978,8 @@ def _category_order(
         leaf_set = set(leaves)
         extra = [label for label in present if label not in leaf_set]
         return sorted(leaves, key=_sort_key(leaves)) + sorted(extra, key=_sort_key(extra))
+    if var.scale == "ordinal":
+        return sorted(present, key=_numbers_first)
     return sorted(present, key=_sort_key(present))
 
 
@@ -991,6 +993,13 @@ def _label_order(o: pd.Series, p: pd.Series | None) -> list[str] | None:
 def _sort_key(labels: list[str]) -> Callable[[str], Any]:
     numeric = all(_is_float(x) for x in labels)
     return (lambda x: float(x)) if numeric else (lambda x: x)
+
+
+def _numbers_first(label: str) -> tuple:
+    """An ordinal scale's default order: numeric codes in numeric order, then the other labels lexically (codes 1,
+    2, 10 and a protected class "0-4" rank 1 < 2 < 10 < "0-4", not "0-4" < 1 < 10 < 2)."""
+    number = float(label) if _is_float(label) else math.nan
+    return (0, number, "") if math.isfinite(number) else (1, 0.0, label)
 
 
 # -- weights ---------------------------------------------------------------

@@ -298,3 +298,22 @@ def test_row_pairing_refuses_records_in_another_order_by_their_ids():
     encode_pair(o, o.assign(id=[f"q{i}" for i in range(50)]), spec)  # other ids (recoded): no sign of an order
     with pytest.raises(InputError, match="shows the protected file's records in another order .* pair them by the id"):
         encode_pair(o, o.sample(frac=1, random_state=1), spec)
+
+
+def test_an_ordinal_scale_with_mixed_labels_ranks_numbers_first_for_every_measure():
+    # codes 1, 2, 10 and a label x: numeric order first, then the other labels (lexically 1 < 10 < 2 < x before);
+    # GDU ranked them numbers-first on its own, so its Spearman test and the ECDF measures used two orders
+    from scipy import stats
+
+    import infoloss
+
+    rng = np.random.default_rng(0)
+    labels, k = np.array(["1", "2", "10", "x"]), rng.integers(0, 4, 200)
+    orig = pd.DataFrame({"g": labels[k], "y": k + rng.normal(0, 1, 200)})
+    prot = orig.assign(y=orig["y"] + rng.normal(0, 0.5, 200))
+    spec = {"variables": {"g": {"scale": "ordinal"}, "y": {"scale": "continuous"}}}
+    assert encode_pair(orig, prot, spec).categorical["g"].categories == ["1", "2", "10", "x"]
+    pair_test = infoloss.ldu_biv(orig, prot, spec).details["pairs"]["g|y"]
+    assert pair_test["statistic_orig"] == pytest.approx(stats.spearmanr(k, orig["y"])[0], rel=1e-12)
+    nominal = {"variables": {"g": {"scale": "nominal"}, "y": {"scale": "continuous"}}}
+    assert encode_pair(orig, prot, nominal).categorical["g"].categories == ["1", "10", "2", "x"]  # unordered

@@ -107,18 +107,12 @@ def _make_var(pair: EncodedPair, name: str, sides: dict[int, _Side]) -> _Var:
         raw_prot = sides[id(col.prot)] if col.prot is not None else None
     else:
         col = pair.categorical[name]
-        position = _numeric_order(col.categories) if spec.scale == "ordinal" and spec.order is None else None
-        if position is None:
-            # the pair's cached one-way tables (last cell: missing) give the counts
-            orig = _categorical_side(col.orig, col.n_categories, spec.scale, pair.table(name, ORIGINAL)[:-1])
-        else:
-            orig = _categorical_side(position[col.orig], col.n_categories, spec.scale)
+        # the pair's cached one-way tables (last cell: missing) give the counts
+        orig = _categorical_side(col.orig, col.n_categories, spec.scale, pair.table(name, ORIGINAL)[:-1])
         if col.prot is None or pair.unchanged(name):  # unchanged: one array for both files, one side
             raw_prot = None if col.prot is None else orig
-        elif position is None:
-            raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale, pair.table(name, PROTECTED)[:-1])
         else:
-            raw_prot = _categorical_side(position[col.prot], col.n_categories, spec.scale)
+            raw_prot = _categorical_side(col.prot, col.n_categories, spec.scale, pair.table(name, PROTECTED)[:-1])
     var = _Var(name, spec.scale, spec.removed, orig, None if spec.removed else raw_prot)
     if spec.removed or (spec.recode is None and not is_lifted(pair, name)):
         return var
@@ -139,31 +133,6 @@ def _make_var(pair: EncodedPair, name: str, sides: dict[int, _Side]) -> _Var:
     if spec.scale == "nominal":
         var.direction_codes = rec.orig
     return var
-
-
-def _numeric_order(categories: list[str]) -> np.ndarray | None:
-    """Codes of an ordinal variable re-ordered with its numeric labels first, in numeric order.
-
-    The pair sorts the shared categories lexically as soon as one label is not
-    a number (e.g. a protected file with classes "0-4", "5-9" next to the
-    original ages), which would rank age "10" before "2".  Returns the new code
-    of every old code (with -1 → -1 in the last cell), or None when the order
-    is already numeric-first.
-    """
-    numeric: list[tuple[float, int]] = []
-    other: list[int] = []
-    for i, label in enumerate(categories):
-        try:
-            numeric.append((float(label), i))
-        except ValueError:
-            other.append(i)
-    order = [i for _, i in sorted(numeric)] + other
-    if order == list(range(len(categories))):
-        return None
-    position = np.empty(len(categories) + 1, dtype=np.int32)
-    position[np.array(order, dtype=np.int64)] = np.arange(len(categories), dtype=np.int32)
-    position[-1] = -1
-    return position
 
 
 def _order_classes(orig_codes: np.ndarray, n_orig: int, rec: CategoricalColumn) -> CategoricalColumn:
