@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import infoloss
 from infoloss.errors import InputError, NotComputed
 from infoloss.measures import gdu as G
 from infoloss.pair import encode_pair
@@ -804,3 +805,29 @@ def test_pair_p_values_are_the_scipy_stats_distributions_bit_for_bit():
         assert res["p"] == stats.chi2.sf(res["statistic"], 3)
         res = _anova_pair(size, sums, float(np.sum(sums**2 / size)) * 3 + 1e4, n)
         assert res["p"] == stats.f.sf(res["statistic"], 3, n - 4)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_variable_blanked_in_the_protected_file_scores_like_a_removed_one_in_its_pairs_too(weighted):
+    # its pairs scored 1 where the original pair was not significant ("no association detectable, P = 1")
+    rng = np.random.default_rng(11)
+    orig = pd.DataFrame({"x": rng.normal(size=150), "g": rng.choice(list("abc"), 150), "y": rng.normal(size=150),
+                         "w": rng.uniform(1, 3, 150)})
+    orig["x"] += orig["g"].map({"a": 1.0, "b": 0.0, "c": 0.0})
+    base = {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}, "y": {"scale": "continuous"}}
+    if weighted:
+        base["w"] = {"role": "weight"}
+        blank = orig.assign(w=np.where(orig.index < 75, 0.0, orig["w"]), y=np.where(orig.index < 75, orig["y"], np.nan))
+    else:
+        blank = orig.assign(y=np.nan)
+    options = {"gdu": {"use_grc": False}}
+    measures = ["ldu_biv", "gdu"]
+    got = infoloss.compare(orig, blank, {"variables": base}, measures=measures, options=options).to_dict()
+    removed = infoloss.compare(orig, orig.drop(columns="y"), {"variables": {**base, "y": {**base["y"], "removed": True}}},
+                               measures=measures, options=options).to_dict()
+    got, removed = (r["scenarios"][0]["measures"] for r in (got, removed))
+    assert got["ldu_biv"]["by_pair"]["x|y"] == got["ldu_biv"]["by_pair"]["g|y"] == 0.0
+    assert got["ldu_biv"]["details"]["pairs"]["x|y"]["note"].startswith("every protected value of y is missing")
+    if not weighted:
+        assert got["ldu_biv"]["by_pair"] == removed["ldu_biv"]["by_pair"]
+        assert got["gdu"]["value"] == removed["gdu"]["value"]

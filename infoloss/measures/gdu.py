@@ -31,8 +31,10 @@ Decisions where the paper is silent (each is also stated in ``details``):
 
 * Missing values are left out: univariate tests compare the non-missing values
   of each file; bivariate tests use the complete cases of the pair in each
-  file separately.  A variable whose protected values are all missing scores
-  0, like a removed one.
+  file separately.  A variable whose protected values are all missing (or,
+  weighted, all of weight 0) scores 0, like a removed one, in its univariate
+  utility and in each of its pairs (GRC counts only the variables the spec
+  marks removed).
 * Survey weights (option ``weighted``, default: when both files have them,
   as in the table measures): the χ², Kolmogorov–Smirnov, Pearson and ANOVA
   tests use their weighted forms on weights rescaled to Kish's effective
@@ -84,10 +86,10 @@ Decisions where the paper is silent (each is also stated in ``details``):
   cells (two variables of thousands of categories) is left out with the
   reason (the variables, their numbers of categories and the memory the
   table would need).
-* The categories of an ordinal variable without an explicit ``order`` are
-  ranked with its numeric labels first, in numeric order, and the classes of
-  an ordinal ``recode: map`` in the order of the original categories they
-  hold (the shared category list sorts mixed labels as text).
+* The categories of an ordinal variable are ranked in the pair's order (its
+  ``order``, else numeric labels first in numeric order, then the others
+  lexically, as every measure ranks them), and the classes of an ordinal
+  ``recode: map`` in the order of the original categories they hold.
 
 References
 ----------
@@ -424,6 +426,14 @@ def _pair_levels(pair: EncodedPair | None, name: str | None, a: _Side, b: _Side,
                           and a.levels is lv1.values and b.levels is lv2.values)
 
 
+def _blank(pair: EncodedPair, var: _Var, use_w: bool) -> bool:
+    """Whether no protected value of the variable is left (none with a positive weight, when weighted)."""
+    side = var.prot
+    if side is None or var.removed:
+        return False
+    return side.n_valid == 0 or (use_w and not _positive_weight(side, pair.weights(PROTECTED)))
+
+
 def _positive_weight(side: _Side, w: np.ndarray) -> bool:
     """Whether a non-missing value of the side has a positive weight."""
     if side.n_valid == 0:
@@ -678,6 +688,10 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
             if va.removed or vb.removed:
                 item.update(skip=True, removed=True)
                 continue
+            blank = next((v.name for v in (va, vb) if _blank(pair, v, use_w)), None)
+            if blank is not None:  # no protected value: like a removed variable, as in its univariate utility
+                item.update(skip=True, removed=True, blank=blank)
+                continue
             broken = va.broken or vb.broken
             if broken:
                 item.update(skip=True, excluded=f"the recode does not fit the data: {broken}")
@@ -712,7 +726,8 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
     for key, item in plan.items():
         if item.get("removed"):
             by_pair[key] = 0.0
-            pairs[key] = {"step": "removed", "ldu": 0.0, "note": "a variable of the pair was removed"}
+            pairs[key] = {"step": "removed", "ldu": 0.0, "note": "a variable of the pair was removed" if "blank" not in item
+                          else f"every protected value of {item['blank']} is missing: treated like a removed variable"}
             continue
         if "excluded" in item:
             excluded[key] = item["excluded"]
