@@ -76,3 +76,15 @@ def test_an_estimate_whose_interval_is_beyond_the_float_range_draws_no_mini_char
     report = infoloss.compare(orig, prot, spec, measures=["estimate_ci_overlap"])
     assert report.scenarios[0].analyses["estimates"]
     assert "mean(x)" in report.to_html()
+
+
+def test_coefficient_names_are_shown_in_full():
+    from infoloss.synth import make_spec, make_survey, protect
+
+    df = make_survey(600, n_continuous=2, n_categorical=1, seed=0)
+    region = "region_of_residence_at_time_of_interview_nuts2"
+    df[region] = pd.Categorical(np.random.default_rng(0).choice(["Zuid-Holland metropolitan area", "Groningen"], 600))
+    spec = make_spec(df)
+    spec["analyses"] = {"regressions": [{"name": "m", "formula": f"income ~ age + C({region})"}]}
+    html = infoloss.compare(df, protect(df, noise=0.2, seed=1), spec, measures=["regression_ci_overlap"]).to_html()
+    assert f"C({region})[T.Zuid-Holland metropolitan area]</text>" in html

@@ -97,7 +97,9 @@ def _interval(side: dict | None) -> tuple[float, float, float] | None:
 
 def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 660) -> Markup:
     """Rows of (name, original (lo, est, hi), [(scenario, colour, (lo, est, hi) or None)], original SE)."""
-    left = min(14 + 6.3 * max(len(r[0]) for r in rows), 200)
+    # names in full (a coefficient's name holds its variable's): the chart widens to hold the longest
+    left = 14 + max(svg.text_width(str(r[0]), svg.FONT) for r in rows)
+    width = max(width, left + 460)
     k = max(len(r[2]) for r in rows)
     row_h = 10 + 8 * (k + 1)
     top = 8
@@ -115,7 +117,7 @@ def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 6
     out.append(svg.line(sx(0), top, sx(0), top + row_h * len(rows), svg.GREY))
     for r, (name, o, sc, se) in enumerate(rows):
         y0 = top + r * row_h + 5
-        out.append(svg.text(left - 6, y0 + row_h / 2, svg._short(name, 30), anchor="end", size=svg.FONT - 1))
+        out.append(svg.text(left - 6, y0 + row_h / 2, name, anchor="end", size=svg.FONT - 1))
         lo, _, hi = unit(o, o[1], se)
         out.append(svg.rect(sx(lo), y0, sx(hi) - sx(lo), row_h - 10, BAND,
                             title=f"{name}: original {o[1]:.4g} [{o[0]:.4g}, {o[2]:.4g}]"))
