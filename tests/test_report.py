@@ -372,3 +372,18 @@ def test_the_plots_per_variable_say_they_are_unweighted_on_a_weighted_file():
     unweighted = {"variables": {k: v for k, v in weighted["variables"].items() if v.get("role") != "weight"}}
     unweighted.pop("weight", None)
     assert note not in infoloss.compare(df.drop(columns="weight"), prot.drop(columns="weight"), unweighted).to_html()
+
+
+@pytest.mark.parametrize("safe", [False, True])
+def test_scenarios_adding_different_categories_share_one_mosaic(safe):
+    # one scenario's pair held a category the other's lacked: its counts were longer than the grouping (a crash)
+    rng = np.random.default_rng(0)
+    cats = [f"c{i:02d}" for i in range(5)]
+    orig = pd.DataFrame({"v": rng.choice(cats, 200), "w": rng.choice(cats, 200)})
+    a, b = orig.copy(), orig.copy()
+    a.loc[50:60, "w"] = "zz"
+    b.loc[:9, "v"] = "new"
+    spec = {"variables": {"v": {"scale": "nominal", "role": "key"}, "w": {"scale": "nominal", "role": "key"}}}
+    html = infoloss.compare(orig, [a, b], spec).to_html(safe=safe, min_cell=5)
+    legend = re.search(r'aria-label="mosaic plot of v".*?</svg>', html, re.S).group(0)
+    assert ">new</text>" in legend and ">c04</text>" in legend

@@ -220,6 +220,73 @@ class Grouping:
         return out
 
 
+def common_categories(aggs: Sequence[tuple[int, Any, dict]]) -> list[tuple[int, Any, dict]]:
+    """Every scenario's categorical counts over one list of categories, so that one grouping draws them all.
+
+    A scenario's aggregates list the categories of its own pair: the
+    original's and those its protected file adds (a PRAM or recoding
+    code).  The common list is the first scenario's categories followed by
+    those only later scenarios hold; each scenario's one-way and two-way
+    counts are spread over it (0 for a category it lacks; missing stays
+    last).  ``aggs``: ``(index, scenario, aggregates)``.
+    """
+    union: dict[str, dict[str, None]] = {}
+    for _, _, agg in aggs:
+        for name, var in agg["variables"].items():
+            if var.get("kind") == "categorical":
+                union.setdefault(name, {}).update(dict.fromkeys(var["categories"]))
+    common = {name: list(cats) for name, cats in union.items()}
+    out = []
+    for i, s, agg in aggs:
+        moved = {name: _positions(var["categories"], common[name]) for name, var in agg["variables"].items()
+                 if name in common and var["categories"] != common[name]}
+        if not moved:
+            out.append((i, s, agg))
+            continue
+        variables = dict(agg["variables"])
+        for name, pos in moved.items():
+            var = variables[name]
+            n = len(common[name]) + 1
+            variables[name] = {**var, "categories": common[name],
+                               **{k: _spread(var[k], pos, n) for k in ("orig", "prot") if var.get(k) is not None}}
+        pairs = {key: _spread_pair(t, moved, common) for key, t in agg.get("pairs", {}).items()}
+        out.append((i, s, {**agg, "variables": variables, "pairs": pairs}))
+    return out
+
+
+def _positions(categories: Sequence[str], common: list[str]) -> np.ndarray:
+    """Where each category (and missing, last) goes in the common list."""
+    where = {c: k for k, c in enumerate(common)}
+    return np.array([where[c] for c in categories] + [len(common)], dtype=np.int64)
+
+
+def _spread(counts: Any, pos: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros(n, dtype=np.asarray(counts).dtype)
+    out[pos] = np.asarray(counts)
+    return out
+
+
+def _spread_pair(table: dict, moved: dict[str, np.ndarray], common: dict[str, list[str]]) -> dict:
+    a, b = table["a"], table["b"]
+    if a not in moved and b not in moved:
+        return table
+    out = dict(table)
+    for k in ("orig", "prot"):
+        if table.get(k) is None:
+            continue
+        t = np.asarray(table[k])
+        if a in moved:
+            rows = np.zeros((len(common[a]) + 1, t.shape[1]), dtype=t.dtype)
+            rows[moved[a]] = t
+            t = rows
+        if b in moved:
+            cols = np.zeros((t.shape[0], len(common[b]) + 1), dtype=t.dtype)
+            cols[:, moved[b]] = t
+            t = cols
+        out[k] = t
+    return out
+
+
 def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], ordinal: bool,
                       policy: Policy) -> Grouping:
     """How the categories of one variable are drawn in every chart of the page.

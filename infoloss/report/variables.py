@@ -19,7 +19,7 @@ from . import svg
 from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
-    DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, density_curve, display_bins, outside_text, safe_two_way,
+    DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, common_categories, density_curve, display_bins, outside_text, safe_two_way,
     too_few, total_variation,
 )
 
@@ -74,7 +74,7 @@ def variable_sections(report: Any, policy: Policy) -> tuple[list[tuple[str, str,
 def _variable_sections(report: Any, policy: Policy) -> tuple[list[tuple[str, str, str, str, Markup]], Markup]:
     from .overview import losses, most_changed, variable_anchor
 
-    aggs = [(i, s, s.aggregates) for i, s in enumerate(report.scenarios) if s.aggregates]
+    aggs = common_categories([(i, s, s.aggregates) for i, s in enumerate(report.scenarios) if s.aggregates])
     if not aggs:
         return [], Markup("")
     first = aggs[0][2]
