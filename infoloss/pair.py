@@ -15,6 +15,7 @@ import math
 import re
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -456,7 +457,7 @@ def _column_stack(columns: list[np.ndarray], n: int) -> np.ndarray:
 def encode_pair(
     original: pd.DataFrame,
     protected: pd.DataFrame,
-    spec: Spec | dict | None = None,
+    spec: Spec | dict | str | Path | None = None,
     *,
     original_cache: dict | None = None,
 ) -> EncodedPair:
@@ -466,8 +467,9 @@ def encode_pair(
     ----------
     original, protected : pandas.DataFrame
         The two files.  Missing codes of the spec become missing.
-    spec : Spec, dict or None
-        The variable spec; None infers one from the original file.
+    spec : Spec, dict, path or None
+        The variable spec (a YAML file's path is loaded); None infers one
+        from the original file.
     original_cache : dict, optional
         Pass the same dict when encoding one original against several
         protected files: the original's columns are then converted once and
@@ -550,13 +552,18 @@ def _generalised(spec, variables, original, protected, categorical, continuous, 
                               original_cache)
 
 
-def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | None) -> Spec:
-    from .spec import spec_from_dict
+def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | str | Path | None) -> Spec:
+    from .spec import load_spec, spec_from_dict
 
     if spec is None:
         return infer_spec(original)
     if isinstance(spec, dict):
         spec = spec_from_dict(spec)
+    elif isinstance(spec, (str, Path)):
+        spec = load_spec(spec)
+    elif not isinstance(spec, Spec):
+        raise SpecError(f"the spec must be a mapping (dict), a Spec or the path of a YAML file, got "
+                        f"{type(spec).__name__}.")
     if spec.analyse_all:
         spec = spec.copy()
         for name, var in infer_spec(original).variables.items():

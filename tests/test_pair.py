@@ -317,3 +317,12 @@ def test_an_ordinal_scale_with_mixed_labels_ranks_numbers_first_for_every_measur
     assert pair_test["statistic_orig"] == pytest.approx(stats.spearmanr(k, orig["y"])[0], rel=1e-12)
     nominal = {"variables": {"g": {"scale": "nominal"}, "y": {"scale": "continuous"}}}
     assert encode_pair(orig, prot, nominal).categorical["g"].categories == ["1", "10", "2", "x"]  # unordered
+
+
+def test_encode_pair_loads_a_spec_given_as_a_path_and_refuses_other_types(tmp_path):
+    (tmp_path / "spec.yaml").write_text("variables:\n  x: {scale: continuous}\n")
+    orig, prot = pd.DataFrame({"x": [1.0, 2.0, 3.0]}), pd.DataFrame({"x": [1.5, 2.0, 3.0]})
+    for spec in (tmp_path / "spec.yaml", str(tmp_path / "spec.yaml")):
+        assert encode_pair(orig, prot, spec).continuous_names == ["x"]
+    with pytest.raises(SpecError, match="must be a mapping .dict., a Spec or the path of a YAML file, got list"):
+        encode_pair(orig, prot, ["x"])
