@@ -390,7 +390,8 @@ def _t_closeness_tails(mid: str, out: dict[str, Any], details: dict[str, Any], s
     variable, ``max``), and so is a ``share_above_t`` that stands for fewer than ``min_cell`` records."""
     if mid != "t_closeness" or not n:
         return
-    per = details.get("by_variable") if isinstance(details.get("by_variable"), dict) else {}
+    # a copy: ``details`` is a shallow copy of the full result's, whose nested blocks a safe pass must not change
+    per = dict(details["by_variable"]) if isinstance(details.get("by_variable"), dict) else {}
     by_variable = out.get("by_variable") if isinstance(out.get("by_variable"), dict) else {}
     withheld = []
     for name, entry in per.items():

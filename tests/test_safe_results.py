@@ -608,3 +608,32 @@ def test_complements_of_small_counts_are_withheld():
              "category": None, "original": dict(side), "protected": dict(side)}]
     row = safe_analyses({"estimates": rows}, 5, (300,))[0]["estimates"][0]
     assert row["original"]["n"] is None and row["original"]["value"] == 5.0  # 2 records without a value
+
+
+def test_safe_passes_leave_the_report_unchanged_and_agree_with_each_other():
+    # the t-closeness tail check wrote into the full result's nested details: the first safe pass hid
+    # 1 − 1/n, the second (the JSON written after the page) no longer found it and gave it back
+    from infoloss.synth import make_spec, make_survey, protect
+
+    orig = make_survey(1_000, n_continuous=3, n_categorical=4, seed=3)
+    spec = make_spec(orig)
+    keys = [n for n, v in spec["variables"].items() if v.get("scale") == "nominal"][:2]
+    sensitive = [n for n, v in spec["variables"].items() if v.get("scale") == "nominal"][2]
+    for name in keys:
+        spec["variables"][name]["role"] = "key"
+    spec["variables"][sensitive]["role"] = "sensitive"
+    orig[sensitive] = orig[sensitive].cat.add_categories(["rare"])
+    orig.loc[0, sensitive] = "rare"  # one record holds a sensitive value, alone in its class: t-closeness 1 − 1/n
+    for name in keys:
+        orig[name] = orig[name].cat.add_categories(["unique"])
+        orig.loc[0, name] = "unique"
+    prot = protect(orig, noise=0.1, pram=0.05, seed=1)
+    report = infoloss.compare(orig, prot, spec)
+    full = json.dumps(report.to_dict(), sort_keys=True, default=_np)
+    first = json.dumps(report.to_dict(safe=True, min_cell=5), sort_keys=True, default=_np)
+    report.to_html(safe=True, min_cell=5)
+    again = json.dumps(report.to_dict(safe=True, min_cell=5), sort_keys=True, default=_np)
+    assert json.dumps(report.to_dict(), sort_keys=True, default=_np) == full
+    assert again == first
+    tc = json.loads(first)["scenarios"][0]["measures"]["t_closeness"]
+    assert tc["value"] is None and "1 − c/n" in tc["withheld"]
