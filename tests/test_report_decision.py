@@ -547,3 +547,13 @@ def test_each_variable_names_the_scenario_where_it_loses_most(survey_pair, surve
         worst = names[int(np.argmax(loss))]
         heading = re.search(rf"<h3>{v} <small>[^<]*</small>([^<]*)</h3>", survey_pages["full"]).group(1)
         assert heading.endswith(f" in {worst}"), heading
+
+
+def test_scores_follow_the_page_s_one_rounding_rule():
+    # the score table printed 2 decimals (0.995735 read "1.00", "identical") and the overall score 3
+    from infoloss.report.numbers import number
+    from infoloss.report.verdict import _overall_cell, _score_cell
+
+    assert ">0.996<" in str(_score_cell(0.995735, False)) and ">0.225<" in str(_score_cell(0.225361, False))
+    assert "<b>0.97</b>" in str(_overall_cell(0.969849, False))
+    assert number(999.7) == "1,000"

@@ -131,7 +131,7 @@ def _score_cell(v: float | None, best: bool) -> Markup:
     if v is None:
         return Markup('<td class="num nc">–</td>')
     mark = Markup(' <span class="mark">✓</span>') if best else Markup("")
-    return Markup('<td class="num" style="background:{}">{}{}</td>').format(_score_colour(v), f"{v:.2f}", mark)
+    return Markup('<td class="num" style="background:{}">{}{}</td>').format(_score_colour(v), number(v), mark)
 
 
 def _overall_cell(v: float | None, best: bool) -> Markup:
@@ -139,7 +139,7 @@ def _overall_cell(v: float | None, best: bool) -> Markup:
         return Markup('<td class="num nc">–</td>')
     mark = Markup(' <span class="mark">✓</span>') if best else Markup("")
     return Markup('<td class="num overall"><span class="bar" style="width:{}px" aria-hidden="true"></span>'
-                  "<b>{}</b>{}</td>").format(round(50 * v), f"{v:.3f}", mark)
+                  "<b>{}</b>{}</td>").format(round(50 * v), number(v), mark)
 
 
 def _weights_note(sc: Scores) -> Markup:
