@@ -88,3 +88,13 @@ def test_coefficient_names_are_shown_in_full():
     spec["analyses"] = {"regressions": [{"name": "m", "formula": f"income ~ age + C({region})"}]}
     html = infoloss.compare(df, protect(df, noise=0.2, seed=1), spec, measures=["regression_ci_overlap"]).to_html()
     assert f"C({region})[T.Zuid-Holland metropolitan area]</text>" in html
+
+
+def test_safe_mode_hides_exactly_the_estimates_the_safe_json_withholds(reports):
+    # the page judged shares by the weighted p·n, the JSON by the records themselves: the page hid more
+    report, _, safe = reports
+    rows = report.to_dict(safe=True)["scenarios"][0]["analyses"]["estimates"]
+    withheld = sum(1 for r in rows if (r["original"] or {}).get("value") is None and "n" in (r["original"] or {}))
+    section = safe[safe.index("Your analyses before and after"):]
+    assert f"Safe mode: {withheld} estimates" in section
+    assert section.count("<tr><th scope=row>") >= len(rows) - withheld

@@ -22,7 +22,6 @@ from typing import Any, Sequence
 
 from markupsafe import Markup
 
-from ..safe_results import small_proportion
 from . import svg
 from .parts import fmt, join
 from .plotdata import Policy
@@ -204,7 +203,8 @@ def _estimates(blocks: Sequence, level: float, policy: Policy) -> Markup:
             p = r.get("protected") or {}
             inside = r.get("inside_original_ci")
             mark = "" if inside is None else ("✓" if inside else "✗")
-            shown = "withheld" if policy.safe and "n" in p and p["n"] is None else fmt(p.get("value"))
+            withheld = policy.safe and "n" in p and p["n"] is None and p.get("value") is None
+            shown = "withheld" if withheld else fmt(p.get("value"))
             cells.append(Markup('<td class="num" title="{}">{} {}</td><td class="num">{}</td>').format(
                 r.get("note", ""), shown, mark, fmt(r.get("ci_overlap"))))
         label = row["estimate"] + ("" if row["category"] is None else f" = {row['category']}")
@@ -220,16 +220,13 @@ def _estimates(blocks: Sequence, level: float, policy: Policy) -> Markup:
 
 
 def _showable(row: dict, policy: Policy) -> bool:
+    """In safe mode the page shows what the safe JSON keeps (it reads the safe JSON, :mod:`.safe_view`): a row
+    whose original estimate is withheld there (a domain or a share of fewer than ``min_cell`` records, an
+    extreme) is left out; one whose count alone is withheld (beside a withheld domain) shows its estimate."""
     if not policy.safe:
         return True
     o = row["original"] or {}
-    if "n" in o and o["n"] is None:  # withheld in the safe JSON (fewer than min_cell records, or an extreme)
-        return False
-    if row["statistic"] == "quantile" and row["estimate"].endswith((", 0)", ", 1)")):
-        return False
-    if row["statistic"] == "proportion" and small_proportion(o, policy.min_cell):
-        return False
-    return o.get("n") is None or policy.count_ok(int(o["n"])) and (o.get("n") or 0) >= policy.min_cell
+    return not ("n" in o and o["n"] is None and o.get("value") is None)
 
 
 def _interval_text(side: dict, policy: Policy) -> str:
