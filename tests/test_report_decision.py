@@ -557,3 +557,15 @@ def test_scores_follow_the_page_s_one_rounding_rule():
     assert ">0.996<" in str(_score_cell(0.995735, False)) and ">0.225<" in str(_score_cell(0.225361, False))
     assert "<b>0.97</b>" in str(_overall_cell(0.969849, False))
     assert number(999.7) == "1,000"
+
+
+def test_a_partly_perturbed_continuous_variable_is_described_by_its_share_of_records():
+    rng = np.random.default_rng(0)
+    orig = pd.DataFrame({"x": rng.normal(size=400), "y": rng.normal(size=400)})
+    prot = orig.copy()
+    prot.loc[:199, "x"] += 0.1  # half the records
+    prot["y"] += 0.1
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    page = infoloss.compare(orig, prot, spec, measures=["il1s", "records_changed"]).to_html()
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(page, "changes")))
+    assert "perturbed all 2 continuous variables (in 50 %–100 % of the records)" in text

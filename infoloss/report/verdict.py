@@ -281,7 +281,7 @@ def _continuous_text(s: Any, chg: dict, sup: dict, kinds: dict, removed: list[st
         return Markup("perturbed every value of {}{}").format(what, size)
     if len(moved) == len(cont) and n and all(policy.count_ok(int(c)) for c in moved.values()):
         lo, hi = min(moved.values()) / n, max(moved.values()) / n
-        return Markup("perturbed {} ({}–{} of their values){}").format(what, percent(lo), percent(hi), size)
+        return Markup("perturbed {} (in {}–{} of the records){}").format(what, percent(lo), percent(hi), size)
     return Markup("perturbed {}{}").format(_top(moved, policy, n=n), size)
 
 
