@@ -569,3 +569,18 @@ def test_a_partly_perturbed_continuous_variable_is_described_by_its_share_of_rec
     page = infoloss.compare(orig, prot, spec, measures=["il1s", "records_changed"]).to_html()
     text = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(page, "changes")))
     assert "perturbed all 2 continuous variables (in 50 %–100 % of the records)" in text
+
+
+def test_measures_left_out_of_the_scores_say_why():
+    from infoloss.report.scores import _scoreable
+
+    class S:
+        def __init__(self, measures):
+            self.measures = measures
+
+    class R:
+        scenarios = [S({"ks": infoloss.registry.MeasureResult(value=0.1)}), S({})]
+
+    left: dict = {}
+    assert _scoreable(R(), ["ks", "loss_metric"], left) == []
+    assert left == {"ks": "not computed for every scenario", "loss_metric": "not computed in any scenario"}

@@ -221,12 +221,14 @@ def _scoreable(report: Any, ids: Sequence[str], left_out: dict[str, str]) -> lis
     for mid in ids:
         info = get(mid)
         results = [s.measures.get(mid) for s in report.scenarios]
-        if any(r is None for r in results):
+        if all(r is None for r in results):
+            left_out[mid] = "not computed in any scenario"
+        elif any(r is None for r in results):
             left_out[mid] = "not computed for every scenario"
         elif any(r.value is None for r in results):  # type: ignore[union-attr]
             left_out[mid] = "withheld in safe mode for a scenario"
         elif any(measure_score(info, r.value) is None for r in results):  # type: ignore[union-attr]
-            left_out[mid] = "no scale to map it to [0, 1] (unbounded, in the data's units)"
+            left_out[mid] = "its range is unbounded on its worse side and it has no scale to map it to [0, 1]"
         else:
             out.append(mid)
     return out
