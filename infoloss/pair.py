@@ -978,7 +978,7 @@ def _category_order(
                 f"{', '.join(map(repr, sorted(absent)[:5]))}; add them to its order or list them as missing codes."
             )
         return order
-    label_order = _label_order(o, p)
+    label_order = _label_order(o, p, ordinal=var.scale == "ordinal")
     if label_order is not None:
         listed = set(label_order)
         return label_order + [x for x in present if x not in listed]
@@ -992,10 +992,19 @@ def _category_order(
     return sorted(present, key=_sort_key(present))
 
 
-def _label_order(o: pd.Series, p: pd.Series | None) -> list[str] | None:
+def _label_order(o: pd.Series, p: pd.Series | None, *, ordinal: bool = False) -> list[str] | None:
+    """The categories of a Categorical column (value labels in code order, or an order the user gave).
+
+    For an ordinal scale, an unordered Categorical whose categories are in
+    lexical order is taken as pandas' default (``astype("category")`` sorts
+    them so: "1" < "10" < "2"), not a chosen order: None, so the scale's
+    default order applies."""
     for col in (o, p):
         if col is not None and isinstance(col.dtype, pd.CategoricalDtype):
-            return [normalise_label(c) for c in col.cat.categories]
+            labels = [normalise_label(c) for c in col.cat.categories]
+            if ordinal and not col.cat.ordered and labels == sorted(labels):
+                return None
+            return labels
     return None
 
 

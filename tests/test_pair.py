@@ -326,3 +326,16 @@ def test_encode_pair_loads_a_spec_given_as_a_path_and_refuses_other_types(tmp_pa
         assert encode_pair(orig, prot, spec).continuous_names == ["x"]
     with pytest.raises(SpecError, match="must be a mapping .dict., a Spec or the path of a YAML file, got list"):
         encode_pair(orig, prot, ["x"])
+
+
+def test_an_ordinal_categorical_keeps_a_chosen_order_but_not_pandas_lexical_default():
+    spec = {"variables": {"g": {"scale": "ordinal"}}}
+    codes = pd.Series(["1", "2", "10", "2", "1"])
+    default = codes.astype("category")  # pandas sorts the categories as text: 1, 10, 2
+    assert encode_pair(pd.DataFrame({"g": default}), pd.DataFrame({"g": default}), spec).categorical["g"].categories \
+        == ["1", "2", "10"]
+    chosen = pd.Categorical(codes, categories=["10", "2", "1"], ordered=True)
+    labelled = pd.Categorical(codes, categories=["2", "1", "10"])  # value labels in code order (a .sav file)
+    for cat, want in ((chosen, ["10", "2", "1"]), (labelled, ["2", "1", "10"])):
+        df = pd.DataFrame({"g": cat})
+        assert encode_pair(df, df, spec).categorical["g"].categories == want
