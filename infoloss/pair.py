@@ -737,6 +737,49 @@ def _encode_continuous(
 _SAME_PREFIX = 4096
 
 
+def _days(col: pd.Series) -> pd.Series | None:
+    """A column of dates or durations as days (:func:`_as_days`), in any of pandas' forms; None for another column.
+
+    numpy ``datetime64``/``timedelta64``, Arrow ``timestamp``/``date``/``duration``
+    and object columns of ``Timestamp``, ``datetime``, ``date`` or
+    ``timedelta`` values.  Taken as numbers, the last two would be in the unit
+    they are stored in (microseconds, nanoseconds).
+    """
+    if isinstance(col.dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        t = col.dtype.pyarrow_dtype
+        return _arrow_days(col, t) if pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_duration(t) \
+            else None
+    if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
+        return _as_days(col)
+    if col.dtype != object:
+        return None
+    kind = pd.api.types.infer_dtype(col, skipna=True)
+    if kind in ("datetime", "datetime64", "date"):
+        return _as_days(pd.to_datetime(col, utc=True))  # naive values as UTC: the same days since 1970
+    if kind in ("timedelta", "timedelta64"):
+        return _as_days(pd.to_timedelta(col))
+    return None
+
+
+def _arrow_days(col: pd.Series, t: Any) -> pd.Series:
+    """Days from an Arrow date, timestamp (UTC instants for one with a time zone) or duration column: its stored
+    integers over the unit's count per day; nulls are missing."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_date32(t):
+        per_day = 1.0
+    elif pa.types.is_date64(t):
+        per_day = 86_400_000.0
+    else:
+        per_day = 86_400.0 * {"s": 1, "ms": 1e3, "us": 1e6, "ns": 1e9}[t.unit]
+    stored = pc.cast(pa.array(col), pa.int64() if not pa.types.is_date32(t) else pa.int32())
+    days = pc.divide(pc.cast(stored, pa.float64()), per_day)
+    return pd.Series(days.to_numpy(zero_copy_only=False), index=col.index, name=col.name)
+
+
 def _as_days(col: pd.Series) -> pd.Series:
     """Dates as days since 1970-01-01 (UTC for dates with a time zone), durations as days; NaT is missing.
 
@@ -759,8 +802,9 @@ def _same_floats(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) -> np.ndarray:
-    if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
-        col = _as_days(col)
+    days = _days(col)
+    if days is not None:
+        col = days
     if isinstance(col.dtype, pd.CategoricalDtype):
         col = col.astype(object)
     if pd.api.types.is_bool_dtype(col):
@@ -1029,6 +1073,9 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     if pd.api.types.is_complex_dtype(col):
         raise InputError(f"the weight column {name!r} of the {which} file holds complex numbers; weights are real "
                          "numbers, zero or positive.")
+    if _days(col) is not None:  # taken as numbers, they would be nanoseconds
+        raise InputError(f"the weight column {name!r} of the {which} file holds dates or durations; weights are real "
+                         "numbers, zero or positive (check that the spec names the right weight column).")
     if not pd.api.types.is_numeric_dtype(col):
         col = pd.to_numeric(col, errors="coerce")
     w = col.to_numpy(dtype=float, na_value=np.nan)

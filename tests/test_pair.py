@@ -339,3 +339,37 @@ def test_an_ordinal_categorical_keeps_a_chosen_order_but_not_pandas_lexical_defa
     for cat, want in ((chosen, ["10", "2", "1"]), (labelled, ["2", "1", "10"])):
         df = pd.DataFrame({"g": cat})
         assert encode_pair(df, df, spec).categorical["g"].categories == want
+
+
+@pytest.mark.parametrize("form", ["object", "tz-object", "date-object", "arrow-date", "arrow-timestamp-tz",
+                                  "arrow-duration", "timedelta-object"])
+def test_dates_and_durations_in_any_form_are_days(form):
+    import datetime as dt
+
+    d = pd.Series(pd.date_range("2020-01-01", periods=6, freq="D"))
+    td = pd.Series(pd.to_timedelta(np.arange(6), unit="D"))
+
+    def as_form(x):
+        return {"object": lambda: x.astype(object), "tz-object": lambda: x.dt.tz_localize("Europe/Paris").astype(object),
+                "date-object": lambda: pd.Series([dt.date(v.year, v.month, v.day) for v in x] + [None]),
+                "arrow-date": lambda: x.dt.date.astype("date32[pyarrow]"),
+                "arrow-timestamp-tz": lambda: x.dt.tz_localize("UTC").astype("timestamp[us, tz=UTC][pyarrow]"),
+                "arrow-duration": lambda: (x - d[0]).astype("duration[ns][pyarrow]"),
+                "timedelta-object": lambda: (x - d[0]).astype(object)}[form]()
+
+    orig, prot = as_form(d), as_form(d + pd.Timedelta(days=1))
+    spec = {"variables": {"c": {"scale": "continuous"}}}
+    pair = encode_pair(pd.DataFrame({"c": orig}), pd.DataFrame({"c": prot}), spec)
+    x, y = pair.continuous["c"].orig, pair.continuous["c"].prot
+    ok = ~np.isnan(x)
+    assert ok.sum() == 6 and np.allclose(y[ok] - x[ok], 1.0)
+    if form in ("object", "arrow-date", "date-object"):
+        assert x[0] == (pd.Timestamp("2020-01-01") - pd.Timestamp("1970-01-01")).days
+
+
+def test_a_weight_column_of_dates_is_refused():
+    d = pd.Series(pd.date_range("2020-01-01", periods=4, freq="D"))
+    spec = {"variables": {"x": {"scale": "continuous"}, "w": {"role": "weight"}}}
+    df = pd.DataFrame({"x": [1.0, 2, 3, 4], "w": d})
+    with pytest.raises(InputError, match="weight column 'w' of the original file holds dates or durations"):
+        encode_pair(df, df, spec)
