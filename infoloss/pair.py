@@ -1037,19 +1037,24 @@ def _category_order(
 
 
 def _label_order(o: pd.Series, p: pd.Series | None, *, ordinal: bool = False) -> list[str] | None:
-    """The categories of a Categorical column (value labels in code order, or an order the user gave).
+    """The declared categories of Categorical columns (value labels in code order, or an order the user gave):
+    the original's, then those only the protected file declares; None when neither column is a Categorical.
 
-    For an ordinal scale, an unordered Categorical whose categories are in
-    lexical order is taken as pandas' default (``astype("category")`` sorts
-    them so: "1" < "10" < "2"), not a chosen order: None, so the scale's
-    default order applies."""
+    Declared categories count even when no record holds them (R's
+    ``table`` of a factor keeps its unused levels too), in whichever file
+    declares them.  For an ordinal scale, an unordered Categorical whose
+    categories are in lexical order is taken as pandas' default
+    (``astype("category")`` sorts them so: "1" < "10" < "2"), not a chosen
+    order: its categories take the scale's default order.
+    """
+    declared: dict[str, None] = {}
     for col in (o, p):
         if col is not None and isinstance(col.dtype, pd.CategoricalDtype):
             labels = [normalise_label(c) for c in col.cat.categories]
             if ordinal and not col.cat.ordered and labels == sorted(labels):
-                return None
-            return labels
-    return None
+                labels = sorted(labels, key=_numbers_first)
+            declared.update(dict.fromkeys(labels))
+    return list(declared) or None
 
 
 def _sort_key(labels: list[str]) -> Callable[[str], Any]:

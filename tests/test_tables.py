@@ -480,3 +480,20 @@ def test_frequency_table_labels():
     assert list(t.index) == ["a", "b", "missing"] and list(t.columns) == ["u", "v", "missing"]
     assert t.loc["a", "u"] == 1 and t.loc["a", "missing"] == 1 and t.loc["missing", "v"] == 1
     assert int(t.to_numpy().sum()) == 4
+
+
+def test_declared_but_unused_categories_count_whichever_file_declares_them():
+    # the protected file's declared categories counted only when the original was not a Categorical
+    from infoloss.measures.tables import aad
+
+    rng = np.random.default_rng(0)
+    o = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 60), "b": rng.choice(["u", "v"], 60)})
+    p = o.copy()
+    p.loc[:5, "a"] = "x"
+    spec = {"variables": {"a": {"scale": "nominal"}, "b": {"scale": "nominal"}}}
+    with_w = pd.Categorical(o["a"], categories=["x", "y", "z", "w"])
+    values = set()
+    for orig_a, prot_a in ((with_w, p["a"]), (o["a"], pd.Categorical(p["a"], categories=["x", "y", "z", "w"])),
+                           (with_w, pd.Categorical(p["a"], categories=["x", "y", "z"]))):
+        values.add(aad(o.assign(a=orig_a), p.assign(a=prot_a), spec).value)
+    assert len(values) == 1
