@@ -494,6 +494,7 @@ def test_declared_but_unused_categories_count_whichever_file_declares_them():
     with_w = pd.Categorical(o["a"], categories=["x", "y", "z", "w"])
     values = set()
     for orig_a, prot_a in ((with_w, p["a"]), (o["a"], pd.Categorical(p["a"], categories=["x", "y", "z", "w"])),
-                           (with_w, pd.Categorical(p["a"], categories=["x", "y", "z"]))):
+                           (pd.Categorical(o["a"], categories=["x", "y", "z"]),
+                            pd.Categorical(p["a"], categories=["x", "y", "z", "w"]))):
         values.add(aad(o.assign(a=orig_a), p.assign(a=prot_a), spec).value)
     assert len(values) == 1
