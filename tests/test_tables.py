@@ -498,3 +498,15 @@ def test_declared_but_unused_categories_count_whichever_file_declares_them():
                             pd.Categorical(p["a"], categories=["x", "y", "z", "w"]))):
         values.add(aad(o.assign(a=orig_a), p.assign(a=prot_a), spec).value)
     assert len(values) == 1
+
+
+def test_records_of_weight_zero_count_for_nothing_in_the_kl_divergence():
+    from infoloss.measures.tables import kl_divergence
+
+    rng = np.random.default_rng(1)
+    o = pd.DataFrame({"a": rng.choice(list("xyz"), 80), "w": rng.uniform(1, 3, 80)})
+    p = o.assign(a=np.where(rng.random(80) < 0.2, "x", o["a"]))
+    o.loc[::4, "w"] = 0.0
+    spec = {"variables": {"a": {"scale": "nominal"}, "w": {"role": "weight"}}, "pairing": "none"}
+    kept = o["w"] > 0
+    assert kl_divergence(o, p, spec).value == pytest.approx(kl_divergence(o[kept], p, spec).value, rel=1e-12)

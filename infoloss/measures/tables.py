@@ -545,8 +545,8 @@ def kl_divergence(pair: EncodedPair, *, smoothing: float = 0.5, weighted: bool |
     category.  Empty cells are smoothed by adding ``alpha = smoothing``
     pseudo-records to every one of the ``k`` cells of *both* tables (0.5: the
     Jeffreys / Krichevsky-Trofimov estimate); with weights a pseudo-record
-    weighs the file's mean weight, so constant weights give the unweighted
-    result.  ``by_variable`` per variable; ``value`` the mean.
+    weighs the file's mean positive weight, so constant weights give the
+    unweighted result and records of weight 0 count for nothing.  ``by_variable`` per variable; ``value`` the mean.
 
     Parameters
     ----------
@@ -585,7 +585,7 @@ def kl_divergence(pair: EncodedPair, *, smoothing: float = 0.5, weighted: bool |
     if not (math.isfinite(alpha) and alpha >= 0):
         raise InputError(f"kl_divergence's smoothing must be a number of at least 0, got {smoothing!r}.")
     use_w, wdetails = _weighting(pair, weighted, "kl_divergence")
-    unit = {which: _total(pair, which, use_w) / pair.n(which) for which in (ORIGINAL, PROTECTED)}
+    unit = {which: _total(pair, which, use_w) / _records_that_count(pair, which, use_w) for which in (ORIGINAL, PROTECTED)}
     by_variable, not_computed = {}, {}
     for name in names:
         dist = []
@@ -606,6 +606,13 @@ def kl_divergence(pair: EncodedPair, *, smoothing: float = 0.5, weighted: bool |
     if not_computed:
         details["not_computed"] = not_computed
     return MeasureResult(value=float(np.mean(list(by_variable.values()))), by_variable=by_variable, details=details)
+
+
+def _records_that_count(pair: EncodedPair, which: str, use_w: bool) -> int:
+    """The file's records, those of positive weight when weighted (a record of weight 0 counts for nothing)."""
+    if not use_w:
+        return pair.n(which)
+    return max(int(np.count_nonzero(pair.weights(which) > 0)), 1)
 
 
 # ---------------------------------------------------------------------------
