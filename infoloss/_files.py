@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError
+
+
+def checked_path(value: Any, what: str, error: type[Exception] = InputError) -> Path:
+    """``value`` as a Path, or ``error`` with one sentence when it cannot name a file.
+
+    ``what`` names it in the message ("the spec file", "the original file",
+    "the output file").  Refused: a value that is not text or a path, a NUL
+    character, a name longer than the system allows.
+    """
+    if not isinstance(value, (str, os.PathLike)) or isinstance(os.fspath(value), bytes):
+        raise error(f"{what} must be given as a path (text or pathlib.Path), got {type(value).__name__}.")
+    path = Path(value)
+    shown = str(path) if len(str(path)) <= 80 else str(path)[:77] + "..."
+    if "\x00" in str(path):
+        raise error(f"{what} {shown!r} holds a NUL character, which no file name can; check the path.")
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise error(f"{what} {shown!r} is longer than the system allows for a file name; shorten it.") from None
+    return path
 
 
 def resolved(path: str | Path) -> Path:
@@ -24,7 +47,7 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
 
     ``protect`` lists input files that must never be overwritten.
     """
-    path = Path(path)
+    path = checked_path(path, "the output file")
     target = resolved(path)
     for other in protect:
         if _same_file(Path(other), target):

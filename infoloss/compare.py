@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, registry
-from ._files import resolved, write_atomic
+from ._files import checked_path, resolved, write_atomic
 from ._memory import release as release_memory
 from .errors import InputError, NotComputed, SpecError
 from .pair import EncodedPair, encode_pair
@@ -177,6 +177,7 @@ class Report:
         from .report import render_html
 
         if path is not None:  # refuse a protected path before the work of rendering
+            path = checked_path(path, "the output file")
             _check_not_input(path, (*self.inputs, *protect))
         html = render_html(self, safe=safe, min_cell=min_cell, weights=weights)
         if path is not None:
@@ -630,7 +631,8 @@ def _compact_original_text(original: pd.DataFrame, pair: EncodedPair) -> pd.Data
 def _input_paths(original: Frame, protected: Frame | Sequence[Frame], spec: Spec | None) -> list[Path]:
     """Every file the comparison reads: data files given as paths, the spec file and the files it names."""
     frames = [original, *(protected if isinstance(protected, (list, tuple)) else [protected])]
-    paths = [Path(f) for f in frames if isinstance(f, (str, Path))]
+    whats = ["the original file"] + ["the protected file"] * (len(frames) - 1)
+    paths = [checked_path(f, what) for f, what in zip(frames, whats) if isinstance(f, (str, Path))]
     paths += spec.input_files() if spec is not None else []
     return [resolved(p) for p in paths]  # absolute: still right if the working folder changes later
 

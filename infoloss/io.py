@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import pandas as pd
 
+from ._files import checked_path
 from .errors import InputError
 from .spec import DEFAULT_MISSING, Spec
 
@@ -71,7 +72,7 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
         ending, broken, not in the format its ending says, or has a duplicate
         column name.
     """
-    path = Path(path)
+    path = checked_path(path, f"the {which} file")
     label = f"the {which} file {path}"
     ending = path.suffix.lower()
     _check_file(path, label, ending)

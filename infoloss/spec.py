@@ -240,7 +240,9 @@ def expanded_size(obj: Any, seen: dict[int, int] | None = None) -> int:
 
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a YAML spec file; relative paths in it are relative to the file."""
-    path = Path(path)
+    from ._files import checked_path
+
+    path = checked_path(path, "the spec file", SpecError)
     if path.exists() and not path.is_file():  # a folder, or a pipe that would block the read
         raise SpecError(f"the spec file {path} is not a regular file; give the path of a YAML file.")
     try:

@@ -533,3 +533,26 @@ def test_a_symlink_loop_given_as_a_file_is_an_input_error(tmp_path):
                                         str(tmp_path / "ex" / "spec.yaml"), "--measures", "il1s",
                                         "--json", str(tmp_path / "b")])
     assert status == 0, stderr
+
+
+@pytest.mark.parametrize("bad", [123, b"spec.yaml", "a\x00.yaml", "x" * 5000])
+def test_a_path_that_cannot_name_a_file_is_one_sentence_in_the_api(bad, tmp_path):
+    # load_spec, read_table, compare and the writers raised TypeError, ValueError (NUL) or OSError (name too long)
+    import infoloss
+    from infoloss.errors import InputError, SpecError
+    from infoloss.io import read_table
+    from infoloss.spec import load_spec
+
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0]})
+    spec = {"variables": {"x": {"scale": "continuous"}}}
+    with pytest.raises(SpecError, match="^the spec file .*(path|NUL|longer than)"):
+        load_spec(bad)
+    with pytest.raises(InputError, match="^the original file .*(path|NUL|longer than)"):
+        read_table(bad)
+    report = infoloss.compare(df, df.copy(), spec, measures=["il1s"])
+    for write in (report.to_json, report.to_html):
+        with pytest.raises(InputError, match="^the output file .*(path|NUL|longer than)"):
+            write(bad)
+    if isinstance(bad, str):
+        with pytest.raises(InputError, match="^the original file"):
+            infoloss.compare(bad + ".csv", df, spec)
