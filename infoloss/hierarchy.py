@@ -481,6 +481,11 @@ class HierarchyRule:
 _RULE_CACHE: dict[tuple, HierarchyRule] = {}
 
 
+def _finite(number: int | float) -> bool:
+    """A finite number that a float can hold (a whole number of 400 digits cannot: ``math.isfinite`` raises)."""
+    return math.isfinite(number) if isinstance(number, float) else abs(number) < 2**1024
+
+
 def hierarchy_rule(name: str, value: Any, base_dir: Path) -> HierarchyRule:
     """The validated rule of a spec's ``hierarchy:`` value (a Path or a mapping)."""
     key = (name, str(value) if not isinstance(value, dict) else repr(sorted(value.items(), key=str)), str(base_dir))
@@ -530,7 +535,7 @@ def _parse_rule(name: str, value: Any, base_dir: Path) -> HierarchyRule:
     if (
         not isinstance(breaks, list)
         or len(breaks) < 2
-        or not all(isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in breaks)
+        or not all(isinstance(b, (int, float)) and not isinstance(b, bool) and _finite(b) for b in breaks)
     ):
         infinite = isinstance(breaks, list) and any(isinstance(b, float) and math.isinf(b) for b in breaks)
         if infinite:  # values beyond the first or last break are outside every interval: give finite ends

@@ -495,11 +495,17 @@ def encode_pair(
     def encode(var: VariableSpec) -> ContinuousColumn | CategoricalColumn:
         o = original[var.name]
         p = None if var.removed else protected[var.name]
-        if var.scale == "continuous":
-            orig = _cached_original(original_cache, var, lambda: _original_float(var, o, missing))
-            return _encode_continuous(var, orig, o, p, missing, original_cache)
-        factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
-        return _encode_categorical(var, factors, o, p, missing, original_cache)
+        try:
+            if var.scale == "continuous":
+                orig = _cached_original(original_cache, var, lambda: _original_float(var, o, missing))
+                return _encode_continuous(var, orig, o, p, missing, original_cache)
+            factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
+            return _encode_categorical(var, factors, o, p, missing, original_cache)
+        except UnicodeEncodeError:  # Arrow's strings are UTF-8: a lone surrogate (text decoded with
+            # errors="surrogateescape") cannot be one
+            raise InputError(f"variable {var.name!r} holds text that is not valid Unicode (a lone surrogate such as "
+                             "'\\udc80', left by decoding bytes with errors='surrogateescape'); decode the file with "
+                             "its real encoding.") from None
 
     # on two threads for large files: the conversions and the hashing of categories release the GIL,
     # and each variable writes only its own entries of the original cache
@@ -817,7 +823,10 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
     else:
         text = col.astype(object).where(col.notna(), None)
         text = text.map(lambda v: None if v is None or normalise_label(v) in missing else v)
-        x = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        try:
+            x = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        except OverflowError:  # Python ints beyond the float range: infinite, refused below like 1e400
+            x = pd.to_numeric(text.map(_float_or_infinite), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         bad = text.notna().to_numpy() & np.isnan(x)
         if bad.any():
             example = text[bad].iloc[0]
@@ -854,10 +863,17 @@ def _count(k: int, what: str) -> str:
     return f"{k:,} {what}" + ("" if k == 1 else "s")
 
 
+def _float_or_infinite(value: Any) -> Any:
+    """A Python int beyond the float range as ±inf (``float`` raises for it); any other value as it is."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**1024:
+        return math.inf if value > 0 else -math.inf
+    return value
+
+
 def _is_float(value: Any) -> bool:
     try:
         float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a whole number beyond the float range
         return False
     return True
 
@@ -911,7 +927,7 @@ def _check_same_kind(
         kind_key = VariableSpec(var.name, "kind of values", missing=sorted(drop))
         kinds = [_cached_original(cache, kind_key, lambda: _value_kind(o, drop, distinct[0])),
                  _value_kind(p, drop, distinct[1])]
-    except TypeError:  # unhashable values
+    except (TypeError, NotImplementedError):  # unhashable values (Arrow: no kernel for list or struct)
         raise _not_scalar(var) from None
     if None not in kinds and kinds[0] != kinds[1]:
         num, text = ("original", "protected") if kinds[0] else ("protected", "original")
@@ -969,7 +985,7 @@ def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np
     """The column's codes (int32, -1 for missing and missing codes), its labels and its distinct present values."""
     try:
         codes, uniques = pd.factorize(col, use_na_sentinel=True)
-    except TypeError:  # unhashable values
+    except (TypeError, NotImplementedError):  # unhashable values (Arrow: no kernel for list or struct)
         raise _not_scalar(var) from None
     labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
     drop = missing | {normalise_label(m) for m in var.missing}

@@ -429,8 +429,11 @@ def _as_list(value: Any, key: str, where: str) -> list:
 
 
 def _is_number(value: Any) -> bool:
-    """An int or float that is not NaN (YAML's .nan); ±.inf is allowed as an open end of the breaks."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+    """An int or float that is not NaN (YAML's .nan) and that a float can hold (not a whole number of 400
+    digits); ±.inf is allowed as an open end of the breaks."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return value == value and (isinstance(value, float) or abs(value) < 2**1024)
 
 
 def _norm_label(value: Any) -> str:
@@ -523,7 +526,7 @@ def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
 
     try:
         distinct = int(col.nunique(dropna=True))
-    except TypeError:  # lists or mappings: _infer_variable already says to remove the line
+    except (TypeError, NotImplementedError):  # lists or mappings: _infer_variable already says to remove the line
         return
     note = cardinality_note(distinct, int(col.notna().sum()))
     if note is None:
@@ -536,7 +539,7 @@ def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
 def _infer_variable(name: str, col: pd.Series) -> VariableSpec:
     try:
         return _infer_scalar_variable(name, col)
-    except TypeError:  # unhashable values (lists or mappings from a nested Parquet/Arrow column)
+    except (TypeError, NotImplementedError):  # lists or mappings from a nested Parquet/Arrow column (no Arrow kernel)
         return VariableSpec(name, scale="nominal", note="lists or mappings, not comparable: remove this line")
 
 

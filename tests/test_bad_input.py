@@ -556,3 +556,42 @@ def test_a_path_that_cannot_name_a_file_is_one_sentence_in_the_api(bad, tmp_path
     if isinstance(bad, str):
         with pytest.raises(InputError, match="^the original file"):
             infoloss.compare(bad + ".csv", df, spec)
+
+
+def test_nested_arrow_columns_are_refused_like_object_lists():
+    import pyarrow as pa
+
+    import infoloss
+    from infoloss.errors import InputError
+
+    tags = pd.Series(pd.arrays.ArrowExtensionArray(pa.array([[1, 2], [3], [4, 5], [6]] * 5)))
+    df = pd.DataFrame({"tags": tags, "x": np.arange(20.0)})
+    assert "not comparable" in infoloss.infer_spec(df).variables["tags"].note
+    with pytest.raises(InputError, match="holds values that are not single numbers or text"):
+        infoloss.compare(df, df.copy(), {"variables": {"tags": {"scale": "nominal"}, "x": {"scale": "continuous"}}})
+
+
+def test_whole_numbers_beyond_the_float_range_are_infinite_values_or_spec_errors(tmp_path):
+    import infoloss
+    from infoloss.errors import InputError, SpecError
+    from infoloss.spec import spec_from_dict
+
+    big = 10**400
+    df = pd.DataFrame({"c": pd.Series([big + i for i in range(5)], dtype=object)})
+    with pytest.raises(InputError, match="has 5 infinite values"):
+        infoloss.compare(df, df.copy(), {"variables": {"c": {"scale": "continuous"}}})
+    for settings in ({"recode": {"breaks": [0, big]}}, {"hierarchy": {"intervals": [-5, 0, big]}, "role": "key"}):
+        with pytest.raises(SpecError, match="must be a list of at least two numbers"):
+            spec_from_dict({"variables": {"x": {"scale": "continuous", **settings}}})
+    ok = pd.DataFrame({"x": [1.0, 2.0, 3.0]})
+    spec = {"variables": {"x": {"scale": "continuous", "missing": [big]}}}
+    assert infoloss.compare(ok, ok.copy(), spec, measures=["il1s"]).value("il1s") == 0.0
+
+
+def test_text_that_is_not_valid_unicode_is_named():
+    import infoloss
+    from infoloss.errors import InputError
+
+    df = pd.DataFrame({"a": pd.Series(["x", "\udc80y", "z", "x"], dtype=object)})
+    with pytest.raises(InputError, match="variable 'a' holds text that is not valid Unicode"):
+        infoloss.compare(df, df.copy(), {"variables": {"a": {"scale": "nominal"}}})
