@@ -328,8 +328,10 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
             u, b = (float(x) for x in gdu_weights.split(","))
         except ValueError:
             raise InputError(f"--gdu-weights {gdu_weights!r} must be two numbers separated by a comma, e.g. 0.5,0.5.") from None
-        if "gdu" in ids:
-            options.setdefault("gdu", {})["weights"] = (u, b)
+        if "gdu" not in ids:
+            raise InputError("--gdu-weights sets the weights of the measure 'gdu', which is not among the measures run; "
+                             "add gdu to --measures or leave --gdu-weights out.")
+        options.setdefault("gdu", {})["weights"] = (u, b)
     from .registry import get
 
     return {mid: get(mid).check_options(opts) for mid, opts in options.items()}

@@ -59,6 +59,15 @@ def test_bad_option_values_are_input_errors_before_anything_runs(mid, name, valu
         infoloss.compare(ORIG, ORIG.copy(), SPEC, measures=[mid], options={mid: {name: value}})
 
 
+@pytest.mark.parametrize("weights", ["0.3,0.7", " 0.3 , 0.7", [0.3, 0.7], (0.3, 0.7)])
+def test_gdu_weights_are_accepted_as_shown_by_infoloss_measures(weights):
+    # `infoloss measures` shows the default as 0.5,0.5: `--set gdu.weights=0.3,0.7` gives that text (it was refused)
+    info = infoloss.registry.get("gdu")
+    checked = info.check_options({"weights": weights})["weights"]
+    result = infoloss.gdu(ORIG, ORIG.assign(x=ORIG.x[::-1].values), SPEC, weights=checked)
+    assert result.details["weights"] == [0.3, 0.7]
+
+
 def test_good_values_are_converted_to_the_declared_type():
     info = infoloss.registry.get("pmse")
     assert info.check_options({"seed": 3.0, "max_records": 100}) == {"seed": 3, "max_records": 100}

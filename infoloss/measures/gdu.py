@@ -527,10 +527,12 @@ def _recode_factor(pair: EncodedPair, var: _Var, variant: str) -> dict[str, Any]
 
 
 def _gdu_weights(weights: Any) -> tuple[float, float]:
+    """The univariate and bivariate weights from two numbers, as a pair or as text ``"0.3,0.7"``."""
     try:
-        w_u, w_b = (float(w) for w in weights)
+        w_u, w_b = (float(w) for w in (weights.split(",") if isinstance(weights, str) else weights))
     except (TypeError, ValueError):
-        raise InputError(f"weights must be two numbers (univariate, bivariate), got {weights!r}.") from None
+        raise InputError(f"the GDU weights must be two numbers (univariate, bivariate), such as 0.3,0.7 or "
+                         f"[0.3, 0.7], got {weights!r}.") from None
     if not (w_u >= 0 and w_b >= 0 and math.isclose(w_u + w_b, 1.0, abs_tol=1e-9)):
         raise InputError(f"the GDU weights must be non-negative and sum to 1, got {w_u:g} and {w_b:g}.")
     return w_u, w_b
@@ -874,8 +876,7 @@ def _valid_variants(value: Any) -> Any:
 
 
 def _valid_weights(value: Any) -> Any:
-    _gdu_weights(value)
-    return tuple(float(w) for w in value)
+    return _gdu_weights(value)
 
 
 RECODE_VARIANT = Option(
@@ -886,7 +887,7 @@ RECODE_VARIANT = Option(
 THRESHOLD = Option("threshold", "float", 0.05, "p-value threshold of the tests", low=0, high=1, low_open=True, high_open=True)
 GDU_WEIGHTS = Option(
     "weights", "any", (0.5, 0.5), "weights of the univariate and bivariate averages", check=_valid_weights,
-    allowed_text="two non-negative numbers that sum to 1 (univariate, bivariate)",
+    allowed_text="two non-negative numbers that sum to 1 (univariate, bivariate), such as 0.3,0.7 or [0.3, 0.7]",
 )
 GDU_WEIGHTED = Option(
     "weighted", "bool", None,
@@ -1223,8 +1224,8 @@ def gdu(
     Parameters
     ----------
     pair : EncodedPair
-    weights : (float, float), default (0.5, 0.5)
-        Weights of ALDU_uni and ALDU_biv.
+    weights : (float, float) or str, default (0.5, 0.5)
+        Weights of ALDU_uni and ALDU_biv; as text, ``"0.3,0.7"``.
     threshold : float, default 0.05
         Significance threshold of the bivariate steps and the normality test.
     recode_variant : str or dict, optional
