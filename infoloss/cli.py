@@ -7,6 +7,7 @@ error, no traceback); 1 a bug.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -671,19 +672,24 @@ def _usage_error(exc: Any) -> int:
     """Print a usage error as one line, ``infoloss: error: ...``, like every other error; its exit code (2).
 
     click would print the usage, a hint and the message in a box; the
-    message and where to look are what a user needs.  The help of a command
-    given without its arguments (``no_args_is_help``) is printed as is.
+    message and where to look are what a user needs.  ``infoloss`` without
+    a command (``no_args_is_help``) asks for the help: it is printed, exit 0.
     """
     ctx = getattr(exc, "ctx", None)
     if type(exc).__name__ == "NoArgsIsHelpError":
         text = ctx.get_help() if ctx is not None else ""  # typer's rich help prints itself and returns ''
         if text.strip():
             out.print(text, markup=False, highlight=False)
-        return 2
-    message = exc.format_message().strip().rstrip(".")
+        return 0
+    message = _one_sentence(exc.format_message().strip().rstrip("."))
     where = f"; see '{ctx.command_path} --help'" if ctx is not None else ""
     err.print(f"infoloss: error: {message}{where}.", markup=False, highlight=False, soft_wrap=True)
     return int(getattr(exc, "exit_code", 2) or 2)
+
+
+def _one_sentence(message: str) -> str:
+    """click's "No such command 'x'. Did you mean 'y'?" as one sentence: "No such command 'x' (did you mean 'y'?)"."""
+    return re.sub(r"\. Did you mean (.+)\?$", r" (did you mean \1?)", message)
 
 
 def _exit_now(status: object) -> None:

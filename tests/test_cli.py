@@ -258,13 +258,16 @@ def test_console_script_exit_codes(small):
     for args, message in ((["compare"], "Missing argument 'original'; see 'infoloss compare --help'."),
                           (["compare", "a.csv", "b.csv", "--jsn", "x"], "No such option: --jsn (Possible options: --json"),
                           (["compare", "a.csv", "b.csv", "--min-cell", "0"], "Invalid value for '--min-cell'"),
-                          (["nosuch"], "No such command 'nosuch'; see 'infoloss --help'.")):
+                          (["nosuch"], "No such command 'nosuch'; see 'infoloss --help'."),
+                          # one sentence (was "No such command 'comapre'. Did you mean 'compare'?; see ...")
+                          (["comapre"], "No such command 'comapre' (did you mean 'compare'?); see 'infoloss --help'.")):
         done = subprocess.run([sys.executable, "-m", "infoloss.cli", *args], capture_output=True, text=True)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.startswith("infoloss: error: ") and done.stderr.count("\n") == 1, done.stderr
         assert message in done.stderr, (message, done.stderr)
+    # infoloss without a command asks for the help, like infoloss --help: nothing is wrong (it exited 2 with no message)
     bare = subprocess.run([sys.executable, "-m", "infoloss.cli"], capture_output=True, text=True)
-    assert bare.returncode == 2 and "compare" in bare.stdout and bare.stderr == ""
+    assert bare.returncode == 0 and "compare" in bare.stdout and bare.stderr == ""
     good = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(small["orig"]), str(small["prot"]),
                            "--spec", str(small["spec"]), "--measures", "suppressions", "--json", "-"],
                           capture_output=True, text=True)
