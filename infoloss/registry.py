@@ -107,9 +107,8 @@ class Option:
         from .errors import InputError
 
         def bad() -> InputError:
-            return InputError(
-                f"option {self.name!r} of measure {measure_id!r} must be {self.allowed}, got {value!r}."
-            )
+            given = "nothing" if value is None else repr(value)  # None: an empty value, e.g. --set lambda.missing_rule=
+            return InputError(f"option {self.name!r} of measure {measure_id!r} must be {self.allowed}, got {given}.")
 
         if value is None:
             if self.nullable or self.default is None:

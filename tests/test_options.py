@@ -47,6 +47,7 @@ def test_measure_functions_show_their_dataframe_signature():
         ("interval_disclosure", "k", 1e308, "greater than 0 and at most 1000000"),
         ("l_diversity", "c", 1e308, "greater than 0 and at most 1000000"),
         ("lambda", "missing_rule", "other", "one of handbook, sdcmicro"),
+        ("lambda", "missing_rule", None, "one of handbook, sdcmicro, got nothing."),  # an empty value: not "got None"
         ("il1s", "foo", 1, "takes no options"),
         ("ks", "pvaleu", 1, "has no option 'pvaleu'; its options are pvalue"),
     ],
