@@ -495,7 +495,7 @@ def encode_pair(
         p = None if var.removed else protected[var.name]
         if var.scale == "continuous":
             orig = _cached_original(original_cache, var, lambda: _original_float(var, o, missing))
-            return _encode_continuous(var, orig, o, p, missing, original_cache)
+            return _encode_continuous(var, orig, p, missing)
         factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
         return _encode_categorical(var, factors, o, p, missing, original_cache)
 
@@ -707,15 +707,11 @@ def _original_float(var: VariableSpec, o: pd.Series, missing: set[str]) -> np.nd
     return orig
 
 
-def _encode_continuous(
-    var: VariableSpec, orig: np.ndarray, o: pd.Series, p: pd.Series | None, missing: set[str],
-    cache: dict | None = None,
-) -> ContinuousColumn:
+def _encode_continuous(var: VariableSpec, orig: np.ndarray, p: pd.Series | None, missing: set[str]) -> ContinuousColumn:
     prot = None
     if p is not None:
         plain = var.recode is None and var.hierarchy is None
-        if plain:
-            _check_same_kind(var, o, p, missing, cache)
+        # text in a plain variable is refused by _as_float, naming the value as for the original
         prot = _as_float(var, p, "protected", missing) if plain or _numeric_like(p) else None
         if prot is None:  # recoded or generalised into text classes: all-missing here; the recode/hierarchy view has it
             prot = np.full(len(p), np.nan)
@@ -769,17 +765,7 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
         x = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         bad = text.notna().to_numpy() & np.isnan(x)
         if bad.any():
-            example = text[bad].iloc[0]
-            if re.fullmatch(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*", str(example)):
-                raise InputError(
-                    f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers with "
-                    f"a decimal comma ({example!r}); write them with a decimal point (export the file with '.' "
-                    "as the decimal separator)."
-                )
-            raise InputError(
-                f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
-                f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
-            )
+            raise _not_a_number(var, which, text[bad].iloc[0])
     if var.missing:
         codes = [float(m) for m in var.missing if _is_float(m)]
         if codes:
@@ -797,6 +783,22 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
     x = x.view()
     x.flags.writeable = False
     return x
+
+
+def _not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
+    """The error for ``example``, a value of continuous ``var`` in the ``which`` file that is not a number."""
+    if not isinstance(example, str) and not np.isscalar(example):  # a list or mapping (nested Parquet, Arrow)
+        return _not_scalar(var)
+    if re.fullmatch(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*", str(example)):
+        return InputError(
+            f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers with "
+            f"a decimal comma ({example!r}); write them with a decimal point (export the file with '.' "
+            "as the decimal separator)."
+        )
+    return InputError(
+        f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
+        f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
+    )
 
 
 def _count(k: int, what: str) -> str:

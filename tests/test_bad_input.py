@@ -227,8 +227,11 @@ CASES = [
     _c("unknown --weight column", f"{{d}}/orig.csv {{d}}/prot.csv {S} --weight wgt", 2,
        "'wgt', given on the command line (--weight), is not a column of the original file", absent="of the spec"),
     # --- types ---
+    # named like the original's, with a missing code as the remedy (it said "holds numbers in the original file but
+    # text in the protected file ... or describe the recoding with 'recode:'", no value named)
     _c("text in a continuous protected column", f"{{d}}/orig.csv {{d}}/text_income.csv {S}", 2,
-       "'income' holds numbers in the original file but text in the protected file"),
+       "'income' is continuous in the spec but the protected file has the text value 'high' in it; declare it nominal "
+       "or ordinal, or list 'high' as a missing code", absent="recode"),
     _c("text in a continuous original column", f"{{d}}/orig_text_income.csv {{d}}/prot.csv {S}", 2,
        "'income' is continuous in the spec but the original file has the text value 'high'"),
     _c("categorical column suppressed in every record", f"{{d}}/orig.csv {{d}}/suppressed.csv {S} --json {{d}}/out/supp.json",
