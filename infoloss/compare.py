@@ -546,10 +546,20 @@ def _read_first_pair(original: Frame, protected: Frame, spec: Spec | None,
 
 
 def _read_frame(frame: Frame, spec: Spec | None, which: str) -> pd.DataFrame:
-    """The spec's columns of a data file, or the frame given instead of a path as it is."""
+    """The spec's columns of a data file, or the frame given instead of a path as it is.
+
+    A file with a header and no records is refused here, where its path is
+    known (an empty frame is refused when the pair is encoded).
+    """
     from .io import read_table
 
-    return read_table(frame, spec, which=which, spec_columns=True) if isinstance(frame, (str, Path)) else frame
+    if not isinstance(frame, (str, Path)):
+        return frame
+    df = read_table(frame, spec, which=which, spec_columns=True)
+    if len(df) == 0:
+        raise InputError(f"the {which} file {frame} has no records; check that it is the right file and not just "
+                         "a header.")
+    return df
 
 
 def _drop_family_cache(pair: EncodedPair, family: str) -> None:

@@ -199,7 +199,7 @@ CASES = [
     _c("protected missing", f"{{d}}/orig.csv {{d}}/nope.csv {S}", 2, "protected file {d}/nope.csv does not exist"),
     _c("original is a folder", f"{{d}}/folder.csv {{d}}/prot.csv {S}", 2, "is a folder, not a file"),
     _c("empty protected file", f"{{d}}/orig.csv {{d}}/empty.csv {S}", 2, "is empty (0 bytes)", sub=True),
-    _c("header only", f"{{d}}/orig.csv {{d}}/header_only.csv {S}", 2, "the protected file has no records"),
+    _c("header only", f"{{d}}/orig.csv {{d}}/header_only.csv {S}", 2, "the protected file {d}/header_only.csv has no records"),
     _c("random bytes as csv", f"{{d}}/orig.csv {{d}}/binary.csv {S}", 2, "binary.csv", sub=True),
     _c("gzip as csv", f"{{d}}/orig.csv {{d}}/gzip.csv {S}", 2, ("gzip.csv", "compressed")),
     _c("NUL bytes in csv", f"{{d}}/orig.csv {{d}}/nul.csv {S}", 2, "nul.csv"),

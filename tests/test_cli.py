@@ -198,7 +198,7 @@ def bad_inputs(small, tmp_path):
         ((o, write("broken.csv", "id,region,educ,income,w\n1,north,2,3.5,1\n2,south,1\n"), "--spec", s), "broken.csv"),
         ((o, write("empty.csv", ""), "--spec", s), "empty.csv"),
         ((o, write("data.xyz", "x"), "--spec", s), "unknown ending '.xyz'"),
-        ((o, write("header.csv", "id,region,educ,income,w\n"), "--spec", s), "the protected file has no records"),
+        ((o, write("header.csv", "id,region,educ,income,w\n"), "--spec", s), "the protected file " + str(tmp_path / "header.csv") + " has no records"),
         ((csv_with(orig_df.assign(income=np.nan), "allnan.csv"), p, "--spec", s), "'income' is missing in every record of the original file"),
         ((o, p, "--spec", s, "--json", o), "is one of the input files"),
         ((o, p, "--spec", s, "--json", tmp_path / "no" / "dir.json"), "does not exist"),
