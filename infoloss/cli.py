@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape  # names, paths and reasons are the user's text, never rich markup
 
 from . import __version__
-from .errors import InputError
+from .errors import InputError, counted
 
 app = typer.Typer(
     add_completion=False,
@@ -504,7 +504,7 @@ def spec_command(
         df = read_table(original, None, which="original")
         spec = _infer_warning(df)
         header = (
-            f"Variable spec inferred by infoloss {__version__} from {original.name} ({len(df)} records).\n"
+            f"Variable spec inferred by infoloss {__version__} from {original.name} ({counted(len(df), 'record')}).\n"
             "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | target | weight | id | household | "
             "strata | other.\nFormat: see docs/spec.md."
         )
@@ -602,8 +602,8 @@ def hierarchy_command(
         write_atomic(output, to_arx_csv(rows), protect=tuple(p for p in (data,) if p is not None))
     except InputError as exc:
         _fail(str(exc))
-    err.print(f"wrote {_shown(str(output))} ({len(rows)} values, {len(rows[0]) - 1} levels)", markup=False,
-              highlight=False)
+    err.print(f"wrote {_shown(str(output))} ({counted(len(rows), 'value')}, {counted(len(rows[0]) - 1, 'level')})",
+              markup=False, highlight=False)
 
 
 def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optional[str]) -> Optional[list[str]]:

@@ -20,7 +20,7 @@ import pandas as pd
 from . import __version__, registry
 from ._files import resolved, write_atomic
 from ._memory import release as release_memory
-from .errors import InputError, NotComputed, SpecError
+from .errors import InputError, NotComputed, SpecError, counted
 from .pair import EncodedPair, encode_pair
 from .spec import Spec, load_spec, spec_from_dict
 
@@ -736,7 +736,8 @@ def _scenario_names(protected: list[Frame], names: Sequence[str] | None) -> list
         raise InputError(f"names must be a list with one name per protected file, got {type(names).__name__}.")
     if names:
         if len(names) != len(protected):
-            raise InputError(f"{len(names)} names were given for {len(protected)} protected files; give one per file.")
+            raise InputError(f"{counted(len(names), 'name')} {'was' if len(names) == 1 else 'were'} given for "
+                             f"{counted(len(protected), 'protected file')}; give one per file.")
         out = [str(n) for n in names]
         blank = [i + 1 for i, n in enumerate(out) if not _visible(n)]
         if blank:

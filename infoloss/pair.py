@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ._concurrent import map_in_order
-from .errors import InputError, SpecError
+from .errors import InputError, SpecError, counted
 from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label
 
 ORIGINAL, PROTECTED = "orig", "prot"
@@ -646,7 +646,8 @@ def _check_row_order(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec
         if differ.any() and _same_values(a, b):
             raise InputError(
                 f"pairing by row, but the id column {var.name!r} shows the protected file's records in another "
-                f"order ({int(differ.sum()):,} of {len(a):,} rows hold another id); pair them by the id "
+                f"order ({int(differ.sum()):,} of {len(a):,} rows {'holds' if differ.sum() == 1 else 'hold'} another "
+                f"id); pair them by the id "
                 f"(pairing: {{by: {var.name}}} in the spec, --pairing {var.name} on the command line)."
             )
 
@@ -677,9 +678,9 @@ def _align_by_id(original: pd.DataFrame, protected: pd.DataFrame, id_col: str) -
         missing = int((index < 0).sum())
         extra = len(keys[1]) - (len(keys[0]) - missing)
         raise InputError(
-            f"pairing by {id_col!r}: {missing} original ids are not in the protected file and {extra} protected ids "
-            "are not in the original; compare the files unpaired (pairing: none in the spec, --pairing none on the "
-            "command line)."
+            f"pairing by {id_col!r}: {counted(missing, 'original id')} {'is' if missing == 1 else 'are'} not in the "
+            f"protected file and {counted(extra, 'protected id')} {'is' if extra == 1 else 'are'} not in the "
+            "original; compare the files unpaired (pairing: none in the spec, --pairing none on the command line)."
         )
     return protected.take(index).reset_index(drop=True)
 
@@ -773,7 +774,7 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
     infinite = np.isinf(x)
     if infinite.any():
         raise InputError(
-            f"variable {var.name!r} has {_count(int(infinite.sum()), 'infinite value')} (inf or -inf, or a number "
+            f"variable {var.name!r} has {counted(int(infinite.sum()), 'infinite value')} (inf or -inf, or a number "
             f"beyond ±1.8e308) in the {which} file; infinity is not a measurement: replace them by the real values, "
             "or by a missing code listed in the spec."
         )
@@ -799,10 +800,6 @@ def _not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
         f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
         f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
     )
-
-
-def _count(k: int, what: str) -> str:
-    return f"{k:,} {what}" + ("" if k == 1 else "s")
 
 
 def _is_float(value: Any) -> bool:
@@ -1020,17 +1017,17 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     w = col.to_numpy(dtype=float, na_value=np.nan)
     if np.isinf(w).any():
         raise InputError(
-            f"the weight column {name!r} of the {which} file has {_count(int(np.isinf(w).sum()), 'infinite value')}; "
+            f"the weight column {name!r} of the {which} file has {counted(int(np.isinf(w).sum()), 'infinite value')}; "
             "every record needs a finite weight."
         )
     if np.isnan(w).any():
         raise InputError(
-            f"the weight column {name!r} of the {which} file has {int(np.isnan(w).sum())} missing or non-numeric "
-            "values; every record needs a weight."
+            f"the weight column {name!r} of the {which} file has "
+            f"{counted(int(np.isnan(w).sum()), 'missing or non-numeric value')}; every record needs a weight."
         )
     if (w < 0).any():
         raise InputError(
-            f"the weight column {name!r} of the {which} file has {int((w < 0).sum())} negative values; "
+            f"the weight column {name!r} of the {which} file has {counted(int((w < 0).sum()), 'negative value')}; "
             "weights must be zero or positive."
         )
     positive = w[w > 0]

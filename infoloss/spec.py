@@ -19,7 +19,7 @@ import pandas as pd
 import yaml
 
 from ._files import resolved
-from .errors import SpecError
+from .errors import SpecError, counted
 
 SCALES = ("nominal", "ordinal", "continuous")
 ROLES = ("key", "sensitive", "target", "weight", "id", "household", "strata", "cluster", "other")
@@ -550,13 +550,13 @@ def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
         return VariableSpec(name, scale="nominal", note="labelled categories")
     if not numeric:
         n = col.nunique(dropna=True)
-        return VariableSpec(name, scale="nominal", note=f"text, {n} distinct values")
+        return VariableSpec(name, scale="nominal", note=f"text, {counted(n, 'distinct value')}")
     n = col.nunique(dropna=True)
     if n > CONTINUOUS_MIN_DISTINCT:
-        return VariableSpec(name, scale="continuous", note=f"number, {n} distinct values")
+        return VariableSpec(name, scale="continuous", note=f"number, {counted(n, 'distinct value')}")
     if _has_fractions(col):  # 1.37, 2.5: measurements, not category codes, however few
-        return VariableSpec(name, scale="continuous", note=f"number with fractions, {n} distinct values")
-    return VariableSpec(name, scale="nominal", note=f"number with only {n} distinct values")
+        return VariableSpec(name, scale="continuous", note=f"number with fractions, {counted(n, 'distinct value')}")
+    return VariableSpec(name, scale="nominal", note=f"number with only {counted(n, 'distinct value')}")
 
 
 def _has_fractions(col: pd.Series) -> bool:

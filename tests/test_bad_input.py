@@ -281,7 +281,7 @@ CASES = [
     _c("option for a measure not run", f"{{d}}/orig.csv {{d}}/prot.csv {S} --measures il1s --set pmse.seed=1", 2, "names the measure 'pmse', which is not among the measures run"),
     _c("malformed --set", f"{{d}}/orig.csv {{d}}/prot.csv {S} --set pmse", 2, "must look like MEASURE.OPTION=VALUE"),
     _c("bad --gdu-weights", f"{{d}}/orig.csv {{d}}/prot.csv {S} --gdu-weights half", 2, "--gdu-weights 'half' must be two numbers"),
-    _c("too many names", f"{{d}}/orig.csv {{d}}/prot.csv {S} {M} --name a --name b", 2, "2 names were given for 1 protected files"),
+    _c("too many names", f"{{d}}/orig.csv {{d}}/prot.csv {S} {M} --name a --name b", 2, "2 names were given for 1 protected file;"),
     _c("min-cell zero", f"{{d}}/orig.csv {{d}}/prot.csv {S} --min-cell 0", 2, "Invalid value for '--min-cell'"),
     # --- output paths ---
     _c("output folder missing", f"{{d}}/orig.csv {{d}}/prot.csv {S} {M} --json {{d}}/nofolder/r.json", 2, "the folder {d}/nofolder does not exist"),

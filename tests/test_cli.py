@@ -194,7 +194,7 @@ def bad_inputs(small, tmp_path):
         ((o, csv_with(prot_df.drop(columns="educ"), "noeduc.csv"), "--spec", s), "'educ' is not a column of the protected file; if it was removed on purpose, mark it 'removed: true'"),
         ((o, csv_with(prot_df.assign(income="high"), "text.csv"), "--spec", s), "'income' is continuous in the spec but the protected file has the text value 'high'"),
         ((o, csv_with(prot_df.assign(id=0), "dupid.csv"), "--spec", s, "--pairing", "id"), "duplicate ids (e.g. 0)"),
-        ((o, csv_with(prot_df.assign(id=prot_df.id + 1), "shiftid.csv"), "--spec", s, "--pairing", "id"), "1 original ids are not in the protected file"),
+        ((o, csv_with(prot_df.assign(id=prot_df.id + 1), "shiftid.csv"), "--spec", s, "--pairing", "id"), "1 original id is not in the protected file and 1 protected id is not in the original"),
         ((o, write("broken.csv", "id,region,educ,income,w\n1,north,2,3.5,1\n2,south,1\n"), "--spec", s), "broken.csv"),
         ((o, write("empty.csv", ""), "--spec", s), "empty.csv"),
         ((o, write("data.xyz", "x"), "--spec", s), "unknown ending '.xyz'"),

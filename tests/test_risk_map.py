@@ -49,6 +49,8 @@ def test_pareto_front_and_the_two_rules_by_hand():
     assert rule["original_within"] is False
     rule = block["decisions"]["max_loss"]
     assert rule["ranking"] == ["B", "C"] and rule["choice"] == "B"  # least risk with loss <= 0.25
+    one = risk_utility(report, {"max_risk": 0.05})["decisions"]["max_risk"]
+    assert one["reason"].startswith("1 of 4 scenarios has risk at most 0.05; D has")  # "1 of 4 scenarios have"
     none = risk_utility(report, {"max_risk": 0.01})["decisions"]["max_risk"]
     assert none["choice"] is None and "lowest is 0.05" in none["reason"]
     assert risk_utility(report)["decisions"]["max_loss"]["choice"] is None
