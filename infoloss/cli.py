@@ -497,6 +497,7 @@ def spec_command(
     """Infer an editable variable spec from ORIGINAL."""
     from .io import read_table
     from ._files import write_atomic
+    from .spec import ROLES, SCALES
 
     try:
         _check_given({"--output": output_text}, {})
@@ -505,8 +506,7 @@ def spec_command(
         spec = _infer_warning(df)
         header = (
             f"Variable spec inferred by infoloss {__version__} from {original.name} ({counted(len(df), 'record')}).\n"
-            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | target | weight | id | household | "
-            "strata | other.\nFormat: see docs/spec.md."
+            f"Check every line: scale is {' | '.join(SCALES)}; role is {' | '.join(ROLES)}.\nFormat: see docs/spec.md."
         )
         text = spec.to_yaml(header)
         from .analyses.starter import starter_block

@@ -117,6 +117,8 @@ def test_spec_command_infers_an_editable_spec(tmp_path):
     assert spec["variables"]["ori_hid"]["role"] == "id"
     assert spec["variables"]["sampling_weight"]["role"] == "weight"
     assert "# number" in out.read_text()
+    # the header lists every role the spec accepts (cluster was missing)
+    assert "role is key | sensitive | target | weight | id | household | strata | cluster | other." in out.read_text()
 
 
 def test_spec_overrides_on_the_command_line(small, tmp_path):
