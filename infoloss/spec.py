@@ -299,7 +299,9 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
         spec.separator = "\t" if sep == "\\t" else sep
     analyses = raw.get("analyses")
     if analyses is not None and not isinstance(analyses, dict):
-        raise SpecError("'analyses' in the spec must be a mapping with 'estimates', 'regressions' and/or 'ci'.")
+        from .analyses.spec import SECTION_KEYS
+
+        raise SpecError(f"'analyses' in the spec must be a mapping with {_keys_text(SECTION_KEYS)}.")
     spec.analyses = analyses
     _check_roles(spec)
     if analyses is not None:
@@ -307,6 +309,12 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
 
         check_analyses(analyses, spec)
     return spec
+
+
+def _keys_text(keys: tuple[str, ...]) -> str:
+    """The keys quoted, the last joined by 'and/or': "'a', 'b' and/or 'c'"."""
+    quoted = [repr(k) for k in keys]
+    return f"{', '.join(quoted[:-1])} and/or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
 
 
 def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpec:
