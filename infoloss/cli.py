@@ -100,8 +100,9 @@ def compare(
         options = _options(option, gdu_weights, ids)
         ru_choice = _ru_choice(ru, max_risk, max_loss)
         inputs = [original, *protected] + ([spec_path] if spec_path else []) + the_spec.input_files()
+        _check_records_format(records_format)  # also without --records: a wrong value is never ignored
         if records_dir is not None:
-            _check_records(records_dir, records_format)
+            _check_records(records_dir)
             if safe:
                 raise InputError("--records writes per-record risk values, which safe mode never releases; "
                                  "run without --safe to write them, or drop --records.")
@@ -353,11 +354,14 @@ def _ru_choice(ru: Optional[str], max_risk: Optional[float], max_loss: Optional[
     return choice
 
 
-def _check_records(folder: Path, fmt: str) -> None:
-    from ._files import resolved
-
+def _check_records_format(fmt: str) -> None:
     if fmt not in ("csv", "parquet"):
         raise InputError(f"--records-format must be csv or parquet, got {fmt!r}.")
+
+
+def _check_records(folder: Path) -> None:
+    from ._files import resolved
+
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--records {folder} is a file; give a folder to write the per-record files into.")
     if not folder.exists() and not resolved(folder).parent.is_dir():

@@ -210,6 +210,8 @@ def bad_inputs(small, tmp_path):
         ((o, p, "--spec", s, "--html", tmp_path / ("a" * 300 + ".html")), "name too long"),
         ((o, p, "--spec", s, "--set", "lambda=1"), "must look like MEASURE.OPTION=VALUE"),
         ((o, p, "--spec", s, "--gdu-weights", "half"), "--gdu-weights 'half' must be two numbers"),
+        # refused without --records too (it was accepted and ignored)
+        ((o, p, "--spec", s, "--records-format", "xml"), "--records-format must be csv or parquet, got 'xml'."),
         # --gdu-weights is checked like --set gdu.weights, and refused when gdu is not run (it was ignored)
         ((o, p, "--spec", s, "--gdu-weights", "7,9"), "the GDU weights must be non-negative and sum to 1"),
         ((o, p, "--spec", s, "--measures", "il1s", "--gdu-weights", "0.3,0.7"), "which is not among the measures run"),
