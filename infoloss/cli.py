@@ -548,7 +548,7 @@ def measures_command(
     for col in ("id", "family", "what it measures", "range", "better", "needs pairing", "options (default)"):
         table.add_column(col, overflow="fold")
     for m in infos:
-        options = "\n".join(f"{o.name}={_default_text(o.default)}: {o.allowed}" for o in m.options)
+        options = "\n".join(f"{o.name}={_default_text(o.default)}: {o.shown}" for o in m.options)
         table.add_row(m.id, FAMILIES[m.family], m.description, m.range_text, m.better_text,
                       "yes" if m.needs_pairing else "no", options)
     out.print(table)

@@ -69,6 +69,25 @@ def test_gdu_weights_are_accepted_as_shown_by_infoloss_measures(weights):
     assert result.details["weights"] == [0.3, 0.7]
 
 
+@pytest.mark.parametrize("mid, name", [
+    ("ldu_uni", "threshold"), ("aldu_uni", "threshold"), ("ldu_biv", "recode_variant"), ("aldu_biv", "recode_variant"),
+    ("grc", "threshold"), ("grc", "weighted"), ("grc", "recode_variant"),
+])
+def test_options_a_measure_does_not_use_are_refused(mid, name):
+    # they were listed by `infoloss measures`, accepted, and changed nothing
+    with pytest.raises(InputError, match=f"has no option '{name}'|takes no options"):
+        infoloss.registry.get(mid).check_options({name: 0.1})
+
+
+def test_options_that_apply_under_another_setting_say_so():
+    # chi2_distance's smoothing applies only to form=pearson, n_permutations only to CART's null distribution
+    assert "smoothing=0.0 (a number of at least 0; only with form=pearson)" in infoloss.registry.get("chi2_distance").options_text
+    for mid in ("pmse_ratio", "pmse_std"):
+        option = infoloss.registry.get(mid).option("n_permutations")
+        assert option.when == "model=cart" and option.to_dict()["when"] == "model=cart"
+        assert "only with model=cart" in infoloss.registry.get(mid).options_text
+
+
 def test_good_values_are_converted_to_the_declared_type():
     info = infoloss.registry.get("pmse")
     assert info.check_options({"seed": 3.0, "max_records": 100}) == {"seed": 3, "max_records": 100}

@@ -903,11 +903,9 @@ USE_GRC = Option("use_grc", "bool", True, "multiply by the global reduction coef
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(RECODE_VARIANT, THRESHOLD, GDU_WEIGHTED),
+    options=(RECODE_VARIANT, GDU_WEIGHTED),
 )
-def ldu_uni(
-    pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05, weighted: bool | None = None
-) -> MeasureResult:
+def ldu_uni(pair: EncodedPair, *, recode_variant: Any = None, weighted: bool | None = None) -> MeasureResult:
     """Local univariate data utility of every variable (Kocar 2018, §3.2–3.3).
 
     .. math:: LDU_{uni} = LDU^{gr}_{uni} \\times (1 - e^{-14P})
@@ -934,9 +932,6 @@ def ldu_uni(
     pair : EncodedPair
     recode_variant : str or dict, optional
         One variant for every recoded variable, or ``{variable: variant}``.
-    threshold : float, default 0.05
-        Not used by the univariate part (accepted so that all GDU measures
-        take the same options).
     weighted : bool, optional
         Weighted tests (χ², KS, Pearson, ANOVA) with the spec's weights
         rescaled to Kish's effective sample size; Spearman and Kruskal–Wallis
@@ -965,7 +960,6 @@ def ldu_uni(
     >>> round(ldu_uni(orig, prot, spec).by_variable["g"], 4)   # 2·1/(4·3) × 1 (same class counts)
     0.1667
     """
-    _check_threshold(threshold)
     use_w, wdetails = _gdu_weighting(pair, weighted, "ldu_uni")
     uni = _uni_result(pair, recode_variant, use_w)
     names = [n for n in pair.names(include_removed=True) if n in uni["values"]]
@@ -981,11 +975,9 @@ def ldu_uni(
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(RECODE_VARIANT, THRESHOLD, GDU_WEIGHTED),
+    options=(RECODE_VARIANT, GDU_WEIGHTED),
 )
-def aldu_uni(
-    pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05, weighted: bool | None = None
-) -> MeasureResult:
+def aldu_uni(pair: EncodedPair, *, recode_variant: Any = None, weighted: bool | None = None) -> MeasureResult:
     """Average local univariate data utility (Kocar 2018, §3.1).
 
     .. math:: ALDU_{uni} = \\frac{1}{k}\\sum_{j=1}^{k} LDU_{uni,j}
@@ -1007,7 +999,6 @@ def aldu_uni(
     >>> aldu_uni(df, df.copy(), spec).value
     1.0
     """
-    _check_threshold(threshold)
     use_w, wdetails = _gdu_weighting(pair, weighted, "aldu_uni")
     uni = _uni_result(pair, recode_variant, use_w)
     values = list(uni["values"].values())
@@ -1022,11 +1013,9 @@ def aldu_uni(
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
+    options=(THRESHOLD, GDU_WEIGHTED),
 )
-def ldu_biv(
-    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
-) -> MeasureResult:
+def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, weighted: bool | None = None) -> MeasureResult:
     """Local bivariate data utility of every pair of variables (Kocar 2018, §3.4).
 
     The test follows the paper's Table 1: nominal × nominal → chi-squared
@@ -1055,9 +1044,6 @@ def ldu_biv(
     pair : EncodedPair
     threshold : float, default 0.05
         The significance threshold ``P_t`` (also used for normality).
-    recode_variant : optional
-        Not used by the bivariate part (accepted so that all GDU measures
-        take the same options).
     weighted : bool, optional
         Weighted tests (χ², KS, Pearson, ANOVA) with the spec's weights
         rescaled to Kish's effective sample size; Spearman and Kruskal–Wallis
@@ -1111,11 +1097,9 @@ def ldu_biv(
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
+    options=(THRESHOLD, GDU_WEIGHTED),
 )
-def aldu_biv(
-    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
-) -> MeasureResult:
+def aldu_biv(pair: EncodedPair, *, threshold: float = 0.05, weighted: bool | None = None) -> MeasureResult:
     """Average local bivariate data utility (Kocar 2018, §3.1).
 
     .. math:: ALDU_{biv} = \\frac{1}{k}\\sum_{j=1}^{k}\\frac{1}{l_j}\\sum_{h\\ne j} LDU_{biv,jh}
@@ -1155,11 +1139,8 @@ def aldu_biv(
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
 )
-def grc(
-    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
-) -> MeasureResult:
+def grc(pair: EncodedPair) -> MeasureResult:
     """Global reduction coefficient (Kocar 2018, §3.5).
 
     .. math:: GRC = \\frac{n(D_{prot})(n(D_{prot})-1)}{n(D_{orig})(n(D_{orig})-1)}
@@ -1183,7 +1164,6 @@ def grc(
     >>> round(grc(orig, prot, spec).value, 4)   # 2·1/(3·2)
     0.3333
     """
-    del weighted  # accepted so that all GDU measures take the same options: GRC counts variables
     n_orig = len(pair.names(include_removed=True))
     n_prot = n_orig - len(pair.removed)
     return MeasureResult(
