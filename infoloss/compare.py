@@ -46,7 +46,7 @@ class ScenarioResult:
     pairing: dict[str, Any] | None = None  # how the records were paired (nearest-record pairing)
 
     def to_dict(self, *, safe: bool = False, min_cell: int = 5, safe_tables: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/interface.md, ``tables``).
+        """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/measures.md, "Safe JSON ...").
 
         ``safe_tables``: the safe form of this scenario's ``tables`` made together with the report's other
         scenarios (:func:`infoloss.before_after.safe_tables_together`); by default it is made alone.
@@ -92,7 +92,7 @@ class Report:
     risk_utility_options: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self, *, safe: bool = False, min_cell: int = 5) -> dict[str, Any]:
-        """The JSON result as a dictionary (shape: docs/interface.md §3; ``risk_utility``: docs/measures.md).
+        """The JSON result as a dictionary (shape: docs/measures.md, "The JSON result").
 
         ``safe=True`` makes it safe to share like the HTML report: the
         before/after ``tables`` have no count below ``min_cell`` (small
