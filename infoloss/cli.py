@@ -7,6 +7,7 @@ error, no traceback); 1 a bug.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape  # names, paths and reasons are the user's text, never rich markup
 
 from . import __version__
-from .errors import InputError
+from .errors import InputError, counted
 
 app = typer.Typer(
     add_completion=False,
@@ -99,8 +100,9 @@ def compare(
         options = _options(option, gdu_weights, ids)
         ru_choice = _ru_choice(ru, max_risk, max_loss)
         inputs = [original, *protected] + ([spec_path] if spec_path else []) + the_spec.input_files()
+        _check_records_format(records_format)  # also without --records: a wrong value is never ignored
         if records_dir is not None:
-            _check_records(records_dir, records_format)
+            _check_records(records_dir)
             if safe:
                 raise InputError("--records writes per-record risk values, which safe mode never releases; "
                                  "run without --safe to write them, or drop --records.")
@@ -328,8 +330,10 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
             u, b = (float(x) for x in gdu_weights.split(","))
         except ValueError:
             raise InputError(f"--gdu-weights {gdu_weights!r} must be two numbers separated by a comma, e.g. 0.5,0.5.") from None
-        if "gdu" in ids:
-            options.setdefault("gdu", {})["weights"] = (u, b)
+        if "gdu" not in ids:
+            raise InputError("--gdu-weights sets the weights of the measure 'gdu', which is not among the measures run; "
+                             "add gdu to --measures or leave --gdu-weights out.")
+        options.setdefault("gdu", {})["weights"] = (u, b)
     from .registry import get
 
     return {mid: get(mid).check_options(opts) for mid, opts in options.items()}
@@ -350,11 +354,14 @@ def _ru_choice(ru: Optional[str], max_risk: Optional[float], max_loss: Optional[
     return choice
 
 
-def _check_records(folder: Path, fmt: str) -> None:
-    from ._files import resolved
-
+def _check_records_format(fmt: str) -> None:
     if fmt not in ("csv", "parquet"):
         raise InputError(f"--records-format must be csv or parquet, got {fmt!r}.")
+
+
+def _check_records(folder: Path) -> None:
+    from ._files import resolved
+
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--records {folder} is a file; give a folder to write the per-record files into.")
     if not folder.exists() and not resolved(folder).parent.is_dir():
@@ -494,6 +501,7 @@ def spec_command(
     """Infer an editable variable spec from ORIGINAL."""
     from .io import read_table
     from ._files import write_atomic
+    from .spec import ROLES, SCALES
 
     try:
         _check_given({"--output": output_text}, {})
@@ -501,9 +509,8 @@ def spec_command(
         df = read_table(original, None, which="original")
         spec = _infer_warning(df)
         header = (
-            f"Variable spec inferred by infoloss {__version__} from {original.name} ({len(df)} records).\n"
-            "Check every line: scale is nominal | ordinal | continuous; role is key | sensitive | target | weight | id | household | "
-            "strata | other.\nFormat: see docs/spec.md."
+            f"Variable spec inferred by infoloss {__version__} from {original.name} ({counted(len(df), 'record')}).\n"
+            f"Check every line: scale is {' | '.join(SCALES)}; role is {' | '.join(ROLES)}.\nFormat: see docs/spec.md."
         )
         text = spec.to_yaml(header)
         from .analyses.starter import starter_block
@@ -541,7 +548,7 @@ def measures_command(
     for col in ("id", "family", "what it measures", "range", "better", "needs pairing", "options (default)"):
         table.add_column(col, overflow="fold")
     for m in infos:
-        options = "\n".join(f"{o.name}={_default_text(o.default)}: {o.allowed}" for o in m.options)
+        options = "\n".join(f"{o.name}={_default_text(o.default)}: {o.shown}" for o in m.options)
         table.add_row(m.id, FAMILIES[m.family], m.description, m.range_text, m.better_text,
                       "yes" if m.needs_pairing else "no", options)
     out.print(table)
@@ -599,8 +606,8 @@ def hierarchy_command(
         write_atomic(output, to_arx_csv(rows), protect=tuple(p for p in (data,) if p is not None))
     except InputError as exc:
         _fail(str(exc))
-    err.print(f"wrote {_shown(str(output))} ({len(rows)} values, {len(rows[0]) - 1} levels)", markup=False,
-              highlight=False)
+    err.print(f"wrote {_shown(str(output))} ({counted(len(rows), 'value')}, {counted(len(rows[0]) - 1, 'level')})",
+              markup=False, highlight=False)
 
 
 def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optional[str]) -> Optional[list[str]]:
@@ -669,19 +676,24 @@ def _usage_error(exc: Any) -> int:
     """Print a usage error as one line, ``infoloss: error: ...``, like every other error; its exit code (2).
 
     click would print the usage, a hint and the message in a box; the
-    message and where to look are what a user needs.  The help of a command
-    given without its arguments (``no_args_is_help``) is printed as is.
+    message and where to look are what a user needs.  ``infoloss`` without
+    a command (``no_args_is_help``) asks for the help: it is printed, exit 0.
     """
     ctx = getattr(exc, "ctx", None)
     if type(exc).__name__ == "NoArgsIsHelpError":
         text = ctx.get_help() if ctx is not None else ""  # typer's rich help prints itself and returns ''
         if text.strip():
             out.print(text, markup=False, highlight=False)
-        return 2
-    message = exc.format_message().strip().rstrip(".")
+        return 0
+    message = _one_sentence(exc.format_message().strip().rstrip("."))
     where = f"; see '{ctx.command_path} --help'" if ctx is not None else ""
     err.print(f"infoloss: error: {message}{where}.", markup=False, highlight=False, soft_wrap=True)
     return int(getattr(exc, "exit_code", 2) or 2)
+
+
+def _one_sentence(message: str) -> str:
+    """click's "No such command 'x'. Did you mean 'y'?" as one sentence: "No such command 'x' (did you mean 'y'?)"."""
+    return re.sub(r"\. Did you mean (.+)\?$", r" (did you mean \1?)", message)
 
 
 def _exit_now(status: object) -> None:

@@ -20,7 +20,7 @@ import pandas as pd
 from . import __version__, registry
 from ._files import checked_path, resolved, write_atomic
 from ._memory import release as release_memory
-from .errors import InputError, NotComputed, SpecError
+from .errors import InputError, NotComputed, SpecError, counted
 from .pair import EncodedPair, encode_pair
 from .spec import Spec, load_spec, spec_from_dict
 
@@ -46,7 +46,7 @@ class ScenarioResult:
     pairing: dict[str, Any] | None = None  # how the records were paired (nearest-record pairing)
 
     def to_dict(self, *, safe: bool = False, min_cell: int = 5, safe_tables: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/interface.md, ``tables``).
+        """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/measures.md, "Safe JSON ...").
 
         ``safe_tables``: the safe form of this scenario's ``tables`` made together with the report's other
         scenarios (:func:`infoloss.before_after.safe_tables_together`); by default it is made alone.
@@ -92,7 +92,7 @@ class Report:
     risk_utility_options: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self, *, safe: bool = False, min_cell: int = 5) -> dict[str, Any]:
-        """The JSON result as a dictionary (shape: docs/interface.md §3; ``risk_utility``: docs/measures.md).
+        """The JSON result as a dictionary (shape: docs/measures.md, "The JSON result").
 
         ``safe=True`` makes it safe to share like the HTML report: the
         before/after ``tables`` have no count below ``min_cell`` (small
@@ -547,10 +547,20 @@ def _read_first_pair(original: Frame, protected: Frame, spec: Spec | None,
 
 
 def _read_frame(frame: Frame, spec: Spec | None, which: str) -> pd.DataFrame:
-    """The spec's columns of a data file, or the frame given instead of a path as it is."""
+    """The spec's columns of a data file, or the frame given instead of a path as it is.
+
+    A file with a header and no records is refused here, where its path is
+    known (an empty frame is refused when the pair is encoded).
+    """
     from .io import read_table
 
-    return read_table(frame, spec, which=which, spec_columns=True) if isinstance(frame, (str, Path)) else frame
+    if not isinstance(frame, (str, Path)):
+        return frame
+    df = read_table(frame, spec, which=which, spec_columns=True)
+    if len(df) == 0:
+        raise InputError(f"the {which} file {frame} has no records; check that it is the right file and not just "
+                         "a header.")
+    return df
 
 
 def _drop_family_cache(pair: EncodedPair, family: str) -> None:
@@ -728,7 +738,8 @@ def _scenario_names(protected: list[Frame], names: Sequence[str] | None) -> list
         raise InputError(f"names must be a list with one name per protected file, got {type(names).__name__}.")
     if names:
         if len(names) != len(protected):
-            raise InputError(f"{len(names)} names were given for {len(protected)} protected files; give one per file.")
+            raise InputError(f"{counted(len(names), 'name')} {'was' if len(names) == 1 else 'were'} given for "
+                             f"{counted(len(protected), 'protected file')}; give one per file.")
         out = [str(n) for n in names]
         blank = [i + 1 for i, n in enumerate(out) if not _visible(n)]
         if blank:

@@ -1,4 +1,4 @@
-"""Exceptions shared by every part of infoloss."""
+"""Exceptions shared by every part of infoloss, and the wording of counts in their messages."""
 
 
 class InputError(ValueError):
@@ -11,6 +11,17 @@ class InputError(ValueError):
 
 class SpecError(InputError):
     """The variable spec is invalid."""
+
+
+def counted(k: int, noun: str, plural: str = "") -> str:
+    """``k`` with ``noun``, in the plural (``plural``, or ``noun`` + "s") unless ``k`` is 1.
+
+    Examples
+    --------
+    >>> counted(1, "negative value"), counted(1200, "record"), counted(2, "class", "classes")
+    ('1 negative value', '1,200 records', '2 classes')
+    """
+    return f"{k:,} {noun if k == 1 else plural or noun + 's'}"
 
 
 class NotComputed(Exception):

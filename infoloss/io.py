@@ -412,8 +412,14 @@ def _closed_quotes(table: Any, path: Path, label: str, encoding: str) -> Any:
         if fh.read() != written:
             return table
     line = _count_bytes(path, b"\n") - spanning[-1].count("\n") + 1
-    raise InputError(
-        f"{label} is not a valid CSV file: a double quote on line {line} opens a value that is never closed, so the "
+    raise InputError(_unclosed_quote(label, line))
+
+
+def _unclosed_quote(label: str, line: int | None) -> str:
+    """The sentence for a double quote on ``line`` that opens a value never closed."""
+    where = f"line {line}" if line else "a line"
+    return (
+        f"{label} is not a valid CSV file: a double quote on {where} opens a value that is never closed, so the "
         "rest of the file reads as that one value; close the quote (a quote inside a quoted value is written twice)."
     )
 
@@ -435,7 +441,9 @@ def _csv_problem(path: Path, label: str, sep: str, message: str) -> str:
     match = re.search(r"Expected (\d+) columns, got (\d+)", message)
     if match:
         expected, got = match.groups()
-        line = _bad_line(path, sep)
+        line, text = _bad_row(path, sep)
+        if _runs_to_the_end(path, text):
+            return _unclosed_quote(label, line)
         where = f"line {line}" if line else "a line"
         return (
             f"{label} is not a valid CSV file: {where} has {got} fields but the header has {expected} "
@@ -445,14 +453,17 @@ def _csv_problem(path: Path, label: str, sep: str, message: str) -> str:
     return f"{label} could not be read as CSV with separator {shown} ({first}); check the file and its separator."
 
 
-def _bad_line(path: Path, sep: str) -> int | None:
-    """The physical line number of the first row with a wrong field count (single-threaded re-parse)."""
+def _bad_row(path: Path, sep: str) -> tuple[int | None, str]:
+    """The physical line number and the text (as latin-1) of the first row with a wrong field count.
+
+    Single-threaded re-parse; ``(None, "")`` when no such row is found.
+    """
     import pyarrow.csv as pcsv
 
     found: list = []
 
     def handler(row: Any) -> str:
-        found.append(row.number)
+        found.append((row.number, row.text or ""))
         return "error"
 
     try:
@@ -464,7 +475,24 @@ def _bad_line(path: Path, sep: str) -> int | None:
         )
     except Exception:
         pass
-    return found[0] if found and found[0] is not None and found[0] > 0 else None
+    if not found:
+        return None, ""
+    line, text = found[0]
+    return (line if line is not None and line > 0 else None), text
+
+
+def _runs_to_the_end(path: Path, text: str) -> bool:
+    """Whether the row ``text`` holds a double quote left open: it spans lines, has an odd number of quotes, ends the file.
+
+    A quote that is never closed makes the rest of the file one value; where
+    it opens before the last column, that row has too few fields.
+    """
+    if "\n" not in text or text.count('"') % 2 == 0:
+        return False
+    written = text.encode("latin1", errors="replace").rstrip(b"\r\n")
+    with open(path, "rb") as fh:
+        fh.seek(max(0, fh.seek(0, os.SEEK_END) - len(written) - 2))
+        return fh.read().rstrip(b"\r\n").endswith(written)
 
 
 def _check_unique(names: Iterable[str], label: str) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._concurrent import map_in_order
-from .errors import InputError, SpecError
+from .errors import InputError, SpecError, counted
 from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label
 
 ORIGINAL, PROTECTED = "orig", "prot"
@@ -498,7 +498,7 @@ def encode_pair(
         try:
             if var.scale == "continuous":
                 orig = _cached_original(original_cache, var, lambda: _original_float(var, o, missing))
-                return _encode_continuous(var, orig, o, p, missing, original_cache)
+                return _encode_continuous(var, orig, p, missing)
             factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
             return _encode_categorical(var, factors, o, p, missing, original_cache)
         except UnicodeEncodeError:  # Arrow's strings are UTF-8: a lone surrogate (text decoded with
@@ -659,7 +659,8 @@ def _check_row_order(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec
         if differ.any() and _same_values(a, b):
             raise InputError(
                 f"pairing by row, but the id column {var.name!r} shows the protected file's records in another "
-                f"order ({int(differ.sum()):,} of {len(a):,} rows hold another id); pair them by the id "
+                f"order ({int(differ.sum()):,} of {len(a):,} rows {'holds' if differ.sum() == 1 else 'hold'} another "
+                f"id); pair them by the id "
                 f"(pairing: {{by: {var.name}}} in the spec, --pairing {var.name} on the command line)."
             )
 
@@ -690,9 +691,9 @@ def _align_by_id(original: pd.DataFrame, protected: pd.DataFrame, id_col: str) -
         missing = int((index < 0).sum())
         extra = len(keys[1]) - (len(keys[0]) - missing)
         raise InputError(
-            f"pairing by {id_col!r}: {missing} original ids are not in the protected file and {extra} protected ids "
-            "are not in the original; compare the files unpaired (pairing: none in the spec, --pairing none on the "
-            "command line)."
+            f"pairing by {id_col!r}: {counted(missing, 'original id')} {'is' if missing == 1 else 'are'} not in the "
+            f"protected file and {counted(extra, 'protected id')} {'is' if extra == 1 else 'are'} not in the "
+            "original; compare the files unpaired (pairing: none in the spec, --pairing none on the command line)."
         )
     return protected.take(index).reset_index(drop=True)
 
@@ -720,15 +721,11 @@ def _original_float(var: VariableSpec, o: pd.Series, missing: set[str]) -> np.nd
     return orig
 
 
-def _encode_continuous(
-    var: VariableSpec, orig: np.ndarray, o: pd.Series, p: pd.Series | None, missing: set[str],
-    cache: dict | None = None,
-) -> ContinuousColumn:
+def _encode_continuous(var: VariableSpec, orig: np.ndarray, p: pd.Series | None, missing: set[str]) -> ContinuousColumn:
     prot = None
     if p is not None:
         plain = var.recode is None and var.hierarchy is None
-        if plain:
-            _check_same_kind(var, o, p, missing, cache)
+        # text in a plain variable is refused by _as_float, naming the value as for the original
         prot = _as_float(var, p, "protected", missing) if plain or _numeric_like(p) else None
         if prot is None:  # recoded or generalised into text classes: all-missing here; the recode/hierarchy view has it
             prot = np.full(len(p), np.nan)
@@ -829,17 +826,7 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
             x = pd.to_numeric(text.map(_float_or_infinite), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         bad = text.notna().to_numpy() & np.isnan(x)
         if bad.any():
-            example = text[bad].iloc[0]
-            if re.fullmatch(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*", str(example)):
-                raise InputError(
-                    f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers with "
-                    f"a decimal comma ({example!r}); write them with a decimal point (export the file with '.' "
-                    "as the decimal separator)."
-                )
-            raise InputError(
-                f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
-                f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
-            )
+            raise _not_a_number(var, which, text[bad].iloc[0])
     if var.missing:
         codes = [float(m) for m in var.missing if _is_float(m)]
         if codes:
@@ -847,7 +834,7 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
     infinite = np.isinf(x)
     if infinite.any():
         raise InputError(
-            f"variable {var.name!r} has {_count(int(infinite.sum()), 'infinite value')} (inf or -inf, or a number "
+            f"variable {var.name!r} has {counted(int(infinite.sum()), 'infinite value')} (inf or -inf, or a number "
             f"beyond ±1.8e308) in the {which} file; infinity is not a measurement: replace them by the real values, "
             "or by a missing code listed in the spec."
         )
@@ -859,8 +846,20 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
     return x
 
 
-def _count(k: int, what: str) -> str:
-    return f"{k:,} {what}" + ("" if k == 1 else "s")
+def _not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
+    """The error for ``example``, a value of continuous ``var`` in the ``which`` file that is not a number."""
+    if not isinstance(example, str) and not np.isscalar(example):  # a list or mapping (nested Parquet, Arrow)
+        return _not_scalar(var)
+    if re.fullmatch(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*", str(example)):
+        return InputError(
+            f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers with "
+            f"a decimal comma ({example!r}); write them with a decimal point (export the file with '.' "
+            "as the decimal separator)."
+        )
+    return InputError(
+        f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
+        f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
+    )
 
 
 def _float_or_infinite(value: Any) -> Any:
@@ -1102,17 +1101,17 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     w = col.to_numpy(dtype=float, na_value=np.nan)
     if np.isinf(w).any():
         raise InputError(
-            f"the weight column {name!r} of the {which} file has {_count(int(np.isinf(w).sum()), 'infinite value')}; "
+            f"the weight column {name!r} of the {which} file has {counted(int(np.isinf(w).sum()), 'infinite value')}; "
             "every record needs a finite weight."
         )
     if np.isnan(w).any():
         raise InputError(
-            f"the weight column {name!r} of the {which} file has {int(np.isnan(w).sum())} missing or non-numeric "
-            "values; every record needs a weight."
+            f"the weight column {name!r} of the {which} file has "
+            f"{counted(int(np.isnan(w).sum()), 'missing or non-numeric value')}; every record needs a weight."
         )
     if (w < 0).any():
         raise InputError(
-            f"the weight column {name!r} of the {which} file has {int((w < 0).sum())} negative values; "
+            f"the weight column {name!r} of the {which} file has {counted(int((w < 0).sum()), 'negative value')}; "
             "weights must be zero or positive."
         )
     positive = w[w > 0]

@@ -48,7 +48,9 @@ class Option:
     ``kind`` is ``"int"``, ``"float"``, ``"bool"``, ``"choice"`` or ``"any"``
     (checked by ``check``).  Numbers must lie in ``[low, high]`` (bounds
     exclusive when ``low_open``/``high_open``); ``nullable`` allows ``None``
-    (usually "decide from the data").  :meth:`validate` returns the value
+    (usually "decide from the data").  ``when``: the setting of another
+    option under which this one applies (``"form=pearson"``), shown beside it;
+    otherwise it is ignored.  :meth:`validate` returns the value
     converted to its type or raises ``InputError`` with one sentence naming the
     option and what is allowed.
     """
@@ -65,6 +67,7 @@ class Option:
     nullable: bool = False
     check: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
     allowed_text: str = ""  # how to describe the allowed values, for kind "any"
+    when: str = ""  # the setting of another option under which this one applies, e.g. "form=pearson"
 
     def __post_init__(self) -> None:
         if self.kind not in ("int", "float", "bool", "choice", "any"):
@@ -87,6 +90,11 @@ class Option:
             text = ("a whole number" if self.kind == "int" else "a number") + self._bounds_text()
         return text + (", or empty for auto" if self.nullable else "")
 
+    @property
+    def shown(self) -> str:
+        """The allowed values, and when the option applies: 'a number of at least 0; only with form=pearson'."""
+        return self.allowed + (f"; only with {self.when}" if self.when else "")
+
     def _bounds_text(self) -> str:
         low, high = self.low, self.high
         if low is not None and high is not None:
@@ -107,9 +115,8 @@ class Option:
         from .errors import InputError
 
         def bad() -> InputError:
-            return InputError(
-                f"option {self.name!r} of measure {measure_id!r} must be {self.allowed}, got {value!r}."
-            )
+            given = "nothing" if value is None else repr(value)  # None: an empty value, e.g. --set lambda.missing_rule=
+            return InputError(f"option {self.name!r} of measure {measure_id!r} must be {self.allowed}, got {given}.")
 
         if value is None:
             if self.nullable or self.default is None:
@@ -150,7 +157,7 @@ class Option:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.kind, "default": _jsonable(self.default), "allowed": self.allowed,
-                "help": self.help}
+                "help": self.help, **({"when": self.when} if self.when else {})}
 
 
 #: a number in scientific notation, which PyYAML reads as text when it lacks a dot ("1e-3") or a sign ("1.0e5")
@@ -226,7 +233,7 @@ class MeasureInfo:
     @property
     def options_text(self) -> str:
         """The options with their defaults, e.g. 'model=logit (logit, cart); seed=0'."""
-        return "; ".join(f"{o.name}={_fmt_default(o.default)} ({o.allowed})" for o in self.options)
+        return "; ".join(f"{o.name}={_fmt_default(o.default)} ({o.shown})" for o in self.options)
 
     @property
     def range_text(self) -> str:
@@ -566,7 +573,7 @@ def markdown_table() -> str:
     ]
     for m in registered():
         description = m.description.replace("|", "\\|")
-        options = "; ".join(f"`{o.name}={_fmt_default(o.default)}` ({o.allowed})" for o in m.options) or "—"
+        options = "; ".join(f"`{o.name}={_fmt_default(o.default)}` ({o.shown})" for o in m.options) or "—"
         options = options.replace("|", "\\|")
         rows.append(
             f"| `{m.id}` | {m.family} | {description} | {m.range_text} | {m.better_text} | "

@@ -19,7 +19,7 @@ import pandas as pd
 import yaml
 
 from ._files import resolved
-from .errors import SpecError
+from .errors import SpecError, counted
 
 SCALES = ("nominal", "ordinal", "continuous")
 ROLES = ("key", "sensitive", "target", "weight", "id", "household", "strata", "cluster", "other")
@@ -301,7 +301,9 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
         spec.separator = "\t" if sep == "\\t" else sep
     analyses = raw.get("analyses")
     if analyses is not None and not isinstance(analyses, dict):
-        raise SpecError("'analyses' in the spec must be a mapping with 'estimates', 'regressions' and/or 'ci'.")
+        from .analyses.spec import SECTION_KEYS
+
+        raise SpecError(f"'analyses' in the spec must be a mapping with {_keys_text(SECTION_KEYS)}.")
     spec.analyses = analyses
     _check_roles(spec)
     if analyses is not None:
@@ -309,6 +311,12 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
 
         check_analyses(analyses, spec)
     return spec
+
+
+def _keys_text(keys: tuple[str, ...]) -> str:
+    """The keys quoted, the last joined by 'and/or': "'a', 'b' and/or 'c'"."""
+    quoted = [repr(k) for k in keys]
+    return f"{', '.join(quoted[:-1])} and/or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
 
 
 def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpec:
@@ -555,13 +563,13 @@ def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
         return VariableSpec(name, scale="nominal", note="labelled categories")
     if not numeric:
         n = col.nunique(dropna=True)
-        return VariableSpec(name, scale="nominal", note=f"text, {n} distinct values")
+        return VariableSpec(name, scale="nominal", note=f"text, {counted(n, 'distinct value')}")
     n = col.nunique(dropna=True)
     if n > CONTINUOUS_MIN_DISTINCT:
-        return VariableSpec(name, scale="continuous", note=f"number, {n} distinct values")
+        return VariableSpec(name, scale="continuous", note=f"number, {counted(n, 'distinct value')}")
     if _has_fractions(col):  # 1.37, 2.5: measurements, not category codes, however few
-        return VariableSpec(name, scale="continuous", note=f"number with fractions, {n} distinct values")
-    return VariableSpec(name, scale="nominal", note=f"number with only {n} distinct values")
+        return VariableSpec(name, scale="continuous", note=f"number with fractions, {counted(n, 'distinct value')}")
+    return VariableSpec(name, scale="nominal", note=f"number with only {counted(n, 'distinct value')}")
 
 
 def _has_fractions(col: pd.Series) -> bool:

@@ -44,6 +44,14 @@ def test_a_full_section_parses():
     assert (a.ci.level, a.ci.method, a.ci.replicates, a.ci.seed) == (0.9, "bootstrap", 500, 7)
 
 
+def test_a_name_given_to_several_quantiles_names_each():
+    # the name was dropped when p listed several probabilities
+    s = spec({"estimates": [{"statistic": "quantile", "variable": "income", "p": [0.1, 0.9], "name": "deciles"},
+                            {"statistic": "quantile", "variable": "income", "p": 0.5, "name": "middle"}]})
+    labels = [e.label for e in parse_analyses(s.analyses, s).estimates]
+    assert labels == ["deciles (p=0.1)", "deciles (p=0.9)", "middle"]
+
+
 @pytest.mark.parametrize("analyses, message", [
     ({"estimates": [{"statistic": "average", "variable": "income"}]}, "statistic 'average'; use one of mean"),
     ({"estimates": [{"statistic": "mean", "variable": "incme"}]}, "did you mean 'income'"),
@@ -70,6 +78,8 @@ def test_a_full_section_parses():
     ({"ci": {"method": "jackknife"}}, "one of auto, bootstrap"),
     ({"ci": {"replicates": 5}}, "from 20 to 100000"),
     ({"tables": []}, "unknown key 'tables'"),
+    # the spec loader's own check named three of the four keys (no 'scales')
+    (["estimates"], "must be a mapping with 'estimates', 'regressions', 'scales' and/or 'ci'."),
 ])
 def test_mistakes_are_one_sentence(analyses, message):
     with pytest.raises(SpecError, match=message.replace("(", r"\(")) as info:

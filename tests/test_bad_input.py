@@ -199,7 +199,7 @@ CASES = [
     _c("protected missing", f"{{d}}/orig.csv {{d}}/nope.csv {S}", 2, "protected file {d}/nope.csv does not exist"),
     _c("original is a folder", f"{{d}}/folder.csv {{d}}/prot.csv {S}", 2, "is a folder, not a file"),
     _c("empty protected file", f"{{d}}/orig.csv {{d}}/empty.csv {S}", 2, "is empty (0 bytes)", sub=True),
-    _c("header only", f"{{d}}/orig.csv {{d}}/header_only.csv {S}", 2, "the protected file has no records"),
+    _c("header only", f"{{d}}/orig.csv {{d}}/header_only.csv {S}", 2, "the protected file {d}/header_only.csv has no records"),
     _c("random bytes as csv", f"{{d}}/orig.csv {{d}}/binary.csv {S}", 2, "binary.csv", sub=True),
     _c("gzip as csv", f"{{d}}/orig.csv {{d}}/gzip.csv {S}", 2, ("gzip.csv", "compressed")),
     _c("NUL bytes in csv", f"{{d}}/orig.csv {{d}}/nul.csv {S}", 2, "nul.csv"),
@@ -227,8 +227,11 @@ CASES = [
     _c("unknown --weight column", f"{{d}}/orig.csv {{d}}/prot.csv {S} --weight wgt", 2,
        "'wgt', given on the command line (--weight), is not a column of the original file", absent="of the spec"),
     # --- types ---
+    # named like the original's, with a missing code as the remedy (it said "holds numbers in the original file but
+    # text in the protected file ... or describe the recoding with 'recode:'", no value named)
     _c("text in a continuous protected column", f"{{d}}/orig.csv {{d}}/text_income.csv {S}", 2,
-       "'income' holds numbers in the original file but text in the protected file"),
+       "'income' is continuous in the spec but the protected file has the text value 'high' in it; declare it nominal "
+       "or ordinal, or list 'high' as a missing code", absent="recode"),
     _c("text in a continuous original column", f"{{d}}/orig_text_income.csv {{d}}/prot.csv {S}", 2,
        "'income' is continuous in the spec but the original file has the text value 'high'"),
     _c("categorical column suppressed in every record", f"{{d}}/orig.csv {{d}}/suppressed.csv {S} --json {{d}}/out/supp.json",
@@ -278,7 +281,7 @@ CASES = [
     _c("option for a measure not run", f"{{d}}/orig.csv {{d}}/prot.csv {S} --measures il1s --set pmse.seed=1", 2, "names the measure 'pmse', which is not among the measures run"),
     _c("malformed --set", f"{{d}}/orig.csv {{d}}/prot.csv {S} --set pmse", 2, "must look like MEASURE.OPTION=VALUE"),
     _c("bad --gdu-weights", f"{{d}}/orig.csv {{d}}/prot.csv {S} --gdu-weights half", 2, "--gdu-weights 'half' must be two numbers"),
-    _c("too many names", f"{{d}}/orig.csv {{d}}/prot.csv {S} {M} --name a --name b", 2, "2 names were given for 1 protected files"),
+    _c("too many names", f"{{d}}/orig.csv {{d}}/prot.csv {S} {M} --name a --name b", 2, "2 names were given for 1 protected file;"),
     _c("min-cell zero", f"{{d}}/orig.csv {{d}}/prot.csv {S} --min-cell 0", 2, "Invalid value for '--min-cell'"),
     # --- output paths ---
     _c("output folder missing", f"{{d}}/orig.csv {{d}}/prot.csv {S} {M} --json {{d}}/nofolder/r.json", 2, "the folder {d}/nofolder does not exist"),

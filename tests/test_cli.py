@@ -117,6 +117,8 @@ def test_spec_command_infers_an_editable_spec(tmp_path):
     assert spec["variables"]["ori_hid"]["role"] == "id"
     assert spec["variables"]["sampling_weight"]["role"] == "weight"
     assert "# number" in out.read_text()
+    # the header lists every role the spec accepts (cluster was missing)
+    assert "role is key | sensitive | target | weight | id | household | strata | cluster | other." in out.read_text()
 
 
 def test_spec_overrides_on_the_command_line(small, tmp_path):
@@ -192,13 +194,13 @@ def bad_inputs(small, tmp_path):
         ((csv_with(orig_df.assign(w=orig_df.w.where(orig_df.index > 0)), "nanw.csv"), p, "--spec", s), "weight column 'w' of the original file has 1 missing"),
         ((o, csv_with(prot_df.iloc[:50], "short.csv"), "--spec", s), "have 60 and 50 records, so they cannot be paired by row"),
         ((o, csv_with(prot_df.drop(columns="educ"), "noeduc.csv"), "--spec", s), "'educ' is not a column of the protected file; if it was removed on purpose, mark it 'removed: true'"),
-        ((o, csv_with(prot_df.assign(income="high"), "text.csv"), "--spec", s), "'income' holds numbers in the original file but text in the protected file"),
+        ((o, csv_with(prot_df.assign(income="high"), "text.csv"), "--spec", s), "'income' is continuous in the spec but the protected file has the text value 'high'"),
         ((o, csv_with(prot_df.assign(id=0), "dupid.csv"), "--spec", s, "--pairing", "id"), "duplicate ids (e.g. 0)"),
-        ((o, csv_with(prot_df.assign(id=prot_df.id + 1), "shiftid.csv"), "--spec", s, "--pairing", "id"), "1 original ids are not in the protected file"),
+        ((o, csv_with(prot_df.assign(id=prot_df.id + 1), "shiftid.csv"), "--spec", s, "--pairing", "id"), "1 original id is not in the protected file and 1 protected id is not in the original"),
         ((o, write("broken.csv", "id,region,educ,income,w\n1,north,2,3.5,1\n2,south,1\n"), "--spec", s), "broken.csv"),
         ((o, write("empty.csv", ""), "--spec", s), "empty.csv"),
         ((o, write("data.xyz", "x"), "--spec", s), "unknown ending '.xyz'"),
-        ((o, write("header.csv", "id,region,educ,income,w\n"), "--spec", s), "the protected file has no records"),
+        ((o, write("header.csv", "id,region,educ,income,w\n"), "--spec", s), "the protected file " + str(tmp_path / "header.csv") + " has no records"),
         ((csv_with(orig_df.assign(income=np.nan), "allnan.csv"), p, "--spec", s), "'income' is missing in every record of the original file"),
         ((o, p, "--spec", s, "--json", o), "is one of the input files"),
         ((o, p, "--spec", s, "--json", tmp_path / "no" / "dir.json"), "does not exist"),
@@ -208,6 +210,12 @@ def bad_inputs(small, tmp_path):
         ((o, p, "--spec", s, "--html", tmp_path / ("a" * 300 + ".html")), "name too long"),
         ((o, p, "--spec", s, "--set", "lambda=1"), "must look like MEASURE.OPTION=VALUE"),
         ((o, p, "--spec", s, "--gdu-weights", "half"), "--gdu-weights 'half' must be two numbers"),
+        # refused without --records too (it was accepted and ignored)
+        ((o, p, "--spec", s, "--records-format", "xml"), "--records-format must be csv or parquet, got 'xml'."),
+        # --gdu-weights is checked like --set gdu.weights, and refused when gdu is not run (it was ignored)
+        ((o, p, "--spec", s, "--gdu-weights", "7,9"), "the GDU weights must be non-negative and sum to 1"),
+        ((o, p, "--spec", s, "--measures", "il1s", "--gdu-weights", "0.3,0.7"), "which is not among the measures run"),
+        ((o, p, "--spec", s, "--set", "gdu.weights=a,b"), "such as 0.3,0.7 or [0.3, 0.7], got 'a,b'"),
         # empty values are errors, not options left out (--records '' wrote into the current folder)
         ((o, p, "--spec", s, "--pairing", ""), "--pairing was given an empty value"),
         ((o, p, "--spec", s, "--records", ""), "--records was given an empty value"),
@@ -254,13 +262,16 @@ def test_console_script_exit_codes(small):
     for args, message in ((["compare"], "Missing argument 'original'; see 'infoloss compare --help'."),
                           (["compare", "a.csv", "b.csv", "--jsn", "x"], "No such option: --jsn (Possible options: --json"),
                           (["compare", "a.csv", "b.csv", "--min-cell", "0"], "Invalid value for '--min-cell'"),
-                          (["nosuch"], "No such command 'nosuch'; see 'infoloss --help'.")):
+                          (["nosuch"], "No such command 'nosuch'; see 'infoloss --help'."),
+                          # one sentence (was "No such command 'comapre'. Did you mean 'compare'?; see ...")
+                          (["comapre"], "No such command 'comapre' (did you mean 'compare'?); see 'infoloss --help'.")):
         done = subprocess.run([sys.executable, "-m", "infoloss.cli", *args], capture_output=True, text=True)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.startswith("infoloss: error: ") and done.stderr.count("\n") == 1, done.stderr
         assert message in done.stderr, (message, done.stderr)
+    # infoloss without a command asks for the help, like infoloss --help: nothing is wrong (it exited 2 with no message)
     bare = subprocess.run([sys.executable, "-m", "infoloss.cli"], capture_output=True, text=True)
-    assert bare.returncode == 2 and "compare" in bare.stdout and bare.stderr == ""
+    assert bare.returncode == 0 and "compare" in bare.stdout and bare.stderr == ""
     good = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(small["orig"]), str(small["prot"]),
                            "--spec", str(small["spec"]), "--measures", "suppressions", "--json", "-"],
                           capture_output=True, text=True)

@@ -186,6 +186,8 @@ def test_csv_quotes_without_line_breaks_across_blocks(tmp_path, monkeypatch):
     ('a,b\n1,x\n2,"open\n3,y\n', 3),  # the rest of the file would read as one value of record 2
     ('a,b\r\n1,"x""y\r\nz""\r\n', 2),  # "" inside the open value is a quote, not its end
     ('a,b\n1,"x\ny', 2),  # no line end at the end of the file
+    ('a,b,c\n1,x,2\n2,"open,3\n3,y,4\n', 3),  # opened before the last column: that row has too few fields
+    ('a,b,c\r\n1,x,2\r\n"2,open,3\r\n3,y,4', 3),  # in the first column, CRLF, no line end at the end
 ])
 def test_csv_quote_never_closed_is_an_error_naming_its_line(tmp_path, text, line):
     path = tmp_path / "d.csv"

@@ -47,6 +47,7 @@ def test_measure_functions_show_their_dataframe_signature():
         ("interval_disclosure", "k", 1e308, "greater than 0 and at most 1000000"),
         ("l_diversity", "c", 1e308, "greater than 0 and at most 1000000"),
         ("lambda", "missing_rule", "other", "one of handbook, sdcmicro"),
+        ("lambda", "missing_rule", None, "one of handbook, sdcmicro, got nothing."),  # an empty value: not "got None"
         ("il1s", "foo", 1, "takes no options"),
         ("ks", "pvaleu", 1, "has no option 'pvaleu'; its options are pvalue"),
     ],
@@ -57,6 +58,34 @@ def test_bad_option_values_are_input_errors_before_anything_runs(mid, name, valu
         func(ORIG, ORIG.copy(), SPEC, **{name: value})
     with pytest.raises(InputError, match="must be|no option|takes no options"):
         infoloss.compare(ORIG, ORIG.copy(), SPEC, measures=[mid], options={mid: {name: value}})
+
+
+@pytest.mark.parametrize("weights", ["0.3,0.7", " 0.3 , 0.7", [0.3, 0.7], (0.3, 0.7)])
+def test_gdu_weights_are_accepted_as_shown_by_infoloss_measures(weights):
+    # `infoloss measures` shows the default as 0.5,0.5: `--set gdu.weights=0.3,0.7` gives that text (it was refused)
+    info = infoloss.registry.get("gdu")
+    checked = info.check_options({"weights": weights})["weights"]
+    result = infoloss.gdu(ORIG, ORIG.assign(x=ORIG.x[::-1].values), SPEC, weights=checked)
+    assert result.details["weights"] == [0.3, 0.7]
+
+
+@pytest.mark.parametrize("mid, name", [
+    ("ldu_uni", "threshold"), ("aldu_uni", "threshold"), ("ldu_biv", "recode_variant"), ("aldu_biv", "recode_variant"),
+    ("grc", "threshold"), ("grc", "weighted"), ("grc", "recode_variant"),
+])
+def test_options_a_measure_does_not_use_are_refused(mid, name):
+    # they were listed by `infoloss measures`, accepted, and changed nothing
+    with pytest.raises(InputError, match=f"has no option '{name}'|takes no options"):
+        infoloss.registry.get(mid).check_options({name: 0.1})
+
+
+def test_options_that_apply_under_another_setting_say_so():
+    # chi2_distance's smoothing applies only to form=pearson, n_permutations only to CART's null distribution
+    assert "smoothing=0.0 (a number of at least 0; only with form=pearson)" in infoloss.registry.get("chi2_distance").options_text
+    for mid in ("pmse_ratio", "pmse_std"):
+        option = infoloss.registry.get(mid).option("n_permutations")
+        assert option.when == "model=cart" and option.to_dict()["when"] == "model=cart"
+        assert "only with model=cart" in infoloss.registry.get(mid).options_text
 
 
 def test_good_values_are_converted_to_the_declared_type():

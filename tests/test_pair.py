@@ -111,11 +111,12 @@ def test_pairing_none_allows_different_sizes():
         (lambda o, p: (o, p.iloc[:3]), "have 4 and 3 records, so they cannot be paired by row"),
         (lambda o, p: (o, p.drop(columns="g")), "'g' is not a column of the protected file; if it was removed"),
         (lambda o, p: (o.drop(columns="x"), p), "'x' of the spec is not a column of the original file"),
-        (lambda o, p: (o, p.assign(x=["a", "b", "c", "d"])), "'x' holds numbers in the original file but text in the protected"),
+        (lambda o, p: (o, p.assign(x=["a", "b", "c", "d"])), "'x' is continuous in the spec but the protected file has the text value 'a'"),
+        (lambda o, p: (o, p.assign(x=[1.0, "2,5", 3.0, 4.0])), "the protected file writes its numbers with a decimal comma"),
         (lambda o, p: (o.assign(x=["1", "b", "c", "d"]), p.assign(x=["1", "b", "c", "d"])), "'x' is continuous in the spec but the original file has the text value 'b'"),
         (lambda o, p: (o, p.assign(o=["a", "b", "c", "d"])), "'o' holds numbers in the original file but text in the protected file"),
-        (lambda o, p: (o.assign(w=[1.0, -1.0, 1.0, 1.0]), p), "weight column 'w' of the original file has 1 negative"),
-        (lambda o, p: (o.assign(w=[1.0, np.nan, 1.0, 1.0]), p), "weight column 'w' of the original file has 1 missing"),
+        (lambda o, p: (o.assign(w=[1.0, -1.0, 1.0, 1.0]), p), "weight column 'w' of the original file has 1 negative value;"),
+        (lambda o, p: (o.assign(w=[1.0, np.nan, 1.0, 1.0]), p), "weight column 'w' of the original file has 1 missing or non-numeric value;"),
         # weights whose sums of squares overflow or underflow (a ctbil of NaN, found by fuzzing)
         (lambda o, p: (o.assign(w=1e308), p), "weight column 'w' of the original file has weights from 1e\\+308 to 1e\\+308"),
         (lambda o, p: (o, p.assign(w=[1e-320, 1.0, 0.0, 1.0])), "weight column 'w' of the protected file has weights from 1e-320 to 1;"),
@@ -138,7 +139,7 @@ def test_id_pairing_errors():
     spec = dict(SPEC, pairing={"by": "id"})
     with pytest.raises(InputError, match=r"duplicate ids \(e.g. 10\)"):
         encode_pair(orig, prot.assign(id=[10, 10, 12, 13]), spec)
-    with pytest.raises(InputError, match="1 original ids are not in the protected file and 1 protected ids"):
+    with pytest.raises(InputError, match="1 original id is not in the protected file and 1 protected id is not"):
         encode_pair(orig, prot.assign(id=[10, 11, 12, 99]), spec)
 
 

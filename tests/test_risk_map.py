@@ -49,6 +49,8 @@ def test_pareto_front_and_the_two_rules_by_hand():
     assert rule["original_within"] is False
     rule = block["decisions"]["max_loss"]
     assert rule["ranking"] == ["B", "C"] and rule["choice"] == "B"  # least risk with loss <= 0.25
+    one = risk_utility(report, {"max_risk": 0.05})["decisions"]["max_risk"]
+    assert one["reason"].startswith("1 of 4 scenarios has risk at most 0.05; D has")  # "1 of 4 scenarios have"
     none = risk_utility(report, {"max_risk": 0.01})["decisions"]["max_risk"]
     assert none["choice"] is None and "lowest is 0.05" in none["reason"]
     assert risk_utility(report)["decisions"]["max_loss"]["choice"] is None
@@ -240,7 +242,7 @@ def test_records_are_written_only_when_every_scenario_succeeds(tmp_path):
     df.assign(x="text").to_csv(bad, index=False)
     records.mkdir()
     (records / "records_original.csv").write_text("an earlier run\n")
-    with pytest.raises(infoloss.InputError, match="holds numbers in the original file but text in the protected"):
+    with pytest.raises(infoloss.InputError, match="the protected file has the text value 'text'"):
         infoloss.compare(df, [str(good), str(bad)], spec, measures=["sample_uniques"], records_dir=records,
                          aggregates=False, statistics=False)
     assert sorted(p.name for p in records.iterdir()) == ["records_original.csv"]

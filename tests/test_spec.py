@@ -161,6 +161,12 @@ def test_numbers_with_fractions_are_inferred_continuous_however_few():
     assert spec.variables["codes"].scale == "nominal" and spec.variables["ints"].scale == "nominal"
 
 
+def test_inferred_notes_count_one_value_in_the_singular():
+    spec = infer_spec(pd.DataFrame({"constant": [7] * 5, "label": ["a"] * 5}))
+    assert spec.variables["constant"].note == "number with only 1 distinct value"  # was "1 distinct values"
+    assert spec.variables["label"].note == "text, 1 distinct value"
+
+
 def test_a_spec_whose_yaml_aliases_repeat_a_list_a_billion_times_is_refused_at_once(tmp_path):
     # 466 bytes of "billion laughs": 9**9 missing codes once the aliases are repeated (7.6 GB before, found by fuzzing)
     text = "variables:\n  income: {scale: continuous}\n  region:\n    scale: nominal\n    missing:\n"

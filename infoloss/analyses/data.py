@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, NotComputed
+from ..errors import InputError, NotComputed, counted
 from ..limits import unique_inverse
 from ..pair import ORIGINAL, EncodedPair
 
@@ -147,8 +147,9 @@ class FileData:
                 if self.which == ORIGINAL:
                     raise InputError(f"the strata column {name!r} of the original file has missing values; "
                                      "every record needs its stratum.")
-                notes.append(f"{int(missing.sum())} records of the protected file have no {name!r} (suppressed?): "
-                             "they form a stratum of their own")
+                notes.append(f"{counted(int(missing.sum()), 'record')} of the protected file "
+                             f"{'has' if missing.sum() == 1 else 'have'} no {name!r} (suppressed?): they form a "
+                             "stratum of their own")
                 name_codes = np.where(missing, name_codes.max(initial=-1) + 1, name_codes)
             codes.append(name_codes)
         return _dense(codes) if codes else None
@@ -178,8 +179,8 @@ class FileData:
             return None
         missing = codes < 0
         if missing.any():  # only a protected file can have them (encode_pair rejects them in the original)
-            notes.append(f"{int(missing.sum())} records of the protected file have no {names[0]!r}: each is a PSU of "
-                         "its own")
+            notes.append(f"{counted(int(missing.sum()), 'record')} of the protected file "
+                         f"{'has' if missing.sum() == 1 else 'have'} no {names[0]!r}: each is a PSU of its own")
             codes = codes.copy()
             codes[missing] = codes.max(initial=-1) + 1 + np.arange(int(missing.sum()))
         return _dense([codes] if strata is None else [strata, codes])

@@ -243,8 +243,13 @@ def _estimates(item: Any, i: int, ctx: _Context) -> list[Estimate]:
     if not isinstance(name, str):
         raise SpecError(f"'name' of {where} must be text.")
     probs = _probabilities(item, statistic, where)
-    return [Estimate(statistic, variable, by_t, denominator, p, categories, name if len(probs) == 1 else "")
+    return [Estimate(statistic, variable, by_t, denominator, p, categories, _name_of_one(name, p, len(probs)))
             for p in probs]
+
+
+def _name_of_one(name: str, p: float | None, n_probs: int) -> str:
+    """The name of one of ``n_probs`` quantiles declared together: ``deciles (p=0.1)`` when there are several."""
+    return f"{name} (p={p:g})" if name and n_probs > 1 else name
 
 
 def _probabilities(item: dict, statistic: str, where: str) -> list[float | None]:

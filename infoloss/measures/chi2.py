@@ -33,7 +33,7 @@ SMOOTHING = Option(
     "smoothing", "float", 0.0,
     "pearson only: count added to every cell of both tables (0: none; a protected count in a cell empty in the "
     "original then leaves the table out)",
-    low=0,
+    low=0, when="form=pearson",
 )
 
 

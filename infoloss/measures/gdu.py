@@ -527,10 +527,12 @@ def _recode_factor(pair: EncodedPair, var: _Var, variant: str) -> dict[str, Any]
 
 
 def _gdu_weights(weights: Any) -> tuple[float, float]:
+    """The univariate and bivariate weights from two numbers, as a pair or as text ``"0.3,0.7"``."""
     try:
-        w_u, w_b = (float(w) for w in weights)
+        w_u, w_b = (float(w) for w in (weights.split(",") if isinstance(weights, str) else weights))
     except (TypeError, ValueError):
-        raise InputError(f"weights must be two numbers (univariate, bivariate), got {weights!r}.") from None
+        raise InputError(f"the GDU weights must be two numbers (univariate, bivariate), such as 0.3,0.7 or "
+                         f"[0.3, 0.7], got {weights!r}.") from None
     if not (w_u >= 0 and w_b >= 0 and math.isclose(w_u + w_b, 1.0, abs_tol=1e-9)):
         raise InputError(f"the GDU weights must be non-negative and sum to 1, got {w_u:g} and {w_b:g}.")
     return w_u, w_b
@@ -874,8 +876,7 @@ def _valid_variants(value: Any) -> Any:
 
 
 def _valid_weights(value: Any) -> Any:
-    _gdu_weights(value)
-    return tuple(float(w) for w in value)
+    return _gdu_weights(value)
 
 
 RECODE_VARIANT = Option(
@@ -886,7 +887,7 @@ RECODE_VARIANT = Option(
 THRESHOLD = Option("threshold", "float", 0.05, "p-value threshold of the tests", low=0, high=1, low_open=True, high_open=True)
 GDU_WEIGHTS = Option(
     "weights", "any", (0.5, 0.5), "weights of the univariate and bivariate averages", check=_valid_weights,
-    allowed_text="two non-negative numbers that sum to 1 (univariate, bivariate)",
+    allowed_text="two non-negative numbers that sum to 1 (univariate, bivariate), such as 0.3,0.7 or [0.3, 0.7]",
 )
 GDU_WEIGHTED = Option(
     "weighted", "bool", None,
@@ -902,11 +903,9 @@ USE_GRC = Option("use_grc", "bool", True, "multiply by the global reduction coef
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(RECODE_VARIANT, THRESHOLD, GDU_WEIGHTED),
+    options=(RECODE_VARIANT, GDU_WEIGHTED),
 )
-def ldu_uni(
-    pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05, weighted: bool | None = None
-) -> MeasureResult:
+def ldu_uni(pair: EncodedPair, *, recode_variant: Any = None, weighted: bool | None = None) -> MeasureResult:
     """Local univariate data utility of every variable (Kocar 2018, §3.2–3.3).
 
     .. math:: LDU_{uni} = LDU^{gr}_{uni} \\times (1 - e^{-14P})
@@ -933,9 +932,6 @@ def ldu_uni(
     pair : EncodedPair
     recode_variant : str or dict, optional
         One variant for every recoded variable, or ``{variable: variant}``.
-    threshold : float, default 0.05
-        Not used by the univariate part (accepted so that all GDU measures
-        take the same options).
     weighted : bool, optional
         Weighted tests (χ², KS, Pearson, ANOVA) with the spec's weights
         rescaled to Kish's effective sample size; Spearman and Kruskal–Wallis
@@ -964,7 +960,6 @@ def ldu_uni(
     >>> round(ldu_uni(orig, prot, spec).by_variable["g"], 4)   # 2·1/(4·3) × 1 (same class counts)
     0.1667
     """
-    _check_threshold(threshold)
     use_w, wdetails = _gdu_weighting(pair, weighted, "ldu_uni")
     uni = _uni_result(pair, recode_variant, use_w)
     names = [n for n in pair.names(include_removed=True) if n in uni["values"]]
@@ -980,11 +975,9 @@ def ldu_uni(
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(RECODE_VARIANT, THRESHOLD, GDU_WEIGHTED),
+    options=(RECODE_VARIANT, GDU_WEIGHTED),
 )
-def aldu_uni(
-    pair: EncodedPair, *, recode_variant: Any = None, threshold: float = 0.05, weighted: bool | None = None
-) -> MeasureResult:
+def aldu_uni(pair: EncodedPair, *, recode_variant: Any = None, weighted: bool | None = None) -> MeasureResult:
     """Average local univariate data utility (Kocar 2018, §3.1).
 
     .. math:: ALDU_{uni} = \\frac{1}{k}\\sum_{j=1}^{k} LDU_{uni,j}
@@ -1006,7 +999,6 @@ def aldu_uni(
     >>> aldu_uni(df, df.copy(), spec).value
     1.0
     """
-    _check_threshold(threshold)
     use_w, wdetails = _gdu_weighting(pair, weighted, "aldu_uni")
     uni = _uni_result(pair, recode_variant, use_w)
     values = list(uni["values"].values())
@@ -1021,11 +1013,9 @@ def aldu_uni(
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
+    options=(THRESHOLD, GDU_WEIGHTED),
 )
-def ldu_biv(
-    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
-) -> MeasureResult:
+def ldu_biv(pair: EncodedPair, *, threshold: float = 0.05, weighted: bool | None = None) -> MeasureResult:
     """Local bivariate data utility of every pair of variables (Kocar 2018, §3.4).
 
     The test follows the paper's Table 1: nominal × nominal → chi-squared
@@ -1054,9 +1044,6 @@ def ldu_biv(
     pair : EncodedPair
     threshold : float, default 0.05
         The significance threshold ``P_t`` (also used for normality).
-    recode_variant : optional
-        Not used by the bivariate part (accepted so that all GDU measures
-        take the same options).
     weighted : bool, optional
         Weighted tests (χ², KS, Pearson, ANOVA) with the spec's weights
         rescaled to Kish's effective sample size; Spearman and Kruskal–Wallis
@@ -1110,11 +1097,9 @@ def ldu_biv(
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
+    options=(THRESHOLD, GDU_WEIGHTED),
 )
-def aldu_biv(
-    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
-) -> MeasureResult:
+def aldu_biv(pair: EncodedPair, *, threshold: float = 0.05, weighted: bool | None = None) -> MeasureResult:
     """Average local bivariate data utility (Kocar 2018, §3.1).
 
     .. math:: ALDU_{biv} = \\frac{1}{k}\\sum_{j=1}^{k}\\frac{1}{l_j}\\sum_{h\\ne j} LDU_{biv,jh}
@@ -1154,11 +1139,8 @@ def aldu_biv(
     range=(0, 1),
     better="higher",
     needs_pairing=False,
-    options=(THRESHOLD, RECODE_VARIANT, GDU_WEIGHTED),
 )
-def grc(
-    pair: EncodedPair, *, threshold: float = 0.05, recode_variant: Any = None, weighted: bool | None = None
-) -> MeasureResult:
+def grc(pair: EncodedPair) -> MeasureResult:
     """Global reduction coefficient (Kocar 2018, §3.5).
 
     .. math:: GRC = \\frac{n(D_{prot})(n(D_{prot})-1)}{n(D_{orig})(n(D_{orig})-1)}
@@ -1182,7 +1164,6 @@ def grc(
     >>> round(grc(orig, prot, spec).value, 4)   # 2·1/(3·2)
     0.3333
     """
-    del weighted  # accepted so that all GDU measures take the same options: GRC counts variables
     n_orig = len(pair.names(include_removed=True))
     n_prot = n_orig - len(pair.removed)
     return MeasureResult(
@@ -1223,8 +1204,8 @@ def gdu(
     Parameters
     ----------
     pair : EncodedPair
-    weights : (float, float), default (0.5, 0.5)
-        Weights of ALDU_uni and ALDU_biv.
+    weights : (float, float) or str, default (0.5, 0.5)
+        Weights of ALDU_uni and ALDU_biv; as text, ``"0.3,0.7"``.
     threshold : float, default 0.05
         Significance threshold of the bivariate steps and the normality test.
     recode_variant : str or dict, optional

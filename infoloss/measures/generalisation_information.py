@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import xlogy
 
-from ..errors import NotComputed
+from ..errors import NotComputed, counted
 from ..generalised import GeneralisedColumn, classes, first_rows, group_ids, original_classes, quasi_identifiers
 from ..pair import PROTECTED, EncodedPair
 from ..registry import MeasureResult, measure
@@ -56,7 +56,8 @@ def _entropy_one(gc: GeneralisedColumn, suppressed: np.ndarray) -> tuple[float, 
     bad = valid & ~inside
     if bad.any():
         raise NotComputed(
-            f"{int(bad.sum())} protected values of {gc.name!r} do not contain their original value, so "
+            f"{counted(int(bad.sum()), 'protected value')} of {gc.name!r} {'does' if bad.sum() == 1 else 'do'} not "
+            "contain their original value, so "
             "P(original | generalised) is 0 and the non-uniform entropy is infinite"
         )
     x, g = leaf[valid], node[valid]

@@ -740,7 +740,7 @@ _MAX_RECORDS = Option("max_records", "int", 50_000, "largest merged file the mod
 _SEED = Option("seed", "int", 0, "seed of the sample (and of CART)", low=0, high=MAX_SEED)
 PMSE_OPTIONS = (_MODEL, _MAX_RECORDS, _SEED, WEIGHTED)
 PMSE_NULL_OPTIONS = PMSE_OPTIONS + (
-    Option("n_permutations", "int", 20, "permutations for CART's null distribution", low=2, high=1000),
+    Option("n_permutations", "int", 20, "permutations for CART's null distribution", low=2, high=1000, when="model=cart"),
 )
 CLUSTER_OPTIONS = (
     Option("G", "int", None, "number of k-means clusters (auto: 1% of the merged records, at least 2)", low=2,

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NotComputed
+from ..errors import NotComputed, counted
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..spec import normalise_label
 from .diversity import classes, l_diversity, t_closeness
@@ -223,7 +223,7 @@ def _household(pair: EncodedPair, which: str, risk: np.ndarray) -> tuple[np.ndar
     if ids is None:
         return None, f"the {FILE_NAMES[which]} file has no household id column {names[0]!r}"
     if (ids < 0).any():
-        return None, (f"the household id {names[0]!r} is missing for {int((ids < 0).sum())} records of the "
+        return None, (f"the household id {names[0]!r} is missing for {counted(int((ids < 0).sum()), 'record')} of the "
                       f"{FILE_NAMES[which]} file; every person needs a household id")
     problem = household_level_problem(pair)
     if problem:

@@ -197,7 +197,8 @@ def _rule(scenarios: list[dict[str, Any]], bound: str, minimise: str, threshold:
     if ranked:
         best = ranked[0]
         rule["choice"] = best["name"]
-        rule["reason"] = (f"{len(ranked)} of {len(scenarios)} scenarios have {bound} at most {threshold:g}; "
+        verb = "has" if len(ranked) == 1 else "have"
+        rule["reason"] = (f"{len(ranked)} of {len(scenarios)} scenarios {verb} {bound} at most {threshold:g}; "
                           f"{best['name']} has the least {minimise} among them ({best[minimise]:.4g}).")
     else:
         lowest = min((p[bound] for p in scenarios), default=float("nan"))
