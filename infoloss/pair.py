@@ -727,13 +727,58 @@ def _encode_continuous(var: VariableSpec, orig: np.ndarray, p: pd.Series | None,
         plain = var.recode is None and var.hierarchy is None
         # text in a plain variable is refused by _as_float, naming the value as for the original
         prot = _as_float(var, p, "protected", missing) if plain or _numeric_like(p) else None
-        if prot is None:  # recoded or generalised into text classes: all-missing here; the recode/hierarchy view has it
+        if prot is None and var.hierarchy is None and "breaks" in var.recode:
+            prot = _class_midpoints(var, p, missing)
+        if prot is None:  # generalised into text classes: all-missing here; the hierarchy view has them
             prot = np.full(len(p), np.nan)
         elif _same_floats(orig, prot):
             # a variable the protection left alone (local suppression or PRAM of other variables): one array
             # for both files, so that the work on it (sorted levels, ranks) is done once (EncodedPair.unchanged)
             prot = orig
     return ContinuousColumn(var.name, orig, prot)
+
+
+def _class_midpoints(var: VariableSpec, p: pd.Series, missing: set[str]) -> np.ndarray:
+    """A protected column of a ``recode: breaks`` variable whose classes are written as text: each class label
+    as the midpoint of its class, numbers as they are.
+
+    A label names class ``[b_k, b_k+1)`` in any notation the hierarchies read
+    (``[30, 45)``, ``[30, 45[``, ``30-44``, ``30 to 44``, ``>=65`` for the
+    last class, ``<15`` for the first); another label is an error.
+    """
+    from .hierarchy import parse_interval
+
+    breaks = [float(b) for b in var.recode["breaks"]]
+    drop = missing | {normalise_label(m) for m in var.missing}
+    codes, uniques = pd.factorize(p, use_na_sentinel=True)
+    values = np.full(len(uniques) + 1, np.nan)
+    for i, raw in enumerate(np.asarray(uniques, dtype=object)):
+        label = normalise_label(raw)
+        if label in drop:
+            continue
+        values[i] = float(label) if _is_float(label) else _class_midpoint(var, label, breaks, parse_interval(label))
+    out = values[codes]
+    out.flags.writeable = False
+    return out
+
+
+def _class_midpoint(var: VariableSpec, label: str, breaks: list[float], interval: Any) -> float:
+    for lo, hi, k in zip(breaks, breaks[1:], range(len(breaks))):
+        if interval is not None and _names_class(interval, lo, hi, first=k == 0, last=k == len(breaks) - 2):
+            return (lo + hi) / 2
+    shown = ", ".join(f"[{a:g}, {b:g})" for a, b in zip(breaks, breaks[1:]))
+    raise InputError(f"variable {var.name!r} has 'recode: breaks' but the protected file has the value {label!r}, "
+                     f"which is neither a number nor one of its classes ({shown}); write each class as one of "
+                     "those, or as a number inside it.")
+
+
+def _names_class(interval: tuple[float, float, bool, bool], lo: float, hi: float, *, first: bool, last: bool) -> bool:
+    """Whether a parsed label ``(low, high, low_closed, high_closed)`` names the class ``[lo, hi)``: the same
+    bounds, a closed range of whole numbers ending below ``hi`` (30-44 for [30, 45)), or an open end."""
+    a, b, a_closed, b_closed = interval
+    low_ok = (a == lo and a_closed) or (first and a == -math.inf)
+    high_ok = (b == hi and not b_closed) or (b_closed and hi - 1 <= b < hi) or (last and b == math.inf)
+    return low_ok and high_ok
 
 
 #: values compared first by :func:`_same_floats`, so that a changed variable costs almost nothing

@@ -374,3 +374,26 @@ def test_a_weight_column_of_dates_is_refused():
     df = pd.DataFrame({"x": [1.0, 2, 3, 4], "w": d})
     with pytest.raises(InputError, match="weight column 'w' of the original file holds dates or durations"):
         encode_pair(df, df, spec)
+
+
+def test_a_recode_breaks_variable_reads_its_classes_written_as_text():
+    # '[30, 45)' in the protected file was read as missing: every record counted as a suppression
+    import infoloss
+
+    rng = np.random.default_rng(0)
+    breaks = [0, 15, 30, 45, 65, 120]
+    orig = pd.DataFrame({"AGE": rng.integers(16, 90, 300).astype(float)})
+    classes = pd.cut(orig["AGE"], breaks, right=False)
+    forms = {"[a, b)": lambda c: f"[{c.left}, {c.right})", "a-b": lambda c: f"{c.left}-{c.right - 1}",
+             "number": lambda c: float(c.left)}
+    spec = {"variables": {"AGE": {"scale": "continuous", "recode": {"breaks": breaks}}}}
+    results = {}
+    for name, form in forms.items():
+        prot = pd.DataFrame({"AGE": [form(c) for c in classes]})
+        r = infoloss.compare(orig, prot, spec, measures=["suppressions", "ldu_uni"])
+        results[name] = (r.value("suppressions"), r.value("ldu_uni"))
+    assert results["[a, b)"] == results["a-b"] == results["number"] and results["number"][0] == 0
+    pair = encode_pair(orig, pd.DataFrame({"AGE": [forms["[a, b)"](c) for c in classes]}), spec)
+    assert np.array_equal(pair.continuous["AGE"].prot, [(c.left + c.right) / 2 for c in classes])
+    with pytest.raises(InputError, match=r"has the value 'old', which is neither a number nor one of its classes"):
+        encode_pair(orig, pd.DataFrame({"AGE": ["old"] + [forms["[a, b)"](c) for c in classes[1:]]}), spec)
