@@ -655,13 +655,10 @@ def apply_overrides(
             raise scale_needed("target", name, "--nominal or --ordinal to classify it, --continuous for a regression")
         v.role = "target"
     if weight:
-        for v in spec.variables.values():
-            if v.role == "weight":
-                v.role = "other"
-                if v.scale is None:
-                    v.scale = "continuous"
         w = var(weight, "weight")
         w.role = "weight"
+        # the first weight column is the one used, the others are neither analysed nor used (docs/spec.md)
+        spec.variables = {weight: w, **{name: v for name, v in spec.variables.items() if name != weight}}
     for name in sensitive:
         if (v := spec.variables.get(name)) is None or v.scale is None:
             raise scale_needed("sensitive", name, "--nominal, --ordinal or --continuous")

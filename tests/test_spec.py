@@ -209,3 +209,14 @@ def test_a_yaml_alias_that_contains_itself_is_a_spec_error(tmp_path):
     path.write_text("variables:\n  age: {scale: continuous}\nmissing: &m [a, *m]\n")
     with pytest.raises(SpecError, match="refers to itself through a YAML alias"):
         load_spec(path)
+
+
+def test_a_weight_given_on_the_command_line_replaces_the_spec_s_without_analysing_the_old_one():
+    # the old weight column became an analysed continuous variable (it entered il1s, the moments, ...)
+    from infoloss.spec import apply_overrides, spec_from_dict
+
+    spec = spec_from_dict({"variables": {"inc": {"scale": "continuous"}, "w": {"role": "weight"}}})
+    out = apply_overrides(spec, weight="w2")
+    assert out.weight == "w2"
+    assert [v.name for v in out.analysed] == ["inc"]
+    assert out.variables["w"].role == "weight"  # a further weight column: neither analysed nor used
