@@ -137,7 +137,7 @@ def test_overrides_change_scale_role_and_pairing():
     assert new.variables["A"].scale == "continuous"
     assert (new.variables["B"].scale, new.variables["B"].role) == ("ordinal", "key")
     assert new.weight == "V"
-    assert new.variables["W"].role == "other"
+    assert new.variables["W"].role == "weight" and "W" not in [v.name for v in new.analysed]  # not used, not analysed
     assert new.pairing == {"by": "ID"} and new.variables["ID"].role == "id"
     assert spec.variables["A"].scale == "nominal"  # the original spec is untouched
     with pytest.raises(SpecError, match="--key C: the spec has no variable 'C'; if it is a column of the files, give it a scale too"):
