@@ -456,6 +456,25 @@ def _print_summary(report) -> None:
         for reason, mids in by_reason.items():
             out.print(f"[dim]{escape(_shown(s.name))}: {', '.join(mids)} not computed: {escape(_shown(reason))}[/dim]",
                       highlight=False)
+    for line in _choice_lines(report):
+        out.print(line, markup=False, highlight=False)
+
+
+def _choice_lines(report) -> list[str]:
+    """The risk-utility decision asked for with --max-risk / --max-loss: the choice and why, or why there is none."""
+    asked = {k: v for k, v in report.risk_utility_options.items() if k in ("max_risk", "max_loss") and v is not None}
+    if not asked:
+        return []
+    block = report.risk_utility()
+    if not block.get("available"):
+        return [f"risk-utility choice: none, {_shown(block.get('reason', 'the map is not available'))}"]
+    lines = []
+    for rule in asked:
+        decision = block.get("decisions", {}).get(rule, {})
+        choice = decision.get("choice")
+        head = f"risk-utility choice (--{rule.replace('_', '-')} {asked[rule]:g}): {_shown(str(choice)) if choice else 'none'}"
+        lines.append(f"{head}; {_shown(decision.get('reason', ''))}".rstrip("; "))
+    return lines
 
 
 class _ProgressBar:

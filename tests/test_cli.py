@@ -416,3 +416,19 @@ def test_markup_and_control_characters_in_names_and_paths_are_shown_as_text(tmp_
                                       "--name", "s\x1b[31mred\u202e"])
     assert result.exit_code == 0, result.output
     assert "\x1b[31m" not in result.output and "\u202e" not in result.output and "\\x1b[31mred" in result.output
+
+
+def test_the_terminal_summary_says_the_risk_utility_choice_asked_for(tmp_path):
+    # --max-risk without --json or --html printed the measures only: the choice was in the JSON alone
+    from infoloss.synth import write_example
+
+    original, noise, strong, spec = write_example(tmp_path, n=600)
+    r = runner.invoke(app, ["compare", str(original), str(noise), str(strong), "--spec", str(spec),
+                            "--measures", "global_risk,gdu", "--max-risk", "0.5"], terminal_width=300)
+    assert r.exit_code == 0, r.output
+    assert "risk-utility choice (--max-risk 0.5): " in r.output and "has the least loss among them" in r.output
+    r = runner.invoke(app, ["compare", str(original), str(noise), "--spec", str(spec), "--measures", "il1s",
+                            "--max-loss", "0.2"], terminal_width=300)
+    assert "risk-utility choice: none, no risk measure was computed" in r.output
+    r = runner.invoke(app, ["compare", str(original), str(noise), "--spec", str(spec), "--measures", "il1s"])
+    assert "risk-utility choice" not in r.output
