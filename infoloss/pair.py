@@ -674,11 +674,14 @@ def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _align_by_id(original: pd.DataFrame, protected: pd.DataFrame, id_col: str) -> pd.DataFrame:
     keys = []
+    # numbers in both files are matched as numbers; otherwise as canonical text, so that 2, 2.0 and "2" are one id
+    as_numbers = all(df[id_col].dtype != object and pd.api.types.is_numeric_dtype(df[id_col])
+                     for df in (original, protected))
     for df, which in ((original, "original"), (protected, "protected")):
         ids = df[id_col]
         if ids.isna().any():
             raise InputError(f"the id column {id_col!r} of the {which} file has missing values; every record needs an id.")
-        key = pd.Index(ids.map(normalise_label) if ids.dtype == object or not pd.api.types.is_numeric_dtype(ids) else ids)
+        key = pd.Index(ids if as_numbers else ids.map(normalise_label))
         if key.has_duplicates:
             example = normalise_label(key[key.duplicated()][0])
             raise InputError(

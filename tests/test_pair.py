@@ -397,3 +397,11 @@ def test_a_recode_breaks_variable_reads_its_classes_written_as_text():
     assert np.array_equal(pair.continuous["AGE"].prot, [(c.left + c.right) / 2 for c in classes])
     with pytest.raises(InputError, match=r"has the value 'old', which is neither a number nor one of its classes"):
         encode_pair(orig, pd.DataFrame({"AGE": ["old"] + [forms["[a, b)"](c) for c in classes[1:]]}), spec)
+
+
+def test_ids_written_as_numbers_in_one_file_and_text_in_the_other_pair():
+    orig = pd.DataFrame({"id": np.arange(6), "g": list("abcabc")})
+    prot = pd.DataFrame({"id": [str(i) for i in (5, 4, 3, 2, 1, 0)], "g": list("cbacba")})
+    spec = {"variables": {"g": {"scale": "nominal"}, "id": {"role": "id"}}, "pairing": {"by": "id"}}
+    pair = encode_pair(orig, prot, spec)
+    assert np.array_equal(pair.categorical["g"].orig, pair.categorical["g"].prot)
