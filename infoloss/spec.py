@@ -285,6 +285,9 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
     if not isinstance(variables, dict):
         raise SpecError("'variables' in the spec must map variable names to their settings.")
     for name, settings in variables.items():
+        if str(name) in spec.variables:  # 1 and "1": column names are text, so one variable given twice
+            raise SpecError(f"variable {str(name)!r} is listed twice in 'variables' (as {name!r} and as "
+                            f"{next(k for k in variables if str(k) == str(name))!r}); keep one of them.")
         var = _variable_from_dict(str(name), settings, spec.base_dir)
         spec.variables[var.name] = var
     if "missing" in raw:

@@ -220,3 +220,11 @@ def test_a_weight_given_on_the_command_line_replaces_the_spec_s_without_analysin
     assert out.weight == "w2"
     assert [v.name for v in out.analysed] == ["inc"]
     assert out.variables["w"].role == "weight"  # a further weight column: neither analysed nor used
+
+
+def test_a_variable_named_as_a_number_and_as_text_is_listed_twice(tmp_path):
+    with pytest.raises(SpecError, match=r"variable '1' is listed twice in 'variables' \(as '1' and as 1\)"):
+        spec_from_dict({"variables": {1: {"scale": "nominal"}, "1": {"scale": "continuous"}}})
+    (tmp_path / "s.yaml").write_text("variables:\n  1: {scale: nominal}\n  '1': {scale: continuous}\n")
+    with pytest.raises(SpecError, match="listed twice"):
+        load_spec(tmp_path / "s.yaml")
