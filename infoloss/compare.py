@@ -100,6 +100,7 @@ class Report:
         statistics are rounded to 3 significant digits and not-computed
         reasons carry no record values; ``"safe"`` says so.
         """
+        _check_safe_settings(safe, min_cell)
         out = {
             "infoloss": __version__,
             "original": self.original,
@@ -176,6 +177,7 @@ class Report:
         """
         from .report import render_html
 
+        _check_safe_settings(safe, min_cell)
         if path is not None:  # refuse a protected path before the work of rendering
             path = checked_path(path, "the output file")
             _check_not_input(path, (*self.inputs, *protect))
@@ -225,17 +227,34 @@ class Report:
         return report_summary_html(self)
 
     def value(self, measure: str, scenario: int | str = 0) -> float | None:
-        """The value of a measure in a scenario (by index or name), None if not computed."""
+        """The value of a measure in a scenario (by index or name), None if not computed.
+
+        An unknown measure id (a typo) is an InputError naming the closest id,
+        so that it is never mistaken for a measure that was not computed.
+        """
+        _select_measures([measure])
         result = self.scenario(scenario).measures.get(measure)
         return None if result is None else result.value
 
     def scenario(self, key: int | str) -> ScenarioResult:
-        if isinstance(key, int):
-            return self.scenarios[key]
+        """A scenario by its index or its name (InputError when there is none)."""
+        names = ", ".join(repr(s.name) for s in self.scenarios)
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            if -len(self.scenarios) <= key < len(self.scenarios):
+                return self.scenarios[key]
+            raise InputError(f"there is no scenario {key}: the report has {len(self.scenarios)} ({names}).")
         for s in self.scenarios:
             if s.name == key:
                 return s
-        raise KeyError(key)
+        raise InputError(f"there is no scenario {key!r}; the scenarios are {names}.")
+
+
+def _check_safe_settings(safe: Any, min_cell: Any) -> None:
+    """``safe`` is True or False and ``min_cell`` a whole number of at least 1 (InputError otherwise)."""
+    if not isinstance(safe, (bool, np.bool_)):
+        raise InputError(f"safe must be True or False, got {safe!r}.")
+    if isinstance(min_cell, (bool, np.bool_)) or not isinstance(min_cell, (int, np.integer)) or min_cell < 1:
+        raise InputError(f"min_cell must be a whole number of at least 1, got {min_cell!r}.")
 
 
 def compare(
@@ -321,9 +340,12 @@ def compare(
         raise InputError("give at least one protected file.")
     names = _scenario_names(protected_list, names)
     _check_files(original, protected_list)
+    if progress is not None and not callable(progress):
+        raise InputError(f"progress must be a function progress(done, total, label), got {type(progress).__name__}.")
     if records_dir is not None:
         from .risk.records import check_planned
 
+        records_dir = checked_path(records_dir, "the records folder")
         check_planned(records_dir, names, records_format, inputs)
     original_df, first_df = _read_first_pair(original, protected_list[0], spec, ids)
     release_memory()

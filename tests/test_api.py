@@ -494,3 +494,23 @@ def test_scenario_names_that_look_the_same_are_told_apart():
     assert _scenario_names(["a", "b"], ["x\u200b", "x"]) == ["x\u200b (1)", "x (2)"]
     with pytest.raises(InputError, match="is empty"):
         _scenario_names(["a"], ["\u200b"])
+
+
+def test_report_helpers_refuse_bad_arguments_in_one_sentence():
+    orig = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    rep = infoloss.compare(orig, orig.assign(x=orig["x"] + 1), {"variables": {"x": {"scale": "continuous"}}},
+                           measures=["il1s"], names=["noisy"])
+    assert rep.value("il1s", "noisy") == rep.value("il1s", 0) == rep.value("il1s", -1)
+    with pytest.raises(InputError, match=r"unknown measure 'IL1S' \(did you mean 'il1s'\?\)"):
+        rep.value("IL1S")  # a typo returned None, as if not computed
+    with pytest.raises(InputError, match=r"there is no scenario 5: the report has 1 \('noisy'\)"):
+        rep.value("il1s", 5)
+    with pytest.raises(InputError, match=r"there is no scenario 'other'; the scenarios are 'noisy'"):
+        rep.scenario("other")
+    for bad in ("5", float("nan"), 0, True):
+        with pytest.raises(InputError, match="min_cell must be a whole number of at least 1"):
+            rep.to_dict(safe=True, min_cell=bad)
+    with pytest.raises(InputError, match="safe must be True or False, got None"):
+        rep.to_html(safe=None)
+    with pytest.raises(InputError, match="progress must be a function"):
+        infoloss.compare(orig, orig, {"variables": {"x": {"scale": "continuous"}}}, measures=["il1s"], progress=5)
