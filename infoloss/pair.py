@@ -1144,9 +1144,17 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     if _days(col) is not None:  # taken as numbers, they would be nanoseconds
         raise InputError(f"the weight column {name!r} of the {which} file holds dates or durations; weights are real "
                          "numbers, zero or positive (check that the spec names the right weight column).")
+    text = None
     if not pd.api.types.is_numeric_dtype(col):
+        text = col
         col = pd.to_numeric(col, errors="coerce")
     w = col.to_numpy(dtype=float, na_value=np.nan)
+    if text is not None and np.isnan(w).any():
+        bad = text[np.isnan(w) & text.notna().to_numpy()]
+        if len(bad) and re.fullmatch(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*", str(bad.iloc[0])):
+            raise InputError(f"the weight column {name!r} of the {which} file writes its numbers with a decimal comma "
+                             f"({bad.iloc[0]!r}); write them with a decimal point (export the file with '.' as the "
+                             "decimal separator).")
     if np.isinf(w).any():
         raise InputError(
             f"the weight column {name!r} of the {which} file has {counted(int(np.isinf(w).sum()), 'infinite value')}; "
@@ -1167,6 +1175,12 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
         raise InputError(
             f"the weight column {name!r} of the {which} file has no positive weight (every weight is 0); "
             "give the records their weights, or drop the weight role."
+        )
+    if positive.size and math.log10(positive.max()) - math.log10(positive.min()) > math.log10(WEIGHT_RANGE[1] / WEIGHT_RANGE[0]):
+        raise InputError(
+            f"the weight column {name!r} of the {which} file has weights from {positive.min():.3g} to "
+            f"{positive.max():.3g}, more than {math.log10(WEIGHT_RANGE[1] / WEIGHT_RANGE[0]):.0f} orders of magnitude "
+            "apart, which no common factor brings into infoloss's range; check the smallest and largest weights."
         )
     if positive.size and (positive.max() > WEIGHT_RANGE[1] or positive.min() < WEIGHT_RANGE[0]):
         raise InputError(

@@ -547,6 +547,26 @@ def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
     warnings.warn(f"column {var.name!r} {note}{advice}", CardinalityWarning, stacklevel=3)
 
 
+def _temporal_kind(col: pd.Series) -> str | None:
+    """"dates" or "durations" for a column of them in any of pandas' forms (as :func:`infoloss.pair._days` reads
+    them), else None."""
+    if isinstance(col.dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        t = col.dtype.pyarrow_dtype
+        return "durations" if pa.types.is_duration(t) else "dates" if pa.types.is_date(t) or pa.types.is_timestamp(t) \
+            else None
+    if pd.api.types.is_timedelta64_dtype(col):
+        return "durations"
+    if pd.api.types.is_datetime64_any_dtype(col):
+        return "dates"
+    if col.dtype == object:
+        kind = pd.api.types.infer_dtype(col, skipna=True)
+        return {"datetime": "dates", "datetime64": "dates", "date": "dates", "timedelta": "durations",
+                "timedelta64": "durations"}.get(kind)
+    return None
+
+
 def _infer_variable(name: str, col: pd.Series) -> VariableSpec:
     try:
         return _infer_scalar_variable(name, col)
@@ -555,6 +575,12 @@ def _infer_variable(name: str, col: pd.Series) -> VariableSpec:
 
 
 def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
+    if pd.api.types.is_complex_dtype(col):  # compare refuses complex numbers
+        return VariableSpec(name, scale="nominal", note="complex numbers, not comparable: remove this line")
+    temporal = _temporal_kind(col)
+    if temporal is not None:
+        return VariableSpec(name, scale="continuous", note=f"{temporal}, taken as days"
+                            + (" since 1970-01-01" if temporal == "dates" else ""))
     numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
     if numeric and _WEIGHT_RE.search(name):
         return VariableSpec(name, role="weight", note="named like a weight")

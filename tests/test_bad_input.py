@@ -598,3 +598,28 @@ def test_text_that_is_not_valid_unicode_is_named():
     df = pd.DataFrame({"a": pd.Series(["x", "\udc80y", "z", "x"], dtype=object)})
     with pytest.raises(InputError, match="variable 'a' holds text that is not valid Unicode"):
         infoloss.compare(df, df.copy(), {"variables": {"a": {"scale": "nominal"}}})
+
+
+def test_weight_messages_name_a_decimal_comma_and_an_impossible_span():
+    from infoloss.errors import InputError
+    from infoloss.pair import encode_pair
+
+    spec = {"variables": {"x": {"scale": "continuous"}, "w": {"role": "weight"}}}
+    x = [1.0, 2.0, 3.0, 4.0]
+    comma = pd.DataFrame({"x": x, "w": pd.Series(["1,0", "2,5", "1,5", "3,0"], dtype=object)})
+    with pytest.raises(InputError, match=r"weight column 'w' of the original file writes its numbers with a decimal comma \('1,0'\)"):
+        encode_pair(comma, comma, spec)
+    span = pd.DataFrame({"x": x, "w": [5e-324, 1.0, 2.0, 5.0]})
+    with pytest.raises(InputError, match="more than 200 orders of magnitude apart, which no common factor"):
+        encode_pair(span, span, spec)
+
+
+def test_inferred_specs_take_dates_as_days_and_leave_complex_numbers_out():
+    import infoloss
+
+    d = pd.Series(pd.date_range("2020-01-01", periods=30))
+    df = pd.DataFrame({"when": d, "took": d - d[0], "objects": d.astype(object), "z": np.arange(30) + 1j})
+    variables = infoloss.infer_spec(df).variables
+    assert [variables[n].scale for n in ("when", "took", "objects")] == ["continuous"] * 3
+    assert variables["when"].note.startswith("dates, taken as days since 1970-01-01")
+    assert variables["z"].note.startswith("complex numbers, not comparable: remove this line")

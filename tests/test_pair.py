@@ -119,7 +119,7 @@ def test_pairing_none_allows_different_sizes():
         (lambda o, p: (o.assign(w=[1.0, np.nan, 1.0, 1.0]), p), "weight column 'w' of the original file has 1 missing or non-numeric value;"),
         # weights whose sums of squares overflow or underflow (a ctbil of NaN, found by fuzzing)
         (lambda o, p: (o.assign(w=1e308), p), "weight column 'w' of the original file has weights from 1e\\+308 to 1e\\+308"),
-        (lambda o, p: (o, p.assign(w=[1e-320, 1.0, 0.0, 1.0])), "weight column 'w' of the protected file has weights from 1e-320 to 1;"),
+        (lambda o, p: (o, p.assign(w=[1e-320, 1.0, 0.0, 1.0])), "weight column 'w' of the protected file has weights from 1e-320 to 1, more than 200 orders of magnitude apart"),
         # every weight 0 (or -0.0): nothing in the file counts (sklearn's ValueError, found by fuzzing)
         (lambda o, p: (o.assign(w=0.0), p.assign(w=0.0)), "weight column 'w' of the original file has no positive weight"),
         (lambda o, p: (o, p.assign(w=-0.0)), "weight column 'w' of the protected file has no positive weight"),
