@@ -210,3 +210,14 @@ def test_one_or_two_keys_are_padded_only_in_sdcmicros_convention():
     padded = suda2(keys)
     assert padded.score.tolist() == [1.0, 2.0, 0.0, 0.0, 2.0]  # M = 3: (3 − 2)! and (3 − 1)!
     assert padded.q == pytest.approx(1 + (8 - 3) / 20, rel=1e-7) and padded.m_used == 3
+
+
+def test_the_file_dis_without_uniques_or_pairs_is_none_with_a_note():
+    import pandas as pd
+
+    import infoloss
+
+    o = pd.DataFrame({"a": list("aabb") * 5, "b": list("xxyy") * 5})
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"}}}
+    details = infoloss.suda_dis(o, o, spec).details["original"]
+    assert details["Dis"] is None and any("undefined (0/0)" in n for n in details["notes"])

@@ -21,6 +21,7 @@ Ids: ``global_risk``, ``expected_reidentifications``,
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -342,9 +343,11 @@ def _suda_details(pair: EncodedPair, which: str, dis_fraction: float, uniques: s
         "uniques_U": res.n_unique,
         "uniques_exact": res.n_unique_exact,
         "pair_records_P": res.n_pair_records,
-        "Dis": res.dis_overall,
+        "Dis": res.dis_overall if math.isfinite(res.dis_overall) else None,
         "Q": res.q,
-        "notes": res.notes,
+        "notes": res.notes if math.isfinite(res.dis_overall) else [*res.notes, (
+            "Dis, the file's disclosure probability U·f / (U·f + P·(1 − f)), is undefined (0/0): no record is unique "
+            "on all keys (U = 0) and none is in a pair (P = 0)")],
     }
 
 
