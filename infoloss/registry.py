@@ -238,7 +238,8 @@ class MeasureInfo:
     @property
     def range_text(self) -> str:
         low, high = self.range
-        return f"[{'−∞' if low is None else _fmt(low)}, {'∞' if high is None else _fmt(high)}]"
+        # an infinite end is open: [0, ∞), (−∞, 1]
+        return f"{'(−∞' if low is None else '[' + _fmt(low)}, {'∞)' if high is None else _fmt(high) + ']'}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
