@@ -680,6 +680,7 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
             return k, ("ordinal" if var.classed else k)
         return var.scale, var.scale
 
+    blanks = {name for name, var in variables.items() if _blank(pair, var, use_w)}  # once per variable, not pair
     plan: dict[str, dict[str, Any]] = {}
     for i, a in enumerate(names):
         for b in names[i + 1:]:
@@ -690,7 +691,7 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
             if va.removed or vb.removed:
                 item.update(skip=True, removed=True)
                 continue
-            blank = next((v.name for v in (va, vb) if _blank(pair, v, use_w)), None)
+            blank = next((v for v in (a, b) if v in blanks), None)
             if blank is not None:  # no protected value: like a removed variable, as in its univariate utility
                 item.update(skip=True, removed=True, blank=blank)
                 continue
