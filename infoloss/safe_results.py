@@ -671,8 +671,8 @@ def _walk(obj: Any, state: _Safe, *, parent: str, counting: bool) -> Any:
             return _rename_rare(list(obj), rows, state.min_cell)
         if parent == "regressions" and all(isinstance(r, dict) and "coefficients" in r for r in obj):
             return [_safe_regression(_walk(r, state, parent="regression", counting=counting), r, state) for r in obj]
-        if parent == "coefficients":
-            return list(obj)
+        if parent == "coefficients":  # rounded like every estimate (exact ones give a small domain's values back)
+            return [_walk(v, state, parent="coefficient", counting=False) for v in obj]
         if parent == "class_sizes":
             return _class_sizes(obj, state)
         if _per_record(obj, parent, state):
@@ -828,12 +828,19 @@ def _last_number(text: str) -> float | None:
         return None
 
 
+#: statistics whose values over the domains of a partition add up to the file's (weighted by the domain sizes)
+_ADDITIVE = ("mean", "total", "proportion")
+
+
 def _estimate_partitions(rows: list, min_cell: int) -> dict:
     """Sides to withhold beyond rule 4 so that no withheld estimate comes back by subtraction.
 
     * the domains of one estimate split its records: a withheld domain size
       ``n`` would be the total minus the others, so the next smallest domains'
-      ``n`` are withheld too (:func:`partition_withheld`);
+      ``n`` are withheld too (:func:`partition_withheld`); for a total, a
+      mean or a proportion the domains' values add up too (a mean times its
+      ``n`` is a total: the file's total minus the shown domains' would be a
+      withheld domain's), so those domains' whole sides are withheld;
     * the proportions of one variable in one domain add up to 1: a withheld
       one would be 1 minus the others, so the next smallest categories'
       proportions are withheld too (the whole side).
@@ -853,8 +860,9 @@ def _estimate_partitions(rows: list, min_cell: int) -> dict:
     for side in ("original", "protected"):
         for group in domains.values():
             units = {id(r): r[side]["n"] for r in group if isinstance(r.get(side), dict) and _is_number(r[side].get("n"))}
+            additive = bool(group) and group[0].get("statistic") in _ADDITIVE
             for rid in partition_withheld(units, min_cell)[0]:
-                extra.setdefault((rid, side), "n")
+                extra.setdefault((rid, side), "all" if additive else "n")
         for group in categories.values():
             units = {id(r): (r[side]["n_category"] if _is_number(r[side].get("n_category"))
                              else r[side]["value"] * r[side]["n"])
