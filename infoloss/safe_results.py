@@ -398,7 +398,9 @@ def _t_closeness_tails(mid: str, out: dict[str, Any], details: dict[str, Any], s
         if not isinstance(entry, dict):
             continue
         entry = dict(entry)
-        if not entry.get("ordered") and _is_number(entry.get("max")) and state.small((1.0 - entry["max"]) * n):
+        alone = entry.pop("max_one_value_records", None)  # a count of records: read here, never published
+        if _is_number(entry.get("max")) and (_is_number(alone) and state.small(alone) or (
+                not entry.get("ordered") and state.small((1.0 - entry["max"]) * n))):
             withheld.append(entry["max"])
             entry["max"] = None
             state.withhold()
@@ -413,8 +415,8 @@ def _t_closeness_tails(mid: str, out: dict[str, Any], details: dict[str, Any], s
         details["by_variable"] = per
     if withheld and out.get("value") in withheld:
         out["value"] = None
-        out["withheld"] = (f"safe mode: the value is 1 − c/n for a sensitive value held by c < {state.min_cell} "
-                           "records, which it would give back")
+        out["withheld"] = (f"safe mode: the value is the distance of a class holding only a sensitive value that "
+                           f"c < {state.min_cell} records hold (1 − c/n for a nominal variable), which would give c back")
         state.withhold()
     original = details.get("original")
     if isinstance(original, dict) and "original" not in original:  # the same figures of the original file

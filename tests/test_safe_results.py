@@ -661,3 +661,21 @@ def test_a_small_domain_s_total_does_not_come_back_from_the_file_s_total_less_th
     assert shown["total(income) | all"] is not None
     quantiles = [v for k, v in shown.items() if k.startswith("median(income) | region=") or k.startswith("quantile(income, 0.5) | region=")]
     assert sum(v is None for v in quantiles) == 1  # not additive: only the small domain
+
+
+def test_t_closeness_of_an_ordinal_sensitive_variable_held_by_one_record_alone_is_withheld():
+    # the check covered nominal variables only: an ordinal class holding only the one 'doctorate' gave its count
+    rng = np.random.default_rng(0)
+    educ = rng.choice(["primary", "secondary", "tertiary"], 300)
+    educ[0] = "doctorate"
+    df = pd.DataFrame({"k": rng.choice(list("abc"), 300), "educ": educ})
+    df.loc[0, "k"] = "z"  # alone in its class
+    spec = {"variables": {"k": {"scale": "nominal", "role": "key"},
+                          "educ": {"scale": "ordinal", "role": "sensitive",
+                                   "order": ["primary", "secondary", "tertiary", "doctorate"]}}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["t_closeness"])
+    full = report.to_dict()["scenarios"][0]["measures"]["t_closeness"]
+    assert full["details"]["by_variable"]["educ"]["max_one_value_records"] == 1
+    safe = report.to_dict(safe=True)["scenarios"][0]["measures"]["t_closeness"]
+    assert safe["value"] is None and safe["details"]["by_variable"]["educ"]["max"] is None
+    assert "max_one_value_records" not in json.dumps(safe)

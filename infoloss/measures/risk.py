@@ -32,11 +32,13 @@ from ..registry import MeasureResult, Option, measure
 from ..risk.files import (
     FILE_NAMES,
     FileRisk,
+    file_classes,
     file_l_diversity,
     file_risk,
     file_suda,
     file_t_closeness,
     key_names,
+    sensitive_codes,
     sensitive_names,
 )
 from ..risk.suda import DIS_INTERVALS
@@ -533,8 +535,36 @@ def _t_details(pair: EncodedPair, which: str, t: float) -> dict[str, Any]:
     for name in sensitive_names(pair):
         tc = file_t_closeness(pair, name, which)
         out[name] = {"max": float(tc.max()) if tc.size else 0.0, "mean": float(tc.mean()),
-                     "share_above_t": float(np.mean(tc > t)), "ordered": pair.variable(name).scale != "nominal"}
+                     "share_above_t": float(np.mean(tc > t)), "ordered": pair.variable(name).scale != "nominal",
+                     "max_one_value_records": _max_one_value_records(pair, name, which, tc)}
     return out
+
+
+def _max_one_value_records(pair: EncodedPair, name: str, which: str, tc: np.ndarray) -> int | None:
+    """The file's records of the sensitive value that a class at the largest distance holds alone (the fewest,
+    when several such classes tie); None when every class at the largest distance holds several values.
+
+    Such a class's distance is a function of the file's distribution in which
+    that value's count appears alone (1 − c/n for a nominal variable), so
+    safe mode withholds the distance when the count is small.
+    """
+    if not tc.size:
+        return None
+    codes, _ = sensitive_codes(pair, name, which)
+    at_max = (tc == tc.max()) & (codes >= 0)
+    if not at_max.any():
+        return None
+    cls = file_classes(pair, which)[at_max]
+    values = codes[at_max]
+    order = np.lexsort((values, cls))
+    cls, values = cls[order], values[order]
+    starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]])
+    ends = np.r_[starts[1:], cls.size]
+    one_value = values[starts] == values[ends - 1]
+    if not one_value.any():
+        return None
+    counts = np.bincount(codes[codes >= 0])
+    return int(counts[values[starts][one_value]].min())
 
 
 @_risk_measure(
