@@ -116,7 +116,8 @@ SHARE_BY_VARIABLE = frozenset({"lambda", "categorical_distance", "precision", "n
 SHARE_OF_RECORDS = {"record_linkage": "records_used"}
 #: Detail keys of counts of records with a value: the records without one (the file's records minus the
 #: count) are a count too.
-COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot", "records_with_change"})
+COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot", "records_with_change", "n", "n_compared", "n_complete", "n_fitted",
+                             "records_used", "covariance_records", "records_at_risk"})
 #: Count measures whose complement (records with a value) is a count too.
 COMPLEMENT_COUNTS = frozenset({"missing_values"})
 #: Numbers under a count key that are not counts.
@@ -718,6 +719,9 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
             state.withheld += len(names)
             withheld_here |= bool(names)
         before = state.withheld
+        if key_s == "records" and isinstance(value, dict) and _small_split_complement(value, state):
+            value = {k: None for k in value}  # the mining splits: their sum is the records with a target value
+            state.withhold()
         out[key] = _walk(value, state, parent=key_s, counting=child_counts)
         if key_s in COMPLEMENT_KEYS:
             out[key] = _without_small_complements(out[key], state)
@@ -729,6 +733,19 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
                 out[key] = None
                 state.withhold()
     return out
+
+
+def _small_split_complement(records: dict, state: _Safe) -> bool:
+    """Whether the mining measures' training and held-out record counts add up to a file's records minus a
+    small count (the records without a target value, which safe mode withholds)."""
+    def size(key: str) -> float | None:
+        v = records.get(key)
+        v = v.get("mean") if isinstance(v, dict) else v
+        return float(v) if _is_number(v) else None
+
+    sums = [(size(a), size(b)) for a, b in (("original_train_pool", "held_out_pool"), ("original_train", "held_out"))]
+    totals = [a + b for a, b in sums if a is not None and b is not None]
+    return any(0 < n - t < state.min_cell for t in totals for n in state.record_counts)
 
 
 def _without_small_complements(value: Any, state: _Safe) -> Any:

@@ -679,3 +679,19 @@ def test_t_closeness_of_an_ordinal_sensitive_variable_held_by_one_record_alone_i
     safe = report.to_dict(safe=True)["scenarios"][0]["measures"]["t_closeness"]
     assert safe["value"] is None and safe["details"]["by_variable"]["educ"]["max"] is None
     assert "max_one_value_records" not in json.dumps(safe)
+
+
+def test_record_counts_in_details_do_not_give_a_small_missing_count_back():
+    # il1s n_compared, gamma n_complete, the mining splits: the file's records minus them were 3 missing values
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"x": rng.normal(size=200), "y": rng.normal(size=200), "g": rng.choice(list("ab"), 200),
+                       "t": rng.choice(list("yn"), 200)})
+    df.loc[:2, ["y", "t"]] = np.nan
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"},
+                          "t": {"scale": "nominal", "role": "target"}}}
+    prot = df.assign(x=df["x"] + 0.1)
+    safe = infoloss.compare(df, prot, spec, measures=["il1s", "gamma", "ml_score_ratio"]).to_dict(safe=True)
+    text = json.dumps(safe["scenarios"][0]["measures"])
+    assert not re.search(r'"(n_compared|n_complete)": \{[^}]*: 197', text)
+    records = safe["scenarios"][0]["measures"]["ml_score_ratio"]["details"]["targets"]["t"]["records"]
+    assert all(v is None for v in records.values())
