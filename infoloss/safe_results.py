@@ -364,6 +364,15 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
         _suppressed_solved(mid, out, details, state)
         _t_closeness_tails(mid, out, details, state, n)
         out["details"] = _walk(details, state, parent="details", counting=False)
+        if mid == "missing_values" and isinstance(out["details"], dict) and out.get("value") is not None \
+                and out["details"].get("total_original") is None and out["details"].get("increase") is not None:
+            # the value minus the increase, or minus the suppressions (the missing values added), would be the
+            # withheld original total
+            out["details"]["increase"] = None
+            out["value"] = None
+            out["withheld"] = (f"safe mode: the file's missing values minus its suppressions would give the "
+                               f"original's, fewer than {state.min_cell}")
+            state.withheld += 2
         behind = SHARE_MEASURES.get(mid)
         records = SHARE_OF_RECORDS.get(mid)
         if records and _is_number(out.get("value")) and _is_number(details.get(records)) \

@@ -695,3 +695,18 @@ def test_record_counts_in_details_do_not_give_a_small_missing_count_back():
     assert not re.search(r'"(n_compared|n_complete)": \{[^}]*: 197', text)
     records = safe["scenarios"][0]["measures"]["ml_score_ratio"]["details"]["targets"]["t"]["records"]
     assert all(v is None for v in records.values())
+
+
+def test_the_original_s_few_missing_values_do_not_come_back_from_the_protected_total():
+    # missing_values.value − details.increase (or − suppressions.value) gave the withheld original total, 3
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"a": rng.choice(list("xyz"), 300), "s": rng.normal(size=300), "b": rng.choice(list("uv"), 300)})
+    df.loc[:2, "s"] = np.nan  # 3 missing in the original
+    prot = df.copy()
+    prot.loc[10:16, "a"] = None  # 7 suppressions
+    spec = {"variables": {"a": {"scale": "nominal"}, "s": {"scale": "continuous"}, "b": {"scale": "nominal"}}}
+    m = infoloss.compare(df, prot, spec, measures=["missing_values", "suppressions"]).to_dict(safe=True)[
+        "scenarios"][0]["measures"]
+    mv = m["missing_values"]
+    assert mv["details"]["total_original"] is None and mv["details"]["increase"] is None
+    assert mv["value"] is None or m["suppressions"]["value"] is None
