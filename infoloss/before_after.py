@@ -1,6 +1,6 @@
 """Before/after frequency tables for the JSON result (the ``tables`` block of each scenario).
 
-The Practice Guide (seed 000) compares the frequency tables of the key
+The SDC Practice Guide (IHSN / World Bank) compares the frequency tables of the key
 variables before and after protection.  :func:`before_after_tables` gives, for
 one scenario, the one-way table of every categorical variable and the two-way
 table of every pair of categorical key variables, in the original and the

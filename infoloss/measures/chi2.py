@@ -1,6 +1,6 @@
 """χ² distance between the original's and the protected file's one- and two-way tables.
 
-The survey of information-quality measures (seed 003, §II.A) names the
+The survey of information-quality measures (Fletcher & Islam 2015, §II.A) names the
 chi-square distance beside the KL divergence as a measure that, unlike the
 generalisation metrics, sees the distribution of the values.  One id,
 ``chi2_distance``, in the tables family, with the table conventions of
@@ -161,7 +161,7 @@ def chi2_distance(
     from the probable [...]. *Philosophical Magazine* 50(302), 157-175.
     Fletcher, S. & Islam, M. Z. (2015). Measuring information quality for
     privacy preserving data mining. *International Journal of Computer Theory
-    and Engineering* 7(1), 21-28 (the survey of seed 003, §II.A).
+    and Engineering* 7(1), 21-28 (the survey of Fletcher & Islam (2015), §II.A).
     Raab, G. M., Nowok, B. & Dibben, C. (2021). Assessing, visualizing and
     improving the utility of synthetic data (synthpop's tabular χ²).
 

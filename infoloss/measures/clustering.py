@@ -2,7 +2,7 @@
 
 Seed 003 section III.A: the original and the protected file are clustered
 the same way and the clusterings compared.  Paired files: by the external
-indices of seed 003 on the same records (Rand index, adjusted Rand, F and
+indices of Fletcher & Islam (2015) on the same records (Rand index, adjusted Rand, F and
 F_w, Fowlkes-Mallows).  Paired or not: the internal indices of each file's
 own clustering (Silhouette, Davies-Bouldin) and their difference, and the
 protected records assigned to the original's clusters (cluster
@@ -50,7 +50,7 @@ Conventions (where the literature leaves a choice):
 References
 ----------
 Fletcher, S. & Islam, M. Z. (2015). Measuring information quality for
-privacy preserving data mining. *IJCTE* 7(1), 21-28 (seed 003, III.A).
+privacy preserving data mining. *IJCTE* 7(1), 21-28 (Fletcher & Islam 2015, III.A).
 
 Rand, W. M. (1971). Objective criteria for the evaluation of clustering
 methods. *JASA* 66(336), 846-850.  Hubert, L. & Arabie, P. (1985). Comparing
@@ -461,7 +461,7 @@ def cluster_ari(pair: EncodedPair, *, k: int | None = None, seeds: int = 5, seed
          needs_pairing=True, options=CLUSTER_OPTIONS)
 def cluster_rand_index(pair: EncodedPair, *, k: int | None = None, seeds: int = 5, seed: int = 0,
                        max_records: int = 10_000) -> MeasureResult:
-    r"""Rand index (seed 003 eq. 1): :math:`RI = (TP + TN)/(TP + FP + FN + TN)` over record pairs.
+    r"""Rand index (Fletcher & Islam 2015, eq. 1): :math:`RI = (TP + TN)/(TP + FP + FN + TN)` over record pairs.
 
     A pair counts as agreeing when both clusterings put its two records in
     the same cluster (TP) or both in different ones (TN); scikit-learn
@@ -506,13 +506,13 @@ def _precision_recall(s: dict) -> tuple[float | None, float | None]:
          better="higher", needs_pairing=True, options=CLUSTER_OPTIONS)
 def cluster_f_measure(pair: EncodedPair, *, k: int | None = None, seeds: int = 5, seed: int = 0,
                       max_records: int = 10_000) -> MeasureResult:
-    r"""F-measure of seed 003 (eqs. 2-4) on record pairs: :math:`F = 2PR/(P + R)`.
+    r"""F-measure (Fletcher & Islam 2015, eqs. 2-4) on record pairs: :math:`F = 2PR/(P + R)`.
 
     :math:`P = TP/(TP+FP)`, :math:`R = TP/(TP+FN)`, where a pair is
     relevant when the original's clustering puts its records together and
     retrieved when the protected file's does; TP, FP, FN are the pair counts
     of scikit-learn's ``pair_confusion_matrix``, the same counts as the
-    Rand and Fowlkes-Mallows indices (seed 003: "reinterpretations of the
+    Rand and Fowlkes-Mallows indices (Fletcher & Islam 2015: "reinterpretations of the
     same analysis").  ``details`` has P and R.  Mean over seeds.
 
     Parameters
@@ -524,7 +524,7 @@ def cluster_f_measure(pair: EncodedPair, *, k: int | None = None, seeds: int = 5
 
     References
     ----------
-    Fletcher, S. & Islam, M. Z. (2015), seed 003, eqs. (2)-(4).
+    Fletcher, S. & Islam, M. Z. (2015), eqs. (2)-(4).
 
     Examples
     --------
@@ -542,14 +542,14 @@ def cluster_f_measure(pair: EncodedPair, *, k: int | None = None, seeds: int = 5
     return out
 
 
-@measure("cluster_f_weighted", family="mining", description="weighted F-measure F_w of seed 003 (w < 1 favours "
+@measure("cluster_f_weighted", family="mining", description="weighted F-measure F_w (Fletcher & Islam 2015; w < 1 favours "
          "precision, w > 1 recall) of the protected file's clustering against the original's (paired)",
          range=(0, 1), better="higher", needs_pairing=True,
          options=CLUSTER_OPTIONS + (Option("w", "float", 0.5, "weight of recall against precision (0: precision "
                                            "only, 1: the F-measure)", low=0),))
 def cluster_f_weighted(pair: EncodedPair, *, k: int | None = None, seeds: int = 5, seed: int = 0,
                        max_records: int = 10_000, w: float = 0.5) -> MeasureResult:
-    r"""Weighted F-measure of seed 003 (eqs. 5-6) on record pairs.
+    r"""Weighted F-measure (Fletcher & Islam 2015, eqs. 5-6) on record pairs.
 
     .. math::
 
@@ -572,7 +572,7 @@ def cluster_f_weighted(pair: EncodedPair, *, k: int | None = None, seeds: int = 
 
     References
     ----------
-    Fletcher, S. & Islam, M. Z. (2015), seed 003, eqs. (5)-(6).
+    Fletcher, S. & Islam, M. Z. (2015), eqs. (5)-(6).
 
     Examples
     --------
@@ -596,7 +596,7 @@ def cluster_f_weighted(pair: EncodedPair, *, k: int | None = None, seeds: int = 
          needs_pairing=True, options=CLUSTER_OPTIONS)
 def cluster_fowlkes_mallows(pair: EncodedPair, *, k: int | None = None, seeds: int = 5, seed: int = 0,
                             max_records: int = 10_000) -> MeasureResult:
-    r"""Fowlkes-Mallows index (seed 003 eq. 7): :math:`FMI = \sqrt{P R} = TP/\sqrt{(TP+FP)(TP+FN)}`.
+    r"""Fowlkes-Mallows index (Fletcher & Islam 2015, eq. 7): :math:`FMI = \sqrt{P R} = TP/\sqrt{(TP+FP)(TP+FN)}`.
 
     scikit-learn ``fowlkes_mallows_score``; pairs as in
     :func:`cluster_f_measure`.  Mean over seeds.  Two clusterings of only
@@ -653,7 +653,7 @@ def _diff(key: str) -> Callable[[dict], float | None]:
          needs_pairing=False, options=CLUSTER_OPTIONS)
 def cluster_silhouette_diff(pair: EncodedPair, *, k: int | None = None, seeds: int = 5, seed: int = 0,
                             max_records: int = 10_000) -> MeasureResult:
-    r"""Difference of the Silhouettes (seed 003 eqs. 9-10) of the two files' own clusterings.
+    r"""Difference of the Silhouettes (Fletcher & Islam 2015, eqs. 9-10) of the two files' own clusterings.
 
     .. math::
 
@@ -701,7 +701,7 @@ def cluster_silhouette_diff(pair: EncodedPair, *, k: int | None = None, seeds: i
          better="target", ideal=0.0, needs_pairing=False, options=CLUSTER_OPTIONS)
 def cluster_davies_bouldin_diff(pair: EncodedPair, *, k: int | None = None, seeds: int = 5, seed: int = 0,
                                 max_records: int = 10_000) -> MeasureResult:
-    r"""Difference of the Davies-Bouldin indices (seed 003 eq. 8) of the two files' own clusterings.
+    r"""Difference of the Davies-Bouldin indices (Fletcher & Islam 2015, eq. 8) of the two files' own clusterings.
 
     .. math::
 
@@ -783,7 +783,7 @@ def cluster_proportion_distance(pair: EncodedPair, *, k: int | None = None, seed
 
     References
     ----------
-    Fletcher, S. & Islam, M. Z. (2015), seed 003, III.A.
+    Fletcher, S. & Islam, M. Z. (2015), III.A.
 
     Examples
     --------
@@ -844,7 +844,7 @@ def cluster_centroid_shift(pair: EncodedPair, *, k: int | None = None, seeds: in
 
     References
     ----------
-    Fletcher, S. & Islam, M. Z. (2015), seed 003, III.A.
+    Fletcher, S. & Islam, M. Z. (2015), III.A.
 
     Examples
     --------

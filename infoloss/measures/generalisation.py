@@ -313,7 +313,7 @@ def height(pair: EncodedPair) -> MeasureResult:
 
     ``details["minimal_distortion"]`` is Samarati's / Sweeney's minimal
     distortion, one unit per level per value, over every record, a
-    suppressed value counting its hierarchy's height (seed 003's worked
+    suppressed value counting its hierarchy's height (Fletcher & Islam's (2015) worked
     example); ``details["normalised"]`` is ``Σ l_a / Σ h_a``.
 
     References

@@ -121,7 +121,7 @@ def iloss(pair: EncodedPair, *, weights: dict | None = None) -> MeasureResult:
     value loses ``(|D_a| − 1)/|D_a|``, a suppressed numeric value 1.  The
     numeric form applies to continuous variables with numeric leaves; the
     domain is the hierarchy's (its leaves' range, or an interval hierarchy's
-    outer breaks).  ``value`` is the mean over records (seed 003);
+    outer breaks).  ``value`` is the mean over records (Fletcher & Islam 2015);
     ``details["total"]`` Xiao & Tao's sum over the table; ``by_variable`` the
     unweighted mean ILoss of each variable.
 

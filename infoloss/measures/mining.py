@@ -1,6 +1,6 @@
 """Classification and regression utility: does a model learnt on the protected file work on the original?
 
-"Train on protected, test on real" (seed 003 section III.B; SDMetrics' ML
+"Train on protected, test on real" (Fletcher & Islam 2015, section III.B; SDMetrics' ML
 efficacy): for each target variable (``role: target`` in the spec, or
 ``--target``), a model is fitted on the protected file and evaluated on
 held-out records of the *original* that the reference model, fitted on the
@@ -45,7 +45,7 @@ Conventions (where the literature leaves a choice):
 * **Baseline and removal.** The baseline model predicts the training
   records' (weighted) most frequent class or mean (scikit-learn's
   ``DummyClassifier``/``DummyRegressor``); the removal model is the reference
-  model without the key variables (seed 003's removal error: the key
+  model without the key variables (Fletcher & Islam's (2015) removal error: the key
   variables left out).  Seed 003 calls the original-trained model's error
   the "baseline error"; here that is ``scores["original"]``, and "baseline"
   is the no-information model.
@@ -65,7 +65,7 @@ References
 ----------
 Fletcher, S. & Islam, M. Z. (2015). Measuring information quality for
 privacy preserving data mining. *International Journal of Computer Theory
-and Engineering* 7(1), 21-28 (seed 003).
+and Engineering* 7(1), 21-28 (Fletcher & Islam 2015).
 
 Breiman, L. (2001). Random forests. *Machine Learning* 45, 5-32
 (permutation importance).
@@ -303,7 +303,7 @@ def ml_score_ratio(
     accuracy, balanced accuracy, macro F1 and ROC AUC (binary targets), or
     R² and RMSE, of the protected-trained, original-trained, baseline
     (most frequent class / mean) and removal (key variables left out)
-    models, each with its mean, sd, min and max over seeds; seed 003's
+    models, each with its mean, sd, min and max over seeds; Fletcher & Islam's (2015)
     prediction error (1 − accuracy, or RMSE) of the four; ``ratio``; the
     record counts; and which protected records were used.  See the module
     docstring for the split, features, models and weights.
@@ -329,7 +329,7 @@ def ml_score_ratio(
     References
     ----------
     Fletcher, S. & Islam, M. Z. (2015). Measuring information quality for
-    privacy preserving data mining. *IJCTE* 7(1), 21-28 (seed 003, III.B).
+    privacy preserving data mining. *IJCTE* 7(1), 21-28 (Fletcher & Islam 2015, III.B).
 
     Examples
     --------
@@ -417,7 +417,7 @@ def ml_gain_kept(
     ----------
     Fletcher, S. & Islam, M. Z. (2015). Measuring information quality for
     privacy preserving data mining. *IJCTE* 7(1), 21-28 (baseline and
-    removal error, seed 003 III.B).
+    removal error, Fletcher & Islam (2015) III.B).
 
     Examples
     --------
@@ -483,7 +483,7 @@ def ml_prediction_agreement(
 
     in [-1, 1]: 1 only when the predictions are equal, lower for scatter,
     shift or a different scale (a plain correlation would miss the last
-    two).  Part of seed 003's model-structure comparison: two models can
+    two).  Part of Fletcher & Islam's (2015) model-structure comparison: two models can
     score alike and still predict different records right.  Same models,
     split and seeds as :func:`ml_score_ratio`; value = mean over targets of
     the mean over seeds, spread in ``details``.
@@ -612,7 +612,7 @@ def ml_importance_correlation(
     :math:`I_j = S - \frac1R\sum_r S_{(j\text{ shuffled}, r)}`.  The measure
     is Spearman's :math:`\rho` between the importances of the protected-
     and the original-trained model over the variables both use, per target
-    and seed (seed 003's model-structure similarity: two models may score
+    and seed (Fletcher & Islam's (2015) model-structure similarity: two models may score
     alike on different variables).  Both models are scored on the same
     ``importance_records`` held-out records with the same shuffles.  When one
     model's importances are all equal (e.g. a model that predicts one class)
