@@ -387,3 +387,9 @@ def test_scenarios_adding_different_categories_share_one_mosaic(safe):
     html = infoloss.compare(orig, [a, b], spec).to_html(safe=safe, min_cell=5)
     legend = re.search(r'aria-label="mosaic plot of v".*?</svg>', html, re.S).group(0)
     assert ">new</text>" in legend and ">c04</text>" in legend
+
+
+def test_no_heading_is_followed_directly_by_a_heading_of_the_same_level(survey_report):
+    # three sections had an h3 with nothing under it but another h3
+    html = survey_report.to_html()
+    assert not re.search(r"</h([2-5])>\s*(<div[^>]*>\s*)*<h\1[ >]", html)

@@ -36,7 +36,7 @@ def analyses_section(report: Any, policy: Policy) -> Markup:
         return Markup("")
     first = blocks[0][1].analyses
     level = first["ci"]["level"]
-    parts = [Markup('<h3>Your analyses before and after</h3><p class="note">{}</p>').format(_intro(first))]
+    parts = [Markup('<p class="note">{}</p>').format(_intro(first))]  # under the section's heading
     parts += [_regression(k, blocks, level, policy) for k in range(len(first["regressions"]))]
     if first["estimates"]:
         parts.append(_estimates(blocks, level, policy))

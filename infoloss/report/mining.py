@@ -91,7 +91,7 @@ def score_charts(report: Any) -> Markup:
     notes = join(Markup("<li><b>{}</b>: {}</li>").format(name, why) for name, why in reasons.items())
     if reasons:
         notes = Markup('<p class="note">Targets without a {} chart:</p><ul class="note">{}</ul>').format(mid, notes)
-    return Markup('<h3>Models trained on the protected files, tested on the original</h3><div class="charts">{}</div>{}'
+    return Markup('<h4>Models trained on the protected files, tested on the original</h4><div class="charts">{}</div>{}'
                   ).format(join(figures), notes)
 
 
@@ -129,7 +129,7 @@ def cluster_charts(report: Any) -> Markup:
         figures.append(Markup('<figure class="chart wide"><figcaption>{}</figcaption>{}</figure>').format(caption, chart))
     if not figures:
         return Markup("")
-    return Markup('<h3>Cluster agreement, with the spread over seeds</h3><div class="charts">{}</div>'
+    return Markup('<h4>Cluster agreement, with the spread over seeds</h4><div class="charts">{}</div>'
                   ).format(join(figures))
 
 

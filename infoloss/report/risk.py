@@ -240,7 +240,7 @@ def _risk_table(report: Any, policy: Policy) -> Markup | None:
     note = ("Risk of each file on the key variables (sdcMicro's conventions: a missing key value matches any value). "
             "k-anonymity: records whose key values fewer than k records share (fk), and whose weighted "
             "frequency is below k (Fk).")
-    return Markup('<h3>Disclosure risk per file</h3><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures risk">'
+    return Markup('<h4>Disclosure risk per file</h4><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures risk">'
                   "<thead><tr><th scope=col>file</th>{}</tr></thead><tbody>{}</tbody></table></div>").format(note, head, body)
 
 
@@ -307,7 +307,7 @@ def _dis_table(report: Any, policy: Policy) -> Markup | None:
     note = ("Records per interval of the DIS-SUDA score (the probability that a unique match on key values is "
             "correct; SUDA2, sdcMicro's intervals)." + (" " + _PARTITION_NOTE.format(policy.min_cell)
                                                         if policy.safe else ""))
-    return Markup('<h3>SUDA2: distribution of DIS-SUDA scores</h3><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures dis">'
+    return Markup('<h4>SUDA2: distribution of DIS-SUDA scores</h4><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures dis">'
                   "<thead><tr><th scope=col>DIS score</th>{}</tr></thead><tbody>{}</tbody></table></div><ul class=\"note\">{}</ul>"
                   ).format(note, head, body, msu)
 
@@ -406,12 +406,12 @@ def _l_tables(report: Any, policy: Policy) -> Markup | None:
             for text, path in (("median entropy l", ("entropy", "median")), ("min entropy l", ("entropy", "min")),
                                ("median recursive (c, l)", ("recursive", "median")),
                                ("share of records below l", ("share_below_l",))))
-        blocks.append(Markup('<h4>{}</h4><div class="scroll" tabindex="0"><table class="measures ldiv"><thead><tr><th scope=col>records per class '
+        blocks.append(Markup('<h5>{}</h5><div class="scroll" tabindex="0"><table class="measures ldiv"><thead><tr><th scope=col>records per class '
                              "l-diversity</th>{}</tr></thead><tbody>{}{}</tbody></table></div>").format(var, head, body, summary))
     note = ("Classes are the records with identical key values. Distinct l counts the different values of the sensitive "
             "variable in a record's class; a class with l = 1 discloses the value for all its records." +
             (" " + _PARTITION_NOTE.format(policy.min_cell) if policy.safe else ""))
-    return Markup('<h3>l-diversity of the sensitive variables</h3><p class="note">{}</p>{}').format(note, join(blocks))
+    return Markup('<h4>l-diversity of the sensitive variables</h4><p class="note">{}</p>{}').format(note, join(blocks))
 
 
 def _withheld_at(d: dict[str, Any], path: tuple[str, ...]) -> bool:

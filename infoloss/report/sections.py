@@ -172,5 +172,5 @@ register(Section("generalisation-details", "Generalisation per variable and equi
                  lazy("infoloss.report.generalisation", "generalisation_section"), family="generalisation"))
 register(Section("mining-details", "Model scores per target and cluster agreement", 0, lazy("infoloss.report.mining", "mining_section"),
                  family="mining"))
-register(Section("analyses-details", "The user's estimates and regressions", 0,
+register(Section("analyses-details", "Your analyses before and after", 0,
                  lazy("infoloss.report.analyses", "analyses_section"), family="analyses"))
