@@ -151,3 +151,14 @@ def test_print_to_a4_pdf(pages, browser):
     assert 5 < n_pages < 80
     boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", pdf)
     assert boxes and all(abs(float(w) - 595.9) < 2 and abs(float(h) - 842.9) < 2 for w, h in boxes)  # A4 points
+
+
+def test_a_link_target_clears_the_sticky_contents_bar_on_a_narrow_screen(pages, browser):
+    # below 1000 px the contents are a bar stuck to the top: a measure's heading went under it
+    page = browser.open(pages["testdata_full"].as_uri(), width=800, height=600)
+    for target in ("m-il1s", "verdict"):
+        page.evaluate(f"document.querySelector('a[href=\"#{target}\"]').click(); true")
+        page.evaluate("new Promise(function (r) { setTimeout(r, 200); })")
+        top = page.evaluate(f"document.getElementById('{target}').getBoundingClientRect().top")
+        bar = page.evaluate("document.querySelector('nav.toc').getBoundingClientRect().bottom")
+        assert top >= bar - 1, (target, top, bar)
