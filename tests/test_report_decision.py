@@ -584,3 +584,8 @@ def test_measures_left_out_of_the_scores_say_why():
     left: dict = {}
     assert _scoreable(R(), ["ks", "loss_metric"], left) == []
     assert left == {"ks": "not computed for every scenario", "loss_metric": "not computed in any scenario"}
+
+
+def test_the_verdict_says_the_losing_scenario_s_number_is_its_overall_score(survey_pages):
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(survey_pages["full"], "verdict")))
+    assert re.search(r"loses most \(overall score [0-9.]+\)", text)

@@ -291,7 +291,8 @@ def suppressions(pair: EncodedPair) -> MeasureResult:
     shares_cores=True,
     unit="count",
     family="record",
-    description="records whose value differs, per variable (newly missing counts as changed)",
+    description="records whose value differs, per variable (newly missing counts as changed); the value is the "
+                "sum over variables (cells changed)",
     range=(0, None),
     better="lower",
     needs_pairing=True,

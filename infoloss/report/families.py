@@ -186,8 +186,8 @@ def _variable_figure(report: Any, row: Row, names: list[str], values: list[list[
         notes.append(f"The per-variable values are on their own scale (up to {number(max(data))}); the range "
                      f"{info.range_text} is that of the measure's overall value.")
     if len(shown) < len(changed):
-        notes.append(f"The {len(shown)} of {len(changed)} changed variables with the largest values are drawn; "
-                     "the data table has all.")
+        notes.append(f"The {len(shown)} of {len(changed)} changed variables farthest from {number(info.ideal)} "
+                     "(the largest losses) are drawn; the data table has all.")
     unchanged = len(names) - len(changed)
     if unchanged:
         notes.append(f"{unchanged} variable{'s are' if unchanged > 1 else ' is'} at {number(info.ideal)} in every "

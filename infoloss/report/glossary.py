@@ -42,7 +42,8 @@ TEXTS: dict[str, dict[str, Any]] = {
     "suppressions": {"plain": "How many values present in the original were blanked out in the protected file "
                               "(local suppression), per variable.", "unit": "count"},
     "records_changed": {"plain": "How many records have a different value than in the original, per variable; "
-                                 "a blanked-out value counts as a change.", "unit": "count"},
+                                 "a blanked-out value counts as a change. The overall value adds the variables up "
+                                 "(cells changed), so it can exceed the number of records.", "unit": "count"},
     "il1s": {"plain": "How far the protected continuous values are from the original ones, record by record, in "
                       "units of each variable's spread: 0 means unchanged, about 0.8 means as far apart as two "
                       "records drawn at random.", "covers": "continuous", "scale": 1.0},

@@ -76,7 +76,8 @@ def verdict_sentence(sc: Scores) -> Markup:
             name_list([names[i] for i in best]), shown, number(TIE))
     worst = scored[-1]
     if worst not in best:
-        text += Markup(" <b>{}</b> loses most ({}){}.").format(names[worst], number(o[worst]), _weakest_family(sc, worst))
+        text += Markup(" <b>{}</b> loses most (overall score {}){}.").format(names[worst], number(o[worst]),
+                                                                            _weakest_family(sc, worst))
     return Markup('<p class="verdict">{}</p>').format(text)
 
 
