@@ -589,3 +589,13 @@ def test_measures_left_out_of_the_scores_say_why():
 def test_the_verdict_says_the_losing_scenario_s_number_is_its_overall_score(survey_pages):
     text = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(survey_pages["full"], "verdict")))
     assert re.search(r"loses most \(overall score [0-9.]+\)", text)
+
+
+def test_values_within_one_percent_of_a_bounded_range_are_not_coloured_best_against_worst():
+    from infoloss.registry import get
+    from infoloss.report.parts import info_positions
+
+    assert info_positions(get("gamma"), [0.0, 1.18e-6]) == [None, None]
+    assert info_positions(get("cluster_ari"), [0.995, 1.0]) == [None, None]
+    assert info_positions(get("hellinger"), [0.1, 0.3]) == [0.0, 1.0]
+    assert info_positions(get("il1s"), [0.001, 0.002]) == [0.0, 1.0]  # unbounded: relative differences count

@@ -67,8 +67,21 @@ def positions(values: Sequence[float | None], better: str, ideal: float | None =
     return out
 
 
+#: values of a measure with a bounded range closer than this share of the range are a tie (as the verdict's scores)
+RANGE_TIE = 0.01
+
+
 def info_positions(info: MeasureInfo, values: Sequence[float | None]) -> list[float | None]:
-    """:func:`positions` for a registered measure (its direction and ideal)."""
+    """:func:`positions` for a registered measure (its direction and ideal).
+
+    For a measure whose range is bounded, values less than 1 % of the range
+    apart are a tie, as the verdict counts scores within 0.01 as tied (gamma
+    0 against 1.2e-6 is no best against worst).
+    """
+    low, high = info.range
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if low is not None and high is not None and len(finite) >= 2 and max(finite) - min(finite) < RANGE_TIE * (high - low):
+        return [None] * len(values)
     return positions(values, info.better, info.ideal)
 
 
