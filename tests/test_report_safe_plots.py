@@ -1,0 +1,129 @@
+"""Safe mode of the plots per variable: what the audit /tmp/s11/h7 (FINDINGS.md) found they give back.
+
+Each test names the finding it guards (2: two-way mosaics, 6: net changes of the one-way mosaics,
+7: axis ends, 8: box-plot whiskers, 9: wording).
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import infoloss
+
+MIN_CELL = 5
+
+
+def _text(page: str) -> str:
+    return re.sub(r"\s+", " ", htmllib.unescape(re.sub(r"<[^>]+>", " ", page)))
+
+
+@pytest.fixture(scope="module")
+def regions():
+    """300 records; region North 140 / South 120 / East 35 / Zeta 3 / Omega 2 (keys region, sex).
+    p1: region suppressed in 2 South records, age in 3; p2: Zeta/Omega recoded to Other, one North record to Mars,
+    sex swapped in 4 records."""
+    rng = np.random.default_rng(7)
+    n = 300
+    region = np.array(["North"] * 140 + ["South"] * 120 + ["East"] * 35 + ["Zeta"] * 3 + ["Omega"] * 2)
+    rng.shuffle(region)
+    orig = pd.DataFrame({"region": region, "sex": rng.choice(["M", "F"], n),
+                         "age": rng.integers(18, 70, n).astype(float), "score": rng.normal(50, 10, n)})
+    orig.loc[[30, 31, 32], "score"] = np.nan
+    p1 = orig.copy()
+    south = np.flatnonzero(region == "South")[:2]
+    p1.loc[south, "region"] = np.nan
+    p1.loc[[50, 51, 52], "age"] = np.nan
+    p2 = orig.copy()
+    p2.loc[p2.region.isin(["Zeta", "Omega"]), "region"] = "Other"
+    p2.loc[int(np.flatnonzero(region == "North")[0]), "region"] = "Mars"
+    idx = [70, 71, 72, 73]
+    p2.loc[idx, "sex"] = np.where(p2.loc[idx, "sex"] == "M", "F", "M")
+    spec = {"variables": {"region": {"scale": "nominal", "role": "key"}, "sex": {"scale": "nominal", "role": "key"},
+                          "age": {"scale": "continuous"}, "score": {"scale": "continuous"}}, "pairing": "row"}
+    report = infoloss.compare(orig, [p1, p2], spec, names=["p1", "p2"])
+    return report, report.to_html(safe=True, min_cell=MIN_CELL)
+
+
+def _svg(page: str, label: str) -> str:
+    i = page.find(f'aria-label="{label}"')
+    assert i >= 0, label
+    return page[i:page.find("</svg>", i)]
+
+
+def _titles(svg: str) -> list[str]:
+    return [htmllib.unescape(t) for t in re.findall(r"<title>([^<]*)</title>", svg)]
+
+
+def _one_way(page: str, name: str) -> dict[tuple[str, str], int]:
+    out = {}
+    for t in _titles(_svg(page, f"mosaic plot of {name}")):
+        m = re.match(r"(\S+) · (.+): (\d+) \(", t)
+        if m:
+            out[(m.group(1), m.group(2))] = int(m.group(3))
+    return out
+
+
+def _two_way(page: str, a: str, b: str, f: str) -> dict[tuple[str, str], int]:
+    cells = {}
+    for t in _titles(_svg(page, f"mosaic plot of {a} by {b}, {f}")):
+        m = re.match(r"(.+?) × (.+?): (\d+) records", t)
+        if m:
+            cells[(m.group(1), m.group(2))] = int(m.group(3))
+    return cells
+
+
+# ---------------------------------------------------------------------------
+# finding 2: the two-way mosaic
+# ---------------------------------------------------------------------------
+def test_two_way_mosaic_draws_no_cell_the_safe_json_suppresses(regions):
+    report, page = regions
+    t = report.scenarios[0].to_dict(safe=True, min_cell=MIN_CELL)["tables"]["two_way"]["region|sex"]
+    suppressed = {(r, c) for i, r in enumerate(t["rows"]) for j, c in enumerate(t["columns"])
+                  if t["original"]["count"][i][j] is None}
+    assert ("East", "F") in suppressed  # the audit's secondary suppression
+    for f in ("original", "p1", "p2"):
+        shown = _two_way(page, "region", "sex", f)
+        assert not suppressed & set(shown), (f, suppressed & set(shown))
+
+
+def test_two_way_mosaic_hides_no_cell_its_margins_give_back(regions):
+    _, page = regions
+    one = _one_way(page, "sex")
+    for f in ("original", "p1", "p2"):
+        cells = _two_way(page, "region", "sex", f)
+        assert all(v == 0 or v >= MIN_CELL for v in cells.values()), cells
+        for sex in ("F", "M"):
+            hidden = one[(f, sex)] - sum(v for (r, s), v in cells.items() if s == sex)
+            assert hidden == 0 or hidden >= MIN_CELL, (f, sex, hidden)  # a column's hidden records
+        rows = {r for r, _ in cells}
+        for r in rows:  # a row's hidden cells are one segment, and never a single cell
+            shown = [s for (q, s), v in cells.items() if q == r and s in ("F", "M")]
+            assert len(shown) != 1 or (r, "suppressed cells (merged)") not in cells, (f, r, cells)
+
+
+# ---------------------------------------------------------------------------
+# finding 6: net changes in the one-way mosaic, and the change share above a column
+# ---------------------------------------------------------------------------
+def test_one_way_mosaic_differences_are_not_small_counts(regions):
+    _, page = regions
+    one = _one_way(page, "region")
+    for f in ("p1", "p2"):
+        for (g, seg), v in one.items():
+            if g == f:
+                d = abs(v - one[("original", seg)])
+                assert d == 0 or d >= MIN_CELL, (f, seg, d)  # e.g. South 120 -> 118: 2 suppressed values
+
+
+def test_change_shares_of_few_records_read_as_a_bound(regions):
+    _, page = regions
+    text = _text(page)
+    assert "0.67 %" not in text and "0.33 %" not in text  # 2 and 1 records of 300
+    labels = re.findall(r'y="34" text-anchor="middle" fill="#595959">([^<]+)</text>',
+                        _svg(page, "mosaic plot of sex"))
+    assert all(htmllib.unescape(x) in ("0 %", "< 1.7 %") or float(x.split()[0]) >= 500 / 300 for x in labels), labels
+
