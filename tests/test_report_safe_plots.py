@@ -127,3 +127,22 @@ def test_change_shares_of_few_records_read_as_a_bound(regions):
                         _svg(page, "mosaic plot of sex"))
     assert all(htmllib.unescape(x) in ("0 %", "< 1.7 %") or float(x.split()[0]) >= 500 / 300 for x in labels), labels
 
+
+# ---------------------------------------------------------------------------
+# finding 9: wording
+# ---------------------------------------------------------------------------
+def test_a_variable_with_withheld_suppressions_is_not_called_unchanged(regions):
+    _, page = regions
+    text = _text(page)
+    flat = re.search(r"No change in any scenario \([^)]*\):([^.]*)\.", text)
+    assert flat is None or "age" not in flat.group(1)  # p1 suppressed 3 ages (count withheld)
+    assert re.search(r'<details class="variable continuous" id="[^"]+"[^>]*><summary><h3>age ', page)
+
+
+def test_few_missing_values_are_not_called_few_values(regions):
+    _, page = regions
+    text = _text(page)
+    # age and score have 297 values in a file; only their missing counts (3) are small
+    assert not re.search(r"(age|score)[^.]{0,30} fewer than 5 records with a value", text), \
+        re.findall(r"[^.]{0,60}fewer than 5 records with a value[^.]*", text)
+    assert "Not drawn: score" not in text and "No correlations drawn" not in text
