@@ -70,6 +70,9 @@ def _one_way(page: str, name: str) -> dict[tuple[str, str], int]:
 
 def _two_way(page: str, a: str, b: str, f: str) -> dict[tuple[str, str], int]:
     cells = {}
+    if f'aria-label="mosaic plot of {a} by {b}, {f}"' not in page:
+        assert "Not drawn: every cell is suppressed in safe mode" in _text(page), (a, b, f)
+        return cells
     for t in _titles(_svg(page, f"mosaic plot of {a} by {b}, {f}")):
         m = re.match(r"(.+?) × (.+?): (\d+) records", t)
         if m:
@@ -80,6 +83,26 @@ def _two_way(page: str, a: str, b: str, f: str) -> dict[tuple[str, str], int]:
 # ---------------------------------------------------------------------------
 # finding 2: the two-way mosaic
 # ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pairs():
+    """The regions of :func:`regions`; p1 swaps sex in 6 North records (3 each way) and suppresses region in
+    6 South records (net changes 0 or at least min_cell: the one-way mosaics keep East, North and South)."""
+    rng = np.random.default_rng(7)
+    n = 300
+    region = np.array(["North"] * 140 + ["South"] * 120 + ["East"] * 35 + ["Zeta"] * 3 + ["Omega"] * 2)
+    rng.shuffle(region)
+    orig = pd.DataFrame({"region": region, "sex": rng.choice(["M", "F"], n)})
+    p1 = orig.copy()
+    north = orig.region == "North"
+    swap = list(orig.index[north & (orig.sex == "F")][:3]) + list(orig.index[north & (orig.sex == "M")][:3])
+    p1.loc[swap, "sex"] = np.where(orig.loc[swap, "sex"] == "F", "M", "F")  # net 0 per sex
+    p1.loc[orig.index[orig.region == "South"][:6], "region"] = np.nan  # South -6, missing +6
+    spec = {"variables": {"region": {"scale": "nominal", "role": "key"}, "sex": {"scale": "nominal", "role": "key"}},
+            "pairing": "row"}
+    report = infoloss.compare(orig, [p1], spec, names=["p1"])
+    return report, report.to_html(safe=True, min_cell=MIN_CELL)
+
+
 def test_two_way_mosaic_draws_no_cell_the_safe_json_suppresses(regions):
     report, page = regions
     t = report.scenarios[0].to_dict(safe=True, min_cell=MIN_CELL)["tables"]["two_way"]["region|sex"]
@@ -91,10 +114,11 @@ def test_two_way_mosaic_draws_no_cell_the_safe_json_suppresses(regions):
         assert not suppressed & set(shown), (f, suppressed & set(shown))
 
 
-def test_two_way_mosaic_hides_no_cell_its_margins_give_back(regions):
-    _, page = regions
+def test_two_way_mosaic_hides_no_cell_its_margins_give_back(pairs):
+    _, page = pairs
     one = _one_way(page, "sex")
-    for f in ("original", "p1", "p2"):
+    assert ("North", "F") in _two_way(page, "region", "sex", "original")  # drawn, not all suppressed
+    for f in ("original", "p1"):
         cells = _two_way(page, "region", "sex", f)
         assert all(v == 0 or v >= MIN_CELL for v in cells.values()), cells
         for sex in ("F", "M"):
@@ -146,3 +170,62 @@ def test_few_missing_values_are_not_called_few_values(regions):
     assert not re.search(r"(age|score)[^.]{0,30} fewer than 5 records with a value", text), \
         re.findall(r"[^.]{0,60}fewer than 5 records with a value[^.]*", text)
     assert "Not drawn: score" not in text and "No correlations drawn" not in text
+
+
+# ---------------------------------------------------------------------------
+# findings 7 and 8: axis ends and whiskers among the most extreme records
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def extremes():
+    """60 records: age with one 104 (the next largest 65 or below), gain 0 but in one record (87,654)."""
+    rng = np.random.default_rng(3)
+    n = 60
+    age = rng.integers(20, 66, n).astype(float)
+    age[0] = 104.0
+    gain = np.zeros(n)
+    gain[1] = 87654.0
+    orig = pd.DataFrame({"sex": rng.choice(["F", "M"], n), "age": age, "gain": gain})
+    prot = orig.copy()
+    prot["age"] = np.minimum(prot.age, 80)
+    prot["gain"] = np.minimum(prot.gain, 50000)
+    spec = {"variables": {"sex": {"scale": "nominal", "role": "key"}, "age": {"scale": "continuous"},
+                          "gain": {"scale": "continuous"}}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec)
+    return report, orig, report.to_html(safe=True, min_cell=MIN_CELL)
+
+
+def _axis_ends(svg: str) -> tuple[float, float]:
+    """The x-axis span of a histogram panel, from its axis line and two tick labels."""
+    x0, x1 = map(float, re.search(r'<path d="M([\d.]+) 160H([\d.]+)M', svg).groups())
+    ticks = [(float(x), htmllib.unescape(t)) for x, t in
+             re.findall(r'<text x="([\d.]+)" y="174" text-anchor="middle"[^>]*>([^<]+)</text>', svg)]
+
+    def val(t: str) -> float:
+        return float(t.replace("k", "e3").replace("M", "e6").replace("−", "-"))
+
+    (xa, ta), (xb, tb) = ticks[0], ticks[1]
+    scale = (val(tb) - val(ta)) / (xb - xa)
+    return val(ta) + (x0 - xa) * scale, val(ta) + (x1 - xa) * scale
+
+
+def test_axis_ends_are_not_placed_by_a_few_extreme_records(extremes):
+    _, orig, page = extremes
+    lo, hi = _axis_ends(_svg(page, "histogram of gain: scenario1 and original"))
+    assert hi < 1000, hi  # was about 1.06 x 87,654: the one record's value
+    lo, hi = _axis_ends(_svg(page, "histogram of age: scenario1 and original"))
+    second = np.sort(orig.age.to_numpy())[-2]
+    assert hi < second, (hi, second)  # was 96: the 99.5 % quantile, between 104 and the next age
+
+
+def test_whiskers_end_where_enough_records_lie_beyond(extremes):
+    from infoloss.report.plotdata import Policy, box_stats
+
+    report, orig, page = extremes
+    stats = report.scenarios[0].aggregates["variables"]["age"]["stats"]["orig"]
+    b = box_stats(stats, Policy(safe=True, min_cell=MIN_CELL))
+    ages = orig.age.to_numpy()
+    assert (ages < b["whiskers"][0]).sum() >= MIN_CELL and (ages > b["whiskers"][1]).sum() >= MIN_CELL
+    assert b["whiskers"] == [b["q1"], b["q3"]]  # 5 % of 60 records: 3; the whiskers end at the quartiles
+    assert "a whisker ends at the quartile" in _text(_svg(page, "box plots of age"))
+    big = box_stats({**stats, "n": 300}, Policy(safe=True, min_cell=MIN_CELL))
+    assert big["whiskers"] != [big["q1"], big["q3"]]  # 15 records beyond the 5th/95th percentiles: drawn there

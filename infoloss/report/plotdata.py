@@ -9,6 +9,7 @@ or outliers, and rounded statistics.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -139,7 +140,8 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
     """Box-plot numbers: quartiles, whiskers, outliers and mean.
 
     Full mode: Tukey whiskers (1.5 IQR) and a sample of the outliers.  Safe
-    mode: whiskers at the 5th and 95th percentiles, no outliers, every number
+    mode: whiskers at the 5th and 95th percentiles (the quartiles where fewer
+    than ``min_cell`` records lie beyond them: :func:`whisker_probs`), no outliers, every number
     rounded to 3 significant digits, and nothing (None) for a file with
     fewer than ``min_cell`` records with a value (its quartiles would be its
     records' values; :func:`too_few` tells the caller).
@@ -148,7 +150,8 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
         return None
     q = dict(zip(QUANTILES, stats["quantiles"]))
     if policy.safe:
-        whiskers = [q[0.05], q[0.95]]
+        low, high = whisker_probs(int(stats["n"]), policy)
+        whiskers = [q[low], q[high]]
         outliers: list[float] = []
     else:
         whiskers = list(stats["whiskers"])
@@ -165,6 +168,24 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
         "n": stats["n"],
         "missing": stats.get("missing", 0),
     }
+
+
+def whisker_probs(n: int, policy: Policy) -> tuple[float, float]:
+    """Safe mode's whisker quantiles: the 5th and 95th percentiles, or the quartile on a side where fewer than
+    ``min_cell`` records lie at or beyond the percentile's lower (upper) order statistic.
+
+    >>> whisker_probs(60, Policy(safe=True)), whisker_probs(100, Policy(safe=True)), whisker_probs(300, Policy(safe=True))
+    ((0.25, 0.75), (0.05, 0.95), (0.05, 0.95))
+    """
+    def below(p: float) -> int:
+        return math.floor((n - 1) * p) + 1
+
+    def above(p: float) -> int:
+        return n - math.floor((n - 1) * p) - 1
+
+    low = 0.05 if below(0.05) >= policy.min_cell else 0.25
+    high = 0.95 if above(0.95) >= policy.min_cell else 0.75
+    return low, high
 
 
 def too_few(stats: dict[str, Any] | None, policy: Policy) -> bool:

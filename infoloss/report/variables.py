@@ -20,7 +20,7 @@ from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
     DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, common_categories, density_curve, display_bins, outside_text, safe_two_way,
-    share_text, too_few, total_variation,
+    share_text, too_few, total_variation, whisker_probs,
 )
 
 #: two-way mosaics are drawn for this many pairs
@@ -138,6 +138,11 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
     if too_few(var["stats"]["orig"], policy):  # its axis, quartiles and density would show its records' values
         return Markup('<p class="note">Fewer than {} records with a value in the original: not drawn (safe mode).'
                       "</p>").format(policy.min_cell)
+    var, per = safe_axis(var, per, policy)
+    if var is None:
+        return Markup('<p class="note">Not drawn (safe mode): fewer than {} records lie beyond any axis end the '
+                      "plot data allow.</p>").format(policy.min_cell)
+    edges = var["grid"]
     xlim = (float(edges[0]), float(edges[-1]))
     unit = 100.0 * (xlim[1] - xlim[0]) / DISPLAY_BINS  # density -> % of records per bar
     orig_bins, orig_curve = _histogram(var["hist"]["orig"], var["stats"]["orig"], var["density"]["orig"], edges,
@@ -188,6 +193,29 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
     return Markup('<div class="charts">{}</div><div class="charts">{}</div>{}').format(
         join(figs), join(Markup('<figure class="chart">{}</figure>').format(c) for c in second),
         _continuous_table(var, per, policy))
+
+
+def safe_axis(var: dict[str, Any], per: Sequence, policy: Policy) -> tuple[dict[str, Any] | None, Sequence]:
+    """The variable (and each scenario's) with the grid, histograms and densities a page may draw.
+
+    Safe mode: when fewer than ``min_cell`` records lie at or beyond an end of the common grid (its 0.5 %/99.5 %
+    quantiles, or the minimum and maximum), the grid of the aggregates' ``safe_axis`` (ends with at least
+    :data:`~infoloss.aggregates.SAFE_TAIL` records at or beyond them) stands in; None when that has fewer too.
+    """
+    tail = var.get("axis_tail")
+    if not policy.safe or tail is None or tail >= policy.min_cell:
+        return var, per
+    alt = var.get("safe_axis")
+    if alt is None or alt["tail"] < policy.min_cell:
+        return None, per
+    return _on_axis(var, alt), [(i, s, None if v is None else _on_axis(v, v.get("safe_axis") or alt))
+                                for i, s, v in per]
+
+
+def _on_axis(var: dict[str, Any], axis: dict[str, Any]) -> dict[str, Any]:
+    hist = {"orig": axis["hist"].get("orig"), "prot": axis["hist"].get("prot")}
+    density = {"orig": axis["density"].get("orig"), "prot": axis["density"].get("prot")}
+    return {**var, "grid": axis["grid"], "hist": hist, "density": density}
 
 
 def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Markup:
@@ -278,6 +306,11 @@ def _boxes(name: str, var: dict[str, Any], per: Sequence, xlim: tuple[float, flo
         boxes.append({**b, "name": label, "colour": col, "tip": tip})
     note = ("whiskers: 5th and 95th percentiles; no outliers shown (safe mode)" if policy.safe
             else "whiskers: 1.5 IQR; circles: outliers (a sample); ◆ mean")
+    short = [label for label, _, stats in sides if policy.safe and stats and not too_few(stats, policy)
+             and whisker_probs(int(stats.get("n") or 0), policy) != (0.05, 0.95)]
+    if short:
+        note += (f"; {', '.join(short)}: a whisker ends at the quartile where fewer than {policy.min_cell} records "
+                 "lie beyond the 5th or 95th percentile")
     few = [label for label, _, stats in sides if too_few(stats, policy)]
     if few:
         note += f"; {', '.join(few)}: fewer than {policy.min_cell} records with a value, not drawn"
@@ -415,6 +448,9 @@ def pair_mosaics(aggs: Sequence, groupings: dict[str, Grouping], policy: Policy)
         colours = segment_colours(gb, aggs[0][2]["variables"][b].get("scale") == "ordinal")
         titles, cells = _pair_cells(key, aggs, ga, gb, policy)
         figs = [_mosaic2(title, c, ga, gb, colours, a, b) for title, c in zip(titles, cells)]
+        if policy.safe and all(not c[:, :-1].any() for c in cells):
+            figs = [Markup('<p class="note">Not drawn: every cell is suppressed in safe mode (the one-way mosaics '
+                           "show the totals).</p>")]
         legend = join(Markup('<span class="key"><span class="swatch" style="background:{}"></span>{}</span>')
                       .format(c, lbl) for lbl, c in zip(gb.labels + [SUPPRESSED] * policy.safe,
                                                         colours + [svg.OTHER_COLOUR] * policy.safe))
