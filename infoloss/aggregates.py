@@ -39,6 +39,10 @@ MAX_PAIR_VARIABLES = 12
 #: two-way tables with more cells than this are not kept
 MAX_PAIR_CELLS = 40_000
 
+#: safe mode's grid: its ends have at least this many records at or beyond them (a report with a larger
+#: min_cell draws no histogram when the common grid's ends have fewer)
+SAFE_TAIL = 10
+
 _PROBS = tuple(sorted(set(QUANTILES) | set(GRID_QUANTILES)))
 
 # Summaries of original arrays, shared by the scenarios of one compare() run:
@@ -161,7 +165,59 @@ def _continuous(pair: EncodedPair, name: str) -> dict[str, Any]:
         out["stats"]["prot"] = prot["stats"]
         out["hist"]["prot"] = prot["hist"]
         out["density"]["prot"] = prot["density"]
+    if edges is not None and orig["stats"]["n"]:
+        out["axis_tail"] = grid_tail(orig["stats"])
+        out["safe_axis"] = _safe_axis(col, orig["stats"], out["stats"]["prot"]) if out["axis_tail"] < SAFE_TAIL else None
     return out
+
+
+def grid_tail(stats: dict[str, Any]) -> int:
+    """The fewest records at or beyond an end of the common grid's span (the 0.5 %/99.5 % quantiles; 1 when
+    it falls back to the minimum and maximum).
+
+    >>> grid_tail({"n": 300, "grid_quantiles": [1.0, 9.0]}), grid_tail({"n": 3000, "grid_quantiles": [1.0, 9.0]})
+    (2, 15)
+    >>> grid_tail({"n": 300, "grid_quantiles": [0.0, 0.0]})
+    1
+    """
+    n = int(stats["n"])
+    lo, hi = stats["grid_quantiles"]
+    if hi <= lo:
+        return 1
+    below = math.floor((n - 1) * GRID_QUANTILES[0]) + 1
+    above = n - math.floor((n - 1) * GRID_QUANTILES[1]) - 1
+    return max(min(below, above), 0)
+
+
+def _safe_axis(col: Any, orig_stats: dict[str, Any], prot_stats: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The grid of safe mode and its histograms: from the values with :data:`SAFE_TAIL` records at or beyond
+    them (fewer when the file has fewer than 2 · SAFE_TAIL values: its median), never from the extremes."""
+    tail, (lo, hi) = tail_values(col.orig, SAFE_TAIL)
+    edges = _grid({"n": orig_stats["n"], "grid_quantiles": [lo, hi], "min": lo, "max": hi})
+    if edges is None:
+        return None
+    sides = {"orig": _summary(col.orig, edges, orig_stats)}
+    if col.prot is not None and prot_stats is not None:
+        sides["prot"] = _summary(col.prot, edges, prot_stats)
+    return {"tail": tail, "grid": edges, "hist": {k: v["hist"] for k, v in sides.items()},
+            "density": {k: v["density"] for k, v in sides.items()}}
+
+
+def tail_values(x: np.ndarray, tail: int) -> tuple[int, tuple[float, float]]:
+    """The ``t``-th smallest and ``t``-th largest value of ``x`` (NaN left out), ``t`` = ``tail`` or less when
+    ``x`` has fewer than 2 · ``tail`` values (then both are its lower median); returns ``(t, (low, high))``.
+
+    >>> tail_values(np.array([5.0, 1.0, np.nan, 3.0, 9.0, 7.0]), 2)
+    (2, (3.0, 7.0))
+    """
+    valid = x[~np.isnan(x)]
+    n = valid.size
+    t = min(tail, (n + 1) // 2)
+    if n - t < t - 1:
+        t = (n + 1) // 2
+    part = np.partition(valid, sorted({t - 1, n - t}))
+    lo, hi = float(part[t - 1]), float(part[n - t])
+    return t, (min(lo, hi), max(lo, hi))
 
 
 def _original_summary(x: np.ndarray, levels: Levels | None = None) -> dict[str, Any]:

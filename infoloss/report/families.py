@@ -361,7 +361,7 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
     few = []  # safe mode: the original has a value in fewer than min_cell records (its statistics are null)
     for v in names:
         m, sd = first["orig"]["mean"].get(v), first["orig"]["sd"].get(v)
-        if _withheld_n(first["orig"], v):
+        if _too_few_values(first["orig"], v):
             few.append(v)
             continue
         if m is None or not sd:
@@ -405,7 +405,7 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
 
 def _correlations(names: list[str], first: dict, stats: list) -> Markup:
     # safe mode: a variable with too few records with a value in some file has no correlation shown
-    few = [v for v in names if _withheld_n(first["orig"], v) or any(_withheld_n(s.statistics["prot"], v)
+    few = [v for v in names if _too_few_values(first["orig"], v) or any(_too_few_values(s.statistics["prot"], v)
                                                                      for _, s in stats)]
     if few:
         keep_idx = [k for k, v in enumerate(names) if v not in few]
@@ -482,15 +482,25 @@ class _Stats:
 def _mean_text(t: tuple | None, scenario: Any, v: str) -> str:
     if t is not None:
         return f"{number(t[1])} [{number(t[0])}, {number(t[2])}]"
-    if _withheld_n(scenario.statistics["prot"], v):
+    if _too_few_values(scenario.statistics["prot"], v):
         return f"fewer than {_min_cell(scenario)} records with a value"
     return "–"
 
 
-def _withheld_n(side: dict | None, v: str) -> bool:
-    """Safe mode: the safe JSON withholds the variable's statistics in this file (too few records with a value)."""
-    n = (side or {}).get("n")
-    return isinstance(n, dict) and v in n and n[v] is None
+def _too_few_values(side: dict | None, v: str) -> bool:
+    """Safe mode: the safe JSON withholds the variable's statistics in this file (too few records with a value).
+
+    A null ``n`` beside a mean is only the count withheld (fewer than min_cell records of the file have no
+    value): the statistics are there and are drawn.
+
+    >>> _too_few_values({"n": {"a": None, "b": None}, "mean": {"a": None, "b": 51.0}}, "a"), _too_few_values(
+    ...     {"n": {"a": None, "b": None}, "mean": {"a": None, "b": 51.0}}, "b")
+    (True, False)
+    """
+    side = side or {}
+    n, mean = side.get("n"), side.get("mean")
+    return (isinstance(n, dict) and v in n and n[v] is None
+            and not (isinstance(mean, dict) and mean.get(v) is not None))
 
 
 def _min_cell(scenario: Any) -> int:

@@ -82,6 +82,9 @@ def _loss(report: Any, s: Any, name: str, kind: str, policy: Policy) -> Loss:
             # standing in for the share of records changed
             return Loss(None, "share of records whose value changed: withheld in safe mode", "withheld")
         il1s = _by(s, "il1s", name)
+        if kind == "continuous" and policy.safe and is_withheld(s.measures.get("suppressions"), "by_variable", name):
+            # values were suppressed, their count withheld: not "unchanged", and no share standing in for it
+            return Loss(None, "share of values suppressed: withheld in safe mode (changes withheld)", "withheld")
         if kind == "continuous" and il1s is not None:
             cell = Loss(min(il1s, 1.0), f"IL1s of the variable ({number(il1s)}, capped at 1)", percent(min(il1s, 1.0)))
             if suppressed / n > cell.value:

@@ -9,6 +9,7 @@ or outliers, and rounded statistics.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -139,7 +140,8 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
     """Box-plot numbers: quartiles, whiskers, outliers and mean.
 
     Full mode: Tukey whiskers (1.5 IQR) and a sample of the outliers.  Safe
-    mode: whiskers at the 5th and 95th percentiles, no outliers, every number
+    mode: whiskers at the 5th and 95th percentiles (the quartiles where fewer
+    than ``min_cell`` records lie beyond them: :func:`whisker_probs`), no outliers, every number
     rounded to 3 significant digits, and nothing (None) for a file with
     fewer than ``min_cell`` records with a value (its quartiles would be its
     records' values; :func:`too_few` tells the caller).
@@ -148,7 +150,8 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
         return None
     q = dict(zip(QUANTILES, stats["quantiles"]))
     if policy.safe:
-        whiskers = [q[0.05], q[0.95]]
+        low, high = whisker_probs(int(stats["n"]), policy)
+        whiskers = [q[low], q[high]]
         outliers: list[float] = []
     else:
         whiskers = list(stats["whiskers"])
@@ -165,6 +168,24 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
         "n": stats["n"],
         "missing": stats.get("missing", 0),
     }
+
+
+def whisker_probs(n: int, policy: Policy) -> tuple[float, float]:
+    """Safe mode's whisker quantiles: the 5th and 95th percentiles, or the quartile on a side where fewer than
+    ``min_cell`` records lie at or beyond the percentile's lower (upper) order statistic.
+
+    >>> whisker_probs(60, Policy(safe=True)), whisker_probs(100, Policy(safe=True)), whisker_probs(300, Policy(safe=True))
+    ((0.25, 0.75), (0.05, 0.95), (0.05, 0.95))
+    """
+    def below(p: float) -> int:
+        return math.floor((n - 1) * p) + 1
+
+    def above(p: float) -> int:
+        return n - math.floor((n - 1) * p) - 1
+
+    low = 0.05 if below(0.05) >= policy.min_cell else 0.25
+    high = 0.95 if above(0.95) >= policy.min_cell else 0.75
+    return low, high
 
 
 def too_few(stats: dict[str, Any] | None, policy: Policy) -> bool:
@@ -297,10 +318,12 @@ def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], o
     categories".  In safe mode, categories with fewer than ``min_cell``
     records in any of ``tables`` (original and scenarios) are merged into
     "other (< N)", with more categories joining it until it has at least
-    ``min_cell`` records in every table where it is not empty.
+    ``min_cell`` records in every table where it is not empty, and until no
+    segment (nor "other") differs between the original (``tables[0]``) and a
+    scenario by 1 to ``min_cell`` − 1 records (:func:`_merge_small_net`).
 
     >>> import numpy as np
-    >>> g = category_grouping(["a", "b", "c"], [np.array([10, 3, 8, 0]), np.array([9, 4, 8, 0])], False,
+    >>> g = category_grouping(["a", "b", "c"], [np.array([10, 3, 8, 0]), np.array([10, 4, 7, 0])], False,
     ...                       Policy(safe=True))
     >>> g.labels, g.apply(np.array([10, 3, 8, 0])).tolist()
     (['a', 'other (categories merged, min. cell 5)', 'missing'], [10, 11, 0])
@@ -326,16 +349,8 @@ def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: in
     for c in counts:
         m, _ = merge_small(c, min_cell)
         merged |= m
-    changed = True
-    while changed:  # secondary merging until "other" is 0 or >= min_cell in every table
-        changed = False
-        for c in counts:
-            other = int(c[merged].sum())
-            if 0 < other < min_cell:
-                free = np.flatnonzero((c > 0) & ~merged)
-                if free.size:
-                    merged[free[np.argmin(c[free])]] = True
-                    changed = True
+    while _merge_small_other(counts, merged, min_cell) or _merge_small_net(counts, merged, min_cell):
+        pass
     if not merged.any():
         return g
     keep = np.flatnonzero(~merged)
@@ -351,6 +366,42 @@ def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: in
     # keep "missing" last when it is not merged
     labels, kinds, new_pos = _missing_last(labels, kinds, new_pos)
     return Grouping(labels, new_pos[g.index], kinds, names, small)
+
+
+def _merge_small_other(counts: Sequence[np.ndarray], merged: np.ndarray, min_cell: int) -> bool:
+    """Secondary merging: while "other" holds 1 to min_cell − 1 records in a table, its smallest segment joins."""
+    for c in counts:
+        other = int(c[merged].sum())
+        free = np.flatnonzero((c > 0) & ~merged)
+        if 0 < other < min_cell and free.size:
+            merged[free[np.argmin(c[free])]] = True
+            return True
+    return False
+
+
+def _merge_small_net(counts: Sequence[np.ndarray], merged: np.ndarray, min_cell: int) -> bool:
+    """Merging for net changes: a segment (or "other") whose count differs between the original (``counts[0]``)
+    and a scenario by 1 to min_cell − 1 records joins "other" (with "other": the segment of smallest change).
+
+    Two tables shown side by side give their difference: 2 suppressed values that "other" (with missing) takes
+    in show as South 120 -> 118, other 5 -> 7, a count the safe JSON withholds (``suppressions``).
+
+    >>> m = np.array([False, False, False, True])
+    >>> _merge_small_net([np.array([35, 140, 120, 5]), np.array([35, 140, 118, 7])], m, 5), m.tolist()
+    (True, [False, False, True, True])
+    """
+    small = lambda d: (np.abs(d) > 0) & (np.abs(d) < min_cell)
+    for c in counts[1:]:
+        d = c.astype(np.int64) - counts[0]
+        flagged = np.flatnonzero(small(d) & ~merged)
+        if flagged.size:
+            merged[flagged[np.argmin(counts[0][flagged])]] = True
+            return True
+        free = np.flatnonzero((d != 0) & ~merged)
+        if merged.any() and small(d[merged].sum()) and free.size:
+            merged[free[np.argmin(np.abs(d[free]))]] = True
+            return True
+    return False
 
 
 def _missing_last(labels: list[str], kinds: list[str], pos: np.ndarray) -> tuple[list[str], list[str], np.ndarray]:
@@ -390,38 +441,93 @@ def _group_many(g: Grouping, original: np.ndarray, ordinal: bool) -> Grouping:
     return Grouping(labels, pos[g.index], kinds)
 
 
-def safe_two_way(table: np.ndarray, policy: Policy) -> tuple[np.ndarray, np.ndarray]:
-    """Which cells of a (grouped) two-way table are drawn, and which rows are merged.
+def safe_two_way(tables: Sequence[np.ndarray], policy: Policy,
+                 start: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+    """The two-way tables (one per file, grouped alike) as a mosaic draws them, and the cells it hides.
 
-    Returns ``(cells, merged_rows)``: ``cells`` is the table to draw with an
-    extra last column holding, per row, the records of its small cells merged
-    together ("other"); ``merged_rows`` marks rows (categories of the first
-    variable) folded into one "other" row because their total is small.  In
-    full mode nothing is merged.
+    Returns ``(cells, hidden)``: per file the table with an extra last
+    column holding, per row, its hidden cells together ("suppressed cells");
+    ``hidden`` is one mask for every file.  Safe mode (:func:`hidden_cells`):
+    a cell below ``min_cell`` in any file is hidden, and further cells so that
+    no row or column has a single hidden cell or hidden cells adding up to 1
+    to ``min_cell`` − 1 records in a file; ``start`` (the safe JSON's
+    suppressed cells) is hidden too.  A row whose total is below
+    ``min_cell`` is not drawn.  In full mode nothing is hidden.
 
     >>> import numpy as np
-    >>> cells, rows = safe_two_way(np.array([[9, 2, 7], [6, 1, 8], [1, 1, 1]]), Policy(safe=True))
-    >>> cells.tolist(), rows.tolist()  # rows 2 and 3 fold into "other"; small cells merge within each row
-    ([[9, 0, 0, 9], [0, 0, 9, 9]], [False, True, True])
+    >>> cells, hidden = safe_two_way([np.array([[20, 2, 30], [25, 3, 40], [30, 20, 10]])], Policy(safe=True))
+    >>> cells[0].tolist()  # 2 and 3 hidden, and 20, 25 with them: each row hides >= 5 records, each column 2 cells
+    [[0, 0, 30, 22], [0, 0, 40, 28], [30, 20, 10, 0]]
     """
-    table = np.asarray(table, dtype=np.int64)
-    extra = np.zeros((table.shape[0], 1), dtype=np.int64)
-    if not policy.safe:
-        return np.hstack([table, extra]), np.zeros(table.shape[0], dtype=bool)
-    merged_rows, _ = merge_small(table.sum(axis=1), policy.min_cell)
-    if merged_rows.any():
-        folded = table[merged_rows].sum(axis=0, keepdims=True)
-        table = np.vstack([table[~merged_rows], folded])
-        extra = np.zeros((table.shape[0], 1), dtype=np.int64)
-    cells = np.hstack([table, extra])
-    for r in range(table.shape[0]):
-        small, other = merge_small(table[r], policy.min_cell)
-        if small.all() and other < policy.min_cell:
-            cells[r] = 0  # a row with fewer than min_cell records in all: not drawn
-            continue
-        cells[r, :-1][small] = 0
-        cells[r, -1] = other
-    return cells, merged_rows
+    tables = [np.asarray(t, dtype=np.int64) for t in tables]
+    hidden = np.zeros(tables[0].shape, dtype=bool)
+    if policy.safe:
+        hidden = hidden_cells(tables, policy.min_cell, start)
+    out = []
+    for t in tables:
+        cells = np.hstack([np.where(hidden, 0, t), np.where(hidden, t, 0).sum(axis=1, keepdims=True)])
+        if policy.safe:
+            rows = t.sum(axis=1)
+            cells[(rows > 0) & (rows < policy.min_cell)] = 0  # a row with fewer than min_cell records: not drawn
+        out.append(cells)
+    return out, hidden
+
+
+def hidden_cells(tables: Sequence[np.ndarray], min_cell: int, start: np.ndarray | None = None) -> np.ndarray:
+    """Cells of two-way tables (one per file, one shape) that a safe page hides, one mask for every file.
+
+    The safe JSON's rule (:func:`infoloss.before_after._suppress`: small cells in any file, then secondary
+    cells until no row or column has exactly one), plus: a row or column whose hidden cells add up to 1 to
+    ``min_cell`` − 1 records in some file hides its smallest shown cell too.  The mosaic draws a row's hidden
+    cells as one segment, and a column's hidden records are its one-way total less the cells shown: both are
+    then 0 or at least ``min_cell``.
+
+    >>> import numpy as np
+    >>> hidden_cells([np.array([[20, 2, 30], [25, 3, 40], [30, 20, 10]])], 5).astype(int).tolist()
+    [[1, 1, 0], [1, 1, 0], [0, 0, 0]]
+    """
+    from ..before_after import _suppress
+
+    hidden = np.zeros(tables[0].shape, dtype=bool) if start is None else start.copy()
+    while True:
+        hidden = _suppress(list(tables), min_cell, hidden)
+        if not _hide_small_line_sums(tables, hidden, min_cell):
+            return hidden
+
+
+def _hide_small_line_sums(tables: Sequence[np.ndarray], hidden: np.ndarray, min_cell: int) -> bool:
+    """Hide one more cell in each row or column whose hidden cells hold 1 to min_cell − 1 records in a file."""
+    total = sum(tables)
+    grown = False
+    for t in tables:
+        for axis in (0, 1):
+            sums = np.where(hidden, t, 0).sum(axis=1 - axis)
+            for k in np.flatnonzero((sums > 0) & (sums < min_cell)):
+                line = (lambda m: m[k]) if axis == 0 else (lambda m: m[:, k])
+                free = np.flatnonzero(~line(hidden) & (line(total) > 0))
+                if free.size == 0:
+                    continue
+                j = free[np.argmin(line(total)[free])]
+                if axis == 0:
+                    hidden[k, j] = True
+                else:
+                    hidden[j, k] = True
+                grown = True
+    return grown
+
+
+def share_text(share: float | None, n: int, policy: Policy) -> str:
+    """A share of ``n`` records as printed; in safe mode one that stands for 1 to ``min_cell`` − 1 records
+    reads "< x %", x the share of ``min_cell`` records.
+
+    >>> share_text(2 / 300, 300, Policy(safe=True)), share_text(2 / 300, 300, Policy()), share_text(0.1, 300, Policy(safe=True))
+    ('< 1.7 %', '0.67 %', '10 %')
+    """
+    from .numbers import percent
+
+    if share is None or not policy.safe or share <= 0 or n <= 0 or share * n >= policy.min_cell - 1e-9:
+        return percent(share)
+    return f"< {percent(policy.min_cell / n)}"
 
 
 def total_variation(a: np.ndarray, b: np.ndarray) -> float:

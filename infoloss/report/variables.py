@@ -20,7 +20,7 @@ from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
     DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, common_categories, density_curve, display_bins, outside_text, safe_two_way,
-    too_few, total_variation,
+    share_text, too_few, total_variation, whisker_probs,
 )
 
 #: two-way mosaics are drawn for this many pairs
@@ -138,6 +138,11 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
     if too_few(var["stats"]["orig"], policy):  # its axis, quartiles and density would show its records' values
         return Markup('<p class="note">Fewer than {} records with a value in the original: not drawn (safe mode).'
                       "</p>").format(policy.min_cell)
+    var, per = safe_axis(var, per, policy)
+    if var is None:
+        return Markup('<p class="note">Not drawn (safe mode): fewer than {} records lie beyond any axis end the '
+                      "plot data allow.</p>").format(policy.min_cell)
+    edges = var["grid"]
     xlim = (float(edges[0]), float(edges[-1]))
     unit = 100.0 * (xlim[1] - xlim[0]) / DISPLAY_BINS  # density -> % of records per bar
     orig_bins, orig_curve = _histogram(var["hist"]["orig"], var["stats"]["orig"], var["density"]["orig"], edges,
@@ -188,6 +193,29 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
     return Markup('<div class="charts">{}</div><div class="charts">{}</div>{}').format(
         join(figs), join(Markup('<figure class="chart">{}</figure>').format(c) for c in second),
         _continuous_table(var, per, policy))
+
+
+def safe_axis(var: dict[str, Any], per: Sequence, policy: Policy) -> tuple[dict[str, Any] | None, Sequence]:
+    """The variable (and each scenario's) with the grid, histograms and densities a page may draw.
+
+    Safe mode: when fewer than ``min_cell`` records lie at or beyond an end of the common grid (its 0.5 %/99.5 %
+    quantiles, or the minimum and maximum), the grid of the aggregates' ``safe_axis`` (ends with at least
+    :data:`~infoloss.aggregates.SAFE_TAIL` records at or beyond them) stands in; None when that has fewer too.
+    """
+    tail = var.get("axis_tail")
+    if not policy.safe or tail is None or tail >= policy.min_cell:
+        return var, per
+    alt = var.get("safe_axis")
+    if alt is None or alt["tail"] < policy.min_cell:
+        return None, per
+    return _on_axis(var, alt), [(i, s, None if v is None else _on_axis(v, v.get("safe_axis") or alt))
+                                for i, s, v in per]
+
+
+def _on_axis(var: dict[str, Any], axis: dict[str, Any]) -> dict[str, Any]:
+    hist = {"orig": axis["hist"].get("orig"), "prot": axis["hist"].get("prot")}
+    density = {"orig": axis["density"].get("orig"), "prot": axis["density"].get("prot")}
+    return {**var, "grid": axis["grid"], "hist": hist, "density": density}
 
 
 def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Markup:
@@ -278,6 +306,11 @@ def _boxes(name: str, var: dict[str, Any], per: Sequence, xlim: tuple[float, flo
         boxes.append({**b, "name": label, "colour": col, "tip": tip})
     note = ("whiskers: 5th and 95th percentiles; no outliers shown (safe mode)" if policy.safe
             else "whiskers: 1.5 IQR; circles: outliers (a sample); ◆ mean")
+    short = [label for label, _, stats in sides if policy.safe and stats and not too_few(stats, policy)
+             and whisker_probs(int(stats.get("n") or 0), policy) != (0.05, 0.95)]
+    if short:
+        note += (f"; {', '.join(short)}: a whisker ends at the quartile where fewer than {policy.min_cell} records "
+                 "lie beyond the 5th or 95th percentile")
     few = [label for label, _, stats in sides if too_few(stats, policy)]
     if few:
         note += f"; {', '.join(few)}: fewer than {policy.min_cell} records with a value, not drawn"
@@ -327,7 +360,7 @@ def categorical_plots(name: str, var: dict[str, Any], per: Sequence, g: Grouping
     for i, s, v in per:
         prot = None if v is None or v["prot"] is None else g.apply(np.asarray(v["prot"]))
         columns.append((s.name, _segments(g, prot, colours) if prot is not None else []))
-        marks.append((svg.colour(i), "" if prot is None else percent(total_variation(orig, prot))))
+        marks.append((svg.colour(i), "" if prot is None else share_text(total_variation(orig, prot), int(orig.sum()), policy)))
         if prot is not None:
             shares.append((s.name, prot))
     legend = [(lbl, col) for lbl, col in zip(g.labels, colours)]
@@ -413,18 +446,22 @@ def pair_mosaics(aggs: Sequence, groupings: dict[str, Grouping], policy: Policy)
         if ga is None or gb is None:
             continue
         colours = segment_colours(gb, aggs[0][2]["variables"][b].get("scale") == "ordinal")
-        tables = [("original", aggs[0][2]["pairs"][key]["orig"])]
-        tables += [(s.name, ag["pairs"][key]["prot"]) for _, s, ag in aggs if key in ag["pairs"]]
-        figs = [_mosaic2(title, table, ga, gb, colours, a, b, policy) for title, table in tables]
+        titles, cells = _pair_cells(key, aggs, ga, gb, policy)
+        figs = [_mosaic2(title, c, ga, gb, colours, a, b) for title, c in zip(titles, cells)]
+        if policy.safe and all(not c[:, :-1].any() for c in cells):
+            figs = [Markup('<p class="note">Not drawn: every cell is suppressed in safe mode (the one-way mosaics '
+                           "show the totals).</p>")]
         legend = join(Markup('<span class="key"><span class="swatch" style="background:{}"></span>{}</span>')
-                      .format(c, lbl) for lbl, c in zip(gb.labels + ["other cells (merged)"] * policy.safe,
+                      .format(c, lbl) for lbl, c in zip(gb.labels + [SUPPRESSED] * policy.safe,
                                                         colours + [svg.OTHER_COLOUR] * policy.safe))
+        n = int(np.asarray(aggs[0][2]["pairs"][key]["orig"]).sum())
         blocks.append(Markup(
             '<div class="pairblock"><h3>{} × {}</h3><p class="note">Column widths: the shares of {}; heights '
             "within a column: the shares of {}. In the scenario where it changed most, this two-way table changed "
-            "by {} of the records (total variation distance), {} more than its two one-way tables.</p>"
+            "by {} of the records (total variation distance), {} more than its two one-way tables.{}</p>"
             '<div class="legend">{}</div><div class="charts">{}</div></div>'
-        ).format(a, b, a, b, percent(tv), percent(excess), legend, join(figs)))
+        ).format(a, b, a, b, share_text(tv, n, policy), share_text(excess, n, policy),
+                 _suppressed_note(policy), legend, join(figs)))
     if not blocks:
         return Markup("")
     intro = ("key variables" if source == "key" else "categorical variables")
@@ -433,15 +470,63 @@ def pair_mosaics(aggs: Sequence, groupings: dict[str, Grouping], policy: Policy)
                   "show).</p>{}").format(intro, join(blocks))
 
 
-def _mosaic2(title: str, table: Any, ga: Grouping, gb: Grouping, colours: list[str], a: str, b: str,
-             policy: Policy) -> Markup:
-    grouped = ga.apply2(np.asarray(table), gb)
-    cells, merged_rows = safe_two_way(grouped, policy)
-    row_labels = [("other (merged)" if kind == "other" else lbl)
-                  for lbl, kind, m in zip(ga.labels, ga.kinds, merged_rows) if not m]
-    if merged_rows.any():
-        row_labels.append("other (merged)")
-    seg_labels = gb.labels + ["other cells (merged)"]
+#: the segment of a two-way mosaic's column that holds its hidden cells (safe mode)
+SUPPRESSED = "suppressed cells (merged)"
+
+
+def _suppressed_note(policy: Policy) -> str:
+    if not policy.safe:
+        return ""
+    return (f" Safe mode: the cells the safe JSON suppresses, cells of fewer than {policy.min_cell} records and "
+            "further cells (so that none can be had from the totals) are drawn together per column as "
+            f'"{SUPPRESSED}", alike in every file.')
+
+
+def _pair_cells(key: str, aggs: Sequence, ga: Grouping, gb: Grouping, policy: Policy) -> tuple[list, list]:
+    """The files' titles and their grouped two-way tables as drawn (:func:`safe_two_way`, one mask for all)."""
+    titles = ["original"] + [s.name for _, s, ag in aggs if key in ag["pairs"]]
+    tables = [aggs[0][2]["pairs"][key]["orig"]] + [ag["pairs"][key]["prot"] for _, _, ag in aggs if key in ag["pairs"]]
+    grouped = [ga.apply2(np.asarray(t), gb) for t in tables]
+    start = _json_hidden(key, aggs, ga, gb) if policy.safe else None
+    cells, _ = safe_two_way(grouped, policy, start)
+    return titles, cells
+
+
+def _json_hidden(key: str, aggs: Sequence, ga: Grouping, gb: Grouping) -> np.ndarray:
+    """The grouped cells holding a cell any scenario's safe JSON suppresses (``tables.two_way``, null)."""
+    a, b = key.split("|", 1)
+    variables = aggs[0][2]["variables"]
+    mask = np.zeros((len(ga.labels), len(gb.labels)), dtype=bool)
+    for _, s, _ in aggs:
+        t = (((getattr(s, "safe_json", None) or {}).get("tables") or {}).get("two_way") or {}).get(key)
+        if not t:
+            continue
+        rows = _json_segments(t["rows"], variables[a]["categories"], ga)
+        cols = _json_segments(t["columns"], variables[b]["categories"], gb)
+        for f in ("original", "protected"):
+            for i, row in enumerate(t[f]["count"]):
+                for j, v in enumerate(row):
+                    if v is None:
+                        mask[np.ix_(rows[i], cols[j])] = True
+    return mask
+
+
+def _json_segments(labels: Sequence[str], categories: Sequence[str], g: Grouping) -> list[list[int]]:
+    """Per label of a safe JSON table: the segments of ``g`` its categories are drawn in (its "other": every
+    category it does not list)."""
+    pos = {str(c): k for k, c in enumerate(categories)}
+    listed = set(labels)
+    rest = [k for c, k in pos.items() if c not in listed] + ([] if "missing" in listed else [len(categories)])
+    out = []
+    for label in labels:
+        idx = [pos[label]] if label in pos else [len(categories)] if label == "missing" else rest
+        out.append(sorted({int(g.index[k]) for k in idx}))
+    return out
+
+
+def _mosaic2(title: str, cells: np.ndarray, ga: Grouping, gb: Grouping, colours: list[str], a: str, b: str) -> Markup:
+    row_labels = [("other (merged)" if kind == "other" else lbl) for lbl, kind in zip(ga.labels, ga.kinds)]
+    seg_labels = gb.labels + [SUPPRESSED]
     seg_colours = colours + [svg.OTHER_COLOUR]
     columns = []
     for lbl, row in zip(row_labels, cells):
