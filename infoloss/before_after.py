@@ -137,12 +137,16 @@ def _other(min_cell: int) -> str:
 
 
 def _merge_jointly(counts: list[np.ndarray], min_cell: int) -> np.ndarray:
-    """Categories merged into "other": small in any file, then more until "other" is 0 or >= min_cell in each."""
+    """Categories merged into "other": small in any file, or whose count differs between the two files by fewer
+    than ``min_cell`` records (the net flow of a few suppressed or recoded records), then more until "other" is 0
+    or >= ``min_cell`` in each file and differs between them by 0 or >= ``min_cell``."""
     from .report.safe import merge_small
 
     merged = np.zeros(counts[0].shape[0], dtype=bool)
     for c in counts:
         merged |= merge_small(c, min_cell)[0]
+    flow = np.abs(counts[0] - counts[-1])
+    merged |= (flow > 0) & (flow < min_cell)
     changed = True
     while changed:
         changed = False
@@ -153,6 +157,12 @@ def _merge_jointly(counts: list[np.ndarray], min_cell: int) -> np.ndarray:
                 if free.size:
                     merged[free[np.argmin(c[free])]] = True
                     changed = True
+        net = abs(int(counts[0][merged].sum()) - int(counts[-1][merged].sum()))
+        if 0 < net < min_cell:
+            moving = np.flatnonzero((flow > 0) & ~merged)  # only a category that moves changes the net flow
+            if moving.size:
+                merged[moving[np.argmin(flow[moving])]] = True
+                changed = True
     return merged
 
 
@@ -175,11 +185,14 @@ def _regroup(table: np.ndarray, positions: list[np.ndarray], sizes: list[int]) -
 
 
 def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None = None) -> np.ndarray:
-    """Cells to suppress: small in any file (or in ``start``), plus secondary cells so no row or column has
-    exactly one."""
+    """Cells to suppress: small in any file (or in ``start``), or whose count differs between the files by fewer
+    than ``min_cell`` records (the net flow of a few changed records), plus secondary cells so no row or column
+    has exactly one."""
     hidden = np.zeros(counts[0].shape, dtype=bool) if start is None else start.copy()
     for c in counts:
         hidden |= (c > 0) & (c < min_cell)
+    flow = np.abs(counts[0] - counts[-1])
+    hidden |= (flow > 0) & (flow < min_cell)
     total = sum(counts)
     changed = True
     while changed:

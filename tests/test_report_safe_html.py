@@ -351,7 +351,7 @@ def test_risk_tables_show_exactly_the_cells_of_the_safe_json(risk_tables_report)
     page = risk_tables_report.to_html(safe=True, min_cell=5)
     tables = [("dis", "", js["suda_dis"]["details"]["original"]["dis_table"], js["suda_dis"]["details"]["dis_table"],
                lambda k: k),
-              ("ldiv", "<h4>s</h4>", js["l_diversity"]["details"]["original"]["by_variable"]["s"]["distinct_counts"],
+              ("ldiv", "<h5>s</h5>", js["l_diversity"]["details"]["original"]["by_variable"]["s"]["distinct_counts"],
                js["l_diversity"]["details"]["by_variable"]["s"]["distinct_counts"], lambda k: f"distinct l = {k}")]
     for cls, after, orig, prot, label in tables:
         assert None in orig.values() and None in prot.values()  # the JSON withholds cells here
