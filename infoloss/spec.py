@@ -525,7 +525,7 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
     spec = Spec(pairing=pairing)
     for name in df.columns:
         spec.variables[str(name)] = var = _infer_variable(str(name), df[name])
-        if var.scale in ("nominal", "ordinal"):
+        if var.scale in ("nominal", "ordinal") and "not comparable" not in (var.note or ""):
             _warn_cardinality(var, df[name])
     return spec
 
