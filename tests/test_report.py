@@ -397,3 +397,18 @@ def test_no_heading_is_followed_directly_by_a_heading_of_the_same_level(survey_r
     # three sections had an h3 with nothing under it but another h3
     html = survey_report.to_html()
     assert not re.search(r"</h([2-5])>\s*(<div[^>]*>\s*)*<h\1[ >]", html)
+
+
+def test_the_change_share_above_a_mosaic_column_is_that_of_the_variable_s_own_categories():
+    # 60 categories drawn as 14 groups: 26 % of the groups against 80 % of the categories (a recoded age)
+    rng = np.random.default_rng(0)
+    age = rng.integers(15, 75, 2000)
+    orig = pd.DataFrame({"age": age.astype(str)})
+    prot = pd.DataFrame({"age": (age // 5 * 5).astype(str)})  # recoded to 5-year classes
+    spec = {"variables": {"age": {"scale": "nominal"}}}
+    html = infoloss.compare(orig, prot, spec, measures=["records_changed"]).to_html()
+    o, p = orig["age"].value_counts(), prot["age"].value_counts()
+    tv = 0.5 * (o.sub(p, fill_value=0).abs().sum()) / 2000
+    chart = re.search(r'aria-label="mosaic plot of age".*?</svg>', html, re.S).group(0)
+    from infoloss.report.numbers import percent
+    assert f">{percent(tv)}</text>" in chart, (percent(tv), chart[:300])

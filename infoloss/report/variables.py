@@ -348,19 +348,23 @@ def categorical_plots(name: str, var: dict[str, Any], per: Sequence, g: Grouping
 
     Above each scenario's column: the share of records that would have to
     move to another category to turn its table into the original's (total
-    variation distance of the drawn, grouped tables).  In safe mode a note
-    names the categories merged into "other" (see :func:`merged_note`).
+    variation distance of the variable's own categories; in safe mode of the
+    drawn groups, which hide small categories).  In safe mode a note names
+    the categories merged into "other" (see :func:`merged_note`).
     """
     policy = policy or Policy()
     colours = segment_colours(g, var.get("scale") == "ordinal")
-    orig = g.apply(np.asarray(var["orig"]))
+    raw_orig = np.asarray(var["orig"])
+    orig = g.apply(raw_orig)
     columns = [("original", _segments(g, orig, colours))]
     marks = [(svg.ORIGINAL_COLOUR, "")]
     shares = [("original", orig)]
     for i, s, v in per:
         prot = None if v is None or v["prot"] is None else g.apply(np.asarray(v["prot"]))
         columns.append((s.name, _segments(g, prot, colours) if prot is not None else []))
-        marks.append((svg.colour(i), "" if prot is None else share_text(total_variation(orig, prot), int(orig.sum()), policy)))
+        change = None if prot is None else (total_variation(orig, prot) if policy.safe
+                                            else total_variation(raw_orig, np.asarray(v["prot"])))
+        marks.append((svg.colour(i), "" if prot is None else share_text(change, int(orig.sum()), policy)))
         if prot is not None:
             shares.append((s.name, prot))
     legend = [(lbl, col) for lbl, col in zip(g.labels, colours)]
