@@ -305,7 +305,7 @@ def _boxes(name: str, var: dict[str, Any], per: Sequence, xlim: tuple[float, flo
         tip = f"{label}: median {svg.fmt_value(b['median'])}, quartiles {svg.fmt_value(b['q1'])}–{svg.fmt_value(b['q3'])}"
         boxes.append({**b, "name": label, "colour": col, "tip": tip})
     note = ("whiskers: 5th and 95th percentiles; no outliers shown (safe mode)" if policy.safe
-            else "whiskers: 1.5 IQR; circles: outliers (a sample); ◆ mean")
+            else "whiskers: 1.5 IQR; ticks: outliers (a sample); ◆ mean")
     short = [label for label, _, stats in sides if policy.safe and stats and not too_few(stats, policy)
              and whisker_probs(int(stats.get("n") or 0), policy) != (0.05, 0.95)]
     if short:
