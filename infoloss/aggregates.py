@@ -32,6 +32,8 @@ GRID_QUANTILES = (0.005, 0.995)
 GRID_MARGIN = 0.05
 #: number of fine histogram bins on the grid (the report merges them into 40, 20, ... display bins)
 FINE_BINS = 400
+#: bars of the report's histograms (FINE_BINS is a multiple of it: each bar sums FINE_BINS / DISPLAY_BARS bins)
+DISPLAY_BARS = 40
 #: at most this many outliers per side are kept (evenly spaced by rank) for box plots of the full report
 MAX_OUTLIERS = 40
 #: two-way tables are kept for at most this many categorical key variables (pairs: n(n-1)/2)
@@ -193,7 +195,7 @@ def _safe_axis(col: Any, orig_stats: dict[str, Any], prot_stats: dict[str, Any] 
     """The grid of safe mode and its histograms: from the values with :data:`SAFE_TAIL` records at or beyond
     them (fewer when the file has fewer than 2 · SAFE_TAIL values: its median), never from the extremes."""
     tail, (lo, hi) = tail_values(col.orig, SAFE_TAIL)
-    edges = _grid({"n": orig_stats["n"], "grid_quantiles": [lo, hi], "min": lo, "max": hi})
+    edges = _grid({"n": orig_stats["n"], "grid_quantiles": [lo, hi], "min": lo, "max": hi, "whole": orig_stats.get("whole")})
     if edges is None:
         return None
     sides = {"orig": _summary(col.orig, edges, orig_stats)}
@@ -259,6 +261,8 @@ def _stats(x: np.ndarray, levels: Levels | None = None) -> dict[str, Any]:
     if n == 0:
         return out
     e = numeric.safe_exponent(valid)
+    distinct = levels.values if levels is not None else valid
+    out["whole"] = bool(not e and np.all(np.floor(distinct) == distinct))  # whole numbers: bars of whole widths
     if levels is not None:
         order = (numeric.scaled(levels.values, e) if e else levels.values, levels.counts)
         out = _valid_stats(numeric.scaled(valid, e) if e else valid, out, order)
@@ -375,6 +379,11 @@ def _grid(stats: dict[str, Any]) -> np.ndarray | None:
         lo, hi = lo - half, hi + half
     margin = GRID_MARGIN * (hi - lo)
     lo, hi = lo - margin, hi + margin
+    if stats.get("whole") and hi - lo >= 1:
+        # whole numbers: bars of a whole width from a half, so that no bar falls between two values (drawn empty)
+        start = math.floor(lo) - 0.5
+        width = math.ceil((hi - start) / DISPLAY_BARS)
+        return np.linspace(start, start + width * DISPLAY_BARS, FINE_BINS + 1)
     step = 10.0 ** (math.floor(math.log10(hi - lo)) - 1)
     lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
     return np.linspace(lo, hi, FINE_BINS + 1)

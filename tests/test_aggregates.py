@@ -143,3 +143,18 @@ def test_histogram_and_kde_helpers():
     h = histogram(np.array([0.0, 1.0, 2.0, 2.0, 5.0]), np.linspace(0, 2, 3))
     assert h["counts"].tolist() == [1, 3] and h["above"] == 1
     assert binned_kde(np.array([1, 2]), np.linspace(0, 2, 3), 0.0, 3) is None
+
+
+def test_histograms_of_whole_numbers_have_no_bar_between_two_values():
+    # bars 0.925 wide over hours 20-57 held no whole number: drawn empty, the bars beside them doubled
+    from infoloss.aggregates import DISPLAY_BARS, FINE_BINS
+
+    rng = np.random.default_rng(0)
+    hours = pd.DataFrame({"hours": rng.integers(20, 58, 2000).astype(float)})
+    pair = encode_pair(hours, hours.copy(), {"variables": {"hours": {"scale": "continuous"}}})
+    var = summarise(pair)["variables"]["hours"]
+    edges = np.asarray(var["grid"])[:: FINE_BINS // DISPLAY_BARS]
+    assert np.allclose(edges % 1, 0.5) and np.allclose(np.diff(edges), np.diff(edges)[0])
+    bars = np.asarray(var["hist"]["orig"]["counts"]).reshape(DISPLAY_BARS, -1).sum(axis=1)
+    inside = (edges[:-1] >= 19.5) & (edges[1:] <= 57.5)
+    assert (bars[inside] > 0).all()

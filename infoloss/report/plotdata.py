@@ -15,11 +15,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..aggregates import QUANTILES, bandwidth, binned_kde
+from ..aggregates import DISPLAY_BARS, QUANTILES, bandwidth, binned_kde
 from .safe import merge_bins, merge_small, round_sig
 
 #: histogram bars drawn per variable (the fine bins are merged into these)
-DISPLAY_BINS = 40
+DISPLAY_BINS = DISPLAY_BARS
 #: points per density curve
 CURVE_POINTS = 50
 #: a mosaic shows at most this many categories; the rest are grouped
