@@ -599,3 +599,15 @@ def test_values_within_one_percent_of_a_bounded_range_are_not_coloured_best_agai
     assert info_positions(get("cluster_ari"), [0.995, 1.0]) == [None, None]
     assert info_positions(get("hellinger"), [0.1, 0.3]) == [0.0, 1.0]
     assert info_positions(get("il1s"), [0.001, 0.002]) == [0.0, 1.0]  # unbounded: relative differences count
+
+
+def test_what_changed_says_a_variable_was_generalised_not_perturbed():
+    rng = np.random.default_rng(0)
+    age = rng.integers(18, 80, 500)
+    orig = pd.DataFrame({"age": age.astype(float), "sex": rng.choice(["m", "f"], 500)})
+    prot = pd.DataFrame({"age": [f"[{a}, {a + 10})" for a in age // 10 * 10], "sex": orig["sex"]})
+    spec = {"variables": {"age": {"scale": "continuous", "role": "key",
+                                  "hierarchy": {"intervals": list(range(10, 91, 10)), "nesting": [2]}},
+                          "sex": {"scale": "nominal", "role": "key"}}}
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(infoloss.compare(orig, prot, spec).to_html(), "changes")))
+    assert "generalised age to level 1 of 3" in text and "perturbed" not in text

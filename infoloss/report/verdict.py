@@ -231,6 +231,11 @@ def _paired_text(report: Any, s: Any, n: int, kinds: dict[str, str], removed: li
         elif total > 0:
             out.append(Markup("suppressed {} {} ({})").format(
                 policy.count_text(total), "value" if total == 1 else "values", _top(sup, policy, n=None)))
+    generalised = _generalised_levels(s)
+    if generalised:
+        out.append(Markup("generalised {}").format(name_list(
+            [f"{v} to level {number(level)} of {number(height)}" if height else f"{v} to level {number(level)}"
+             for v, (level, height) in generalised.items()])))
     if chg is None:
         return out + [Markup("(changed records were not counted: records_changed was not run)")]
     rec = s.measures["records_changed"].details.get("records_with_change")
@@ -244,18 +249,29 @@ def _paired_text(report: Any, s: Any, n: int, kinds: dict[str, str], removed: li
     # counted; a variable whose changes and suppressions are both withheld is left to the suppressions
     sup_hidden = {v for v, c in sup_of.items() if c is None}
     hidden_recoded = [v for v, c in chg.items() if kinds.get(v) == "categorical" and v not in removed
-                      and ((c is None) != (v in sup_hidden))]
+                      and v not in generalised and ((c is None) != (v in sup_hidden))]
     recoded = {v: c - (sup_of.get(v) or 0.0) for v, c in chg.items() if kinds.get(v) == "categorical"
                and c is not None and v not in sup_hidden}
-    recoded = {v: c for v, c in recoded.items() if c > 0 and v not in removed}
+    recoded = {v: c for v, c in recoded.items() if c > 0 and v not in removed and v not in generalised}
     if hidden_recoded:
         out.append(Markup("changed the category of {}").format(
             _top(recoded, policy, n=n, hidden=len(hidden_recoded))))
         recoded = {}
     if recoded:
         out.append(Markup("changed the category of {}").format(_top(recoded, policy, n=n)))
-    out.append(_continuous_text(s, chg, sup or {}, kinds, removed, n, policy))
+    out.append(_continuous_text(s, chg, sup or {}, kinds, [*removed, *generalised], n, policy))
     return [p for p in out if p]
+
+
+def _generalised_levels(s: Any) -> dict[str, tuple[float, float | None]]:
+    """The variables a hierarchy generalised (level above 0), with their level (the mean level when values are at
+    several) and the hierarchy's height, from the ``height`` measure; empty when it was not computed."""
+    result = s.measures.get("height")
+    if result is None or not result.by_variable:
+        return {}
+    heights = (result.details or {}).get("heights", {}) or {}
+    return {v: (level, heights.get(v)) for v, level in result.by_variable.items()
+            if level is not None and level > 0}
 
 
 def _continuous_text(s: Any, chg: dict, sup: dict, kinds: dict, removed: list[str], n: int,
