@@ -76,6 +76,7 @@ in ``not_computed`` instead).  The rules:
 from __future__ import annotations
 
 import hashlib
+import math
 import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -795,7 +796,7 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
     out = _walk_dict({k: v for k, v in row.items() if k not in ("original", "protected")}, state,
                      parent="estimate", counting=False)
     extreme = row.get("statistic") == "quantile" and str(row.get("estimate", "")).endswith((", 0)", ", 1)"))
-    hidden = False
+    hidden = interval_withheld = False
     for side in ("original", "protected"):
         values = row.get(side)
         if not isinstance(values, dict):
@@ -816,11 +817,21 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
                 0 < total - values["n"] < state.min_cell for total in state.record_counts)):
             values = dict(values, n=None)  # beside a withheld domain, or the file's records minus a few
             state.withhold()
+        if not hidden and _interval_in_tail(row, values, state.min_cell):
+            values = dict(values)
+            for key in ("lower", "upper", "se"):
+                if values.get(key) is not None:
+                    values[key] = None
+                    state.withhold()
+            interval_hidden = True
+        else:
+            interval_hidden = False
         if "n_category" in values:  # read by the rules above; a count of records, never published in safe mode
             values = {k: v for k, v in values.items() if k != "n_category"}
+        interval_withheld |= interval_hidden
         out[side] = _walk_dict(values, state, parent=side, counting=False)
-    if hidden:
-        for key in COMPARISON_KEYS:
+    if hidden or interval_withheld:
+        for key in COMPARISON_KEYS if hidden else ("inside_original_ci", "ci_overlap"):
             if out.get(key) is not None:
                 out[key] = None
                 state.withhold()
@@ -844,6 +855,22 @@ def _quantile_in_tail(row: dict[str, Any], side: dict[str, Any], min_cell: int) 
     if p is None or not _is_number(n):
         return False
     return min(p, 1.0 - p) * n < min_cell - 1e-9
+
+
+def _interval_in_tail(row: dict[str, Any], side: dict[str, Any], min_cell: int) -> bool:
+    """A quantile's (or median's) confidence interval whose bounds fewer than ``min_cell`` records lie beyond.
+
+    Its bootstrap bounds are order statistics about 1.96 standard errors of
+    the rank, ``sqrt(n p (1 − p))``, beyond the quantile's rank (the median of
+    10 records: the 3rd and 9th values).
+    """
+    if row.get("statistic") not in ("quantile", "median"):
+        return False
+    n = side.get("n")
+    p = 0.5 if row.get("statistic") == "median" else _last_number(str(row.get("estimate", "")))
+    if p is None or not _is_number(n) or not 0 < p < 1:
+        return False
+    return min(p, 1.0 - p) * n - 1.96 * math.sqrt(n * p * (1.0 - p)) < min_cell - 1e-9
 
 
 def _last_number(text: str) -> float | None:

@@ -729,3 +729,18 @@ def test_safe_tables_show_no_net_flow_of_a_few_records_between_the_files():
         for ro, rp in zip(t["original"]["count"], t["protected"]["count"]):
             flows = [abs(a - b) for a, b in zip(ro, rp) if a is not None and b is not None]
             assert all(f == 0 or f >= 5 for f in flows), flows
+
+
+def test_a_median_s_interval_in_a_small_domain_is_withheld_not_its_value():
+    # the bootstrap bounds of the median of 10 records were its 3rd and 9th values: 1 or 2 records beyond
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"g": ["small"] * 10 + ["big"] * 290, "x": rng.normal(size=300)})
+    spec = {"variables": {"g": {"scale": "nominal"}, "x": {"scale": "continuous"}},
+            "analyses": {"estimates": [{"statistic": "median", "variable": "x", "by": "g"}], "ci": {"replicates": 30}}}
+    rows = {r["key"]: r for r in infoloss.compare(df, df.assign(x=df["x"] + 0.01), spec,
+                                                  measures=["estimate_ci_overlap"]).to_dict(safe=True)[
+        "scenarios"][0]["analyses"]["estimates"]}
+    small, big = rows["median(x) | g=small"], rows["median(x) | g=big"]
+    assert small["original"]["value"] is not None and small["original"]["lower"] is None
+    assert small["ci_overlap"] is None
+    assert big["original"]["lower"] is not None
