@@ -611,3 +611,10 @@ def test_what_changed_says_a_variable_was_generalised_not_perturbed():
                           "sex": {"scale": "nominal", "role": "key"}}}
     text = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(infoloss.compare(orig, prot, spec).to_html(), "changes")))
     assert "generalised age to level 1 of 3" in text and "perturbed" not in text
+
+
+def test_the_score_table_s_caption_is_outside_its_scrolling_box(survey_pages):
+    # inside the box it was as wide as the table and cut at the box's edge on a narrow screen
+    verdict = _section(survey_pages["full"], "verdict")
+    assert re.search(r'<p class="note" id="scores-caption">Utility scores.*?</p><div class="scroll"', verdict, re.S)
+    assert "<caption>Utility scores" not in verdict

@@ -109,9 +109,11 @@ def score_table(report: Any, sc: Scores) -> Markup:
         rows.append(Markup('<tr><td class="num">{}</td><th scope="row">{} {}</th>{}{}</tr>').format(
             place_text, svg.marker_svg(i), breakable(sc.names[i]), _overall_cell(overall, i in best_overall), cells))
     return Markup(
-        '<div class="scroll" tabindex="0"><table class="scores"><caption>Utility scores from 0 (all information lost) to 1 '
+        # the caption outside the scrolling box: inside it, it was as wide as the table and cut at the box's edge
+        '<p class="note" id="scores-caption">Utility scores from 0 (all information lost) to 1 '
         "(identical to the original); higher is better. The overall score is the weighted mean of the family "
-        "scores. ✓: the best in its column (with the scores within 0.01 of it).</caption>"
+        "scores. ✓: the best in its column (with the scores within 0.01 of it).</p>"
+        '<div class="scroll" tabindex="0"><table class="scores" aria-describedby="scores-caption">'
         '<thead><tr><th scope="col">place</th><th scope="col">scenario</th>'
         '<th scope="col">overall</th>{}</tr></thead><tbody>{}</tbody></table></div>').format(head, join(rows))
 
