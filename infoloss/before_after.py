@@ -333,10 +333,12 @@ def safe_tables(block: dict[str, Any], min_cell: int, merged_labels: dict[str, s
         out["two_way"][key] = entry
     out["safe"] = {
         "min_cell": int(min_cell),
-        "rule": "one-way: categories with 1 to min_cell-1 records in either file merged into 'other' (more joining "
-        "until it has 0 or >= min_cell records in each file); two-way: over the merged categories, cells with 1 to "
-        "min_cell-1 records in either file suppressed (null) in both files, plus secondary suppressions so that no "
-        "row or column has a single suppressed cell; weighted counts rounded to 3 significant digits",
+        "rule": "one-way: categories with 1 to min_cell-1 records in either file, or whose count differs between "
+        "the files by 1 to min_cell-1, merged into 'other' (more joining until it has 0 or >= min_cell records in "
+        "each file and differs by 0 or >= min_cell); two-way: over the merged categories, cells with 1 to "
+        "min_cell-1 records in either file, or differing between the files by that many, suppressed (null) in both "
+        "files, plus secondary suppressions so that no row or column has a single suppressed cell; weighted counts "
+        "rounded to 3 significant digits",
         "merged": merged_info,
         "suppressed": suppressed_info,
     }

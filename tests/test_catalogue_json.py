@@ -116,13 +116,13 @@ def test_safe_tables_by_hand():
                             "protected": {"count": [[6, 3], [2, 2], [3, 5]]}}},
     }
     out = safe_tables(block, 5)
-    # y (3 and 4 records) is small; "other" would hold 3 < 5, so z (8) joins it
-    assert out["one_way"]["a"] == {"categories": ["x", "other (categories merged, min. cell 5)"],
-                                   "original": {"count": [10, 11]}, "protected": {"count": [9, 12]}}
-    # two-way over x / other: [[6, 4], [5, 6]] and [[6, 3], [5, 7]]: the 4 and the 3 are small; the row x and
-    # the column v then need a second suppression each
-    assert out["two_way"]["a|b"]["original"]["count"] == [[None, None], [None, None]]
-    assert out["safe"]["merged"] == {"a": 2} and out["safe"]["suppressed"] == {"a|b": 4}
+    # y (3 and 4 records) is small; "other" would hold 3 < 5, so z (8) joins it; x moves by 1 record between the
+    # files (10 and 9), a count of changed records: it joins too
+    assert out["one_way"]["a"] == {"categories": ["other (categories merged, min. cell 5)"],
+                                   "original": {"count": [21]}, "protected": {"count": [21]}}
+    # two-way over other: [[11, 10]] in both files, nothing small left
+    assert out["two_way"]["a|b"]["original"]["count"] == [[11, 10]]
+    assert out["safe"]["merged"] == {"a": 3} and out["safe"]["suppressed"] == {}
 
 
 def test_cli_safe_applies_to_the_json(tmp_path):
