@@ -99,3 +99,31 @@ def test_coefficient_chart_keeps_the_page_width_with_long_terms():
     # the plot area keeps a usable width: the axis spans at least 300 px
     assert width - max(float(c.get("x")) for c, _ in _texts(chart)[1] if c.get("text-anchor") == "end"
                        and c.find("tspan") is not None) >= 300
+
+
+def test_dense_heat_map_prints_numbers_in_all_cells_or_none():
+    names = [f"V{i:02d}" for i in range(20)]
+    cells = {(i, j): (0.84 if (i + j) % 7 == 0 else 0.0) for i in range(20) for j in range(i)}
+    dense = svg.heatmap(names, cells, label="h", title="s", lo=0, hi=1, legend_text=("low", "high"))
+    # a 22-px cell holds "0" but not "0.84": no cell gets a number (the hover texts and the data table have them)
+    assert not [s for _, ls in _texts(dense)[1] for _, s in ls if s in ("0", "0.84")]
+    assert "V03 × V04: 0.84" in dense or "V04 × V03: 0.84" in dense
+    small = svg.heatmap(names[:4], {(1, 0): 0.84, (2, 0): 0.0, (3, 2): 0.5}, label="h", title="s", lo=0, hi=1,
+                        legend_text=("low", "high"))
+    shown = [s for _, ls in _texts(small)[1] for _, s in ls]
+    assert {"0.84", "0", "0.5"} <= set(shown)  # large cells: every value printed
+
+
+def test_pair_heat_maps_leave_out_variables_whose_pairs_never_changed():
+    import re
+
+    rng = np.random.default_rng(0)
+    n = 400
+    df = pd.DataFrame({f"v{i}": rng.choice(list("abc"), n) for i in range(8)})
+    prot = df.copy()
+    prot["v1"], prot["v5"] = rng.choice(list("abc"), n), rng.choice(list("abc"), n)
+    spec = {"variables": {c: {"scale": "nominal"} for c in df}}
+    html = infoloss.compare(df, prot, spec, measures=["ldu_biv"]).to_html()
+    m = re.search(r"Drawn: the (\d+) of 8 variables with a pair that changed; every pair of the other (\d+) is", html)
+    assert m and int(m.group(1)) + int(m.group(2)) == 8 and int(m.group(1)) < 8
+

@@ -178,8 +178,9 @@ def heatmap(
     ``reverse`` makes high values light (for utilities, where higher is
     better).  The colour legend is drawn with the very function that colours
     the cells, from ``lo`` (left) to ``hi`` (right); ``legend_text`` gives
-    the labels of its two ends.  Values are printed in cells large enough for
-    them (never rounded to 0: :func:`infoloss.report.numbers.short`).
+    the labels of its two ends.  Values are printed in the cells when every
+    value fits its cell, else in none (never rounded to 0:
+    :func:`infoloss.report.numbers.short`).
     ``titles=False`` leaves out the cells' hover texts (the caller shows the
     numbers in a table), which keeps pages of many maps small.
     """
@@ -205,6 +206,9 @@ def heatmap(
                 left + legend_w + text_width(b, FONT) / 2 + 8, 200)
     height = top + grid + bottom + 40
     out = [text(4, 15, title, weight="bold")]
+    # numbers in all cells or in none: printing only those that fit labelled the 0s and 1s of a dense map and
+    # left its informative cells blank (the hover texts and the data table have every value)
+    numbered = all(text_width(fmt(v), FONT) <= cell - 3 for v in cells.values() if v is not None and math.isfinite(v))
     for (i, j), v in cells.items():
         ok = v is not None and math.isfinite(v)
         fill = fill_of(v) if ok else "#f0f0f0"
@@ -212,7 +216,7 @@ def heatmap(
         missing = "withheld" if (i, j) in withheld else "not computed"
         tip = (f"{names[i]} × {names[j]}: " + (fmt(v) if ok else missing)) if titles else None
         out.append(rect(x, y, cell - 1, cell - 1, fill, title=tip))
-        if ok:
+        if ok and numbered:
             s = fmt(v)
             if text_width(s, FONT) <= cell - 3:
                 out.append(text(x + (cell - 1) / 2, y + cell / 2 + 3.5, s, anchor="middle", fill=ink_on(fill)))
