@@ -11,6 +11,7 @@ import pandas as pd
 import infoloss
 from infoloss.report import svg
 from infoloss.report.analyses import _coefficient_chart
+from test_report import chromium  # noqa: F401  (the fixture: skips without chromium)
 
 LONG = [f"{v}_reported_by_the_household_reference_person_in_the_main_questionnaire_wave_2024"
         for v in ("income", "expenditure", "tenure")]
@@ -127,3 +128,40 @@ def test_pair_heat_maps_leave_out_variables_whose_pairs_never_changed():
     m = re.search(r"Drawn: the (\d+) of 8 variables with a pair that changed; every pair of the other (\d+) is", html)
     assert m and int(m.group(1)) + int(m.group(2)) == 8 and int(m.group(1)) < 8
 
+
+def test_page_with_80_character_names_does_not_scroll_sideways_at_800_px(chromium, tmp_path):  # noqa: F811
+    from browser_cdp import Browser
+    from infoloss.synth import make_spec, make_survey, protect
+
+    orig = make_survey(600, n_continuous=3, n_categorical=3, seed=3)
+    spec = make_spec(orig)
+    suffix = "_reported_by_the_household_reference_person_in_the_main_questionnaire_wave_2024"
+    ren = {c: c + suffix for c in spec["variables"]}
+
+    def relabel(df):
+        df = df.copy()
+        for c in df.columns:
+            if isinstance(df[c].dtype, pd.CategoricalDtype):
+                df[c] = df[c].cat.rename_categories(lambda s: f"{s} — a rather long category label describing "
+                                                              "this group in full detail")
+        return df.rename(columns=ren)
+
+    for v in spec["variables"].values():
+        if "order" in v:
+            v["order"] = [f"{s} — a rather long category label describing this group in full detail"
+                          for s in v["order"]]
+    spec["variables"] = {ren[k]: v for k, v in spec["variables"].items()}
+    names = ["light_noise_ten_percent_pram_five_percent_suppression_one_percent_of_key_values",
+             "very_strong_noise_one_hundred_percent_pram_forty_percent_suppression_ten_percent"]
+    prots = [relabel(protect(orig, noise=0.1 + 0.5 * k, pram=0.05 + 0.3 * k, seed=k)) for k in range(2)]
+    page = tmp_path / "long.html"
+    infoloss.compare(relabel(orig), prots, spec, names=names).to_html(page)
+    js = """(() => { document.querySelectorAll('details').forEach(d => d.open = true);
+      const cap = document.querySelector('#verdict table caption'), box = cap.closest('.scroll');
+      return [document.documentElement.scrollWidth, innerWidth,
+              cap.getBoundingClientRect().right - box.getBoundingClientRect().right]; })()"""
+    with Browser(chromium) as b:
+        for width in (800, 1400):
+            scroll, inner, cap_past_box = b.open(page.as_uri(), width=width).evaluate(js)
+            assert scroll <= inner, (width, scroll)
+            assert cap_past_box <= 0.5, (width, cap_past_box)  # the verdict table's caption is not cut

@@ -491,12 +491,21 @@ def mosaic_columns(
         lx, ly = left, top + plot_h + bottom + 8
         width = max(cols_right + 8, min(max_width, item_w * 3))
     per_row = 1 if beside else max(int((width - lx) // (item_w + 10)), 1)
+    # a label wider than the chart wraps (the page would otherwise scroll sideways), the full label as its tooltip
+    wraps = [wrap_label(lbl, max(width - lx - 16 - 8, 120)) if per_row == 1 else [lbl] for lbl, _ in legend_items]
+    cy = ly
     for i, (lbl, col) in enumerate(legend_items):
         cx = lx + (i % per_row) * (item_w + 10)
-        cy = ly + (i // per_row) * row_h
+        if i and i % per_row == 0:
+            cy += row_h + (max(len(w) for w in wraps[i - per_row:i]) - 1) * LINE_HEIGHT
         out.append(rect(cx, cy + 1, 11, 11, col, stroke="#999"))
-        out.append(text(cx + 16, cy + 11, lbl))
-    legend_bottom = ly + math.ceil(len(legend_items) / per_row) * row_h + 6
+        if len(wraps[i]) > 1:
+            out.append(label_lines(cx + 16, cy + 11 + LINE_HEIGHT * (len(wraps[i]) - 1) / 2, wraps[i], full=lbl,
+                                   anchor="start"))
+        else:
+            out.append(text(cx + 16, cy + 11, lbl))
+    last = wraps[len(legend_items) - 1 - (len(legend_items) - 1) % per_row:] if legend_items else [[""]]
+    legend_bottom = cy + row_h + (max(len(w) for w in last) - 1) * LINE_HEIGHT + 6
     total_h = max(top + plot_h + bottom, legend_bottom) + 4
     width = max(width, text_width(title, FONT, bold=True) + 12)
     return svg(width, total_h, out, label=label)
