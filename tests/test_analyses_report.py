@@ -87,7 +87,13 @@ def test_coefficient_names_are_shown_in_full():
     spec = make_spec(df)
     spec["analyses"] = {"regressions": [{"name": "m", "formula": f"income ~ age + C({region})"}]}
     html = infoloss.compare(df, protect(df, noise=0.2, seed=1), spec, measures=["regression_ci_overlap"]).to_html()
-    assert f"C({region})[T.Zuid-Holland metropolitan area]</text>" in html
+    name = f"C({region})[T.Zuid-Holland metropolitan area]"
+    chart = html[html.index('aria-label="coefficients of m"'):]
+    chart = chart[:chart.index("</svg>")]
+    # the name in full: as its tooltip, and its lines (wrapped before "[T.", never cut) give it whole
+    label = next(t for t in re.findall(r"<text[^>]*>(.*?)</text>", chart) if f"<title>{name}</title>" in t)
+    assert "".join(re.findall(r"<tspan[^>]*>(.*?)</tspan>", label)) == name
+    assert re.search(r"<tspan[^>]*>\[T\.Zuid-Holland", label)
 
 
 def test_safe_mode_hides_exactly_the_estimates_the_safe_json_withholds(reports):

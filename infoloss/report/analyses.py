@@ -95,14 +95,25 @@ def _interval(side: dict | None) -> tuple[float, float, float] | None:
 
 
 def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 660) -> Markup:
-    """Rows of (name, original (lo, est, hi), [(scenario, colour, (lo, est, hi) or None)], original SE)."""
-    # names in full (a coefficient's name holds its variable's): the chart widens to hold the longest
-    left = 14 + max(svg.text_width(str(r[0]), svg.FONT) for r in rows)
-    width = max(width, left + 460)
+    """Rows of (name, original (lo, est, hi), [(scenario, colour, (lo, est, hi) or None)], original SE).
+
+    The chart is ``width`` pixels wide (the page's width, so the page never
+    shrinks it and its text stays 11 px): a term name wider than the label
+    column wraps onto several lines (before ``[T.``, after spaces and
+    underscores), with the full name as its tooltip; the plot area keeps
+    at least :data:`_PLOT_MIN` pixels.
+    """
+    names_w = svg.label_column([str(r[0]) for r in rows], cap=min(svg.LABEL_CAP, width - 30 - _PLOT_MIN))
+    left = 14 + names_w
+    width = max(width, left + 16 + _PLOT_MIN)
+    lines = [svg.wrap_label(str(r[0]), names_w) for r in rows]
     k = max(len(r[2]) for r in rows)
-    row_h = 10 + 8 * (k + 1)
+    base_h = 10 + 8 * (k + 1)
+    heights = [max(base_h, svg.LINE_HEIGHT * len(ls) + 8) for ls in lines]
     top = 8
-    height = top + row_h * len(rows) + 36
+    ys = [top + sum(heights[:r]) for r in range(len(rows))]
+    bottom = top + sum(heights)
+    height = bottom + 36
 
     def unit(t: tuple, o_est: float, se: float) -> tuple[float, float, float]:
         return tuple((v - o_est) / se for v in t)  # type: ignore[return-value]
@@ -111,14 +122,14 @@ def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 6
              if math.isfinite(v)]
     m = max(spans + [2.5]) * 1.08
     sx = svg.Scale(-m, m, left, width - 16)
-    out = svg.x_axis(sx, top + row_h * len(rows), svg.nice_ticks(-m, m, 6), grid_to=top,
+    out = svg.x_axis(sx, bottom, svg.nice_ticks(-m, m, 6), grid_to=top,
                      fmt=lambda t: f"{t:+g}" if t else "0")
-    out.append(svg.line(sx(0), top, sx(0), top + row_h * len(rows), svg.GREY))
+    out.append(svg.line(sx(0), top, sx(0), bottom, svg.GREY))
     for r, (name, o, sc, se) in enumerate(rows):
-        y0 = top + r * row_h + 5
-        out.append(svg.text(left - 6, y0 + row_h / 2, name, anchor="end", size=svg.FONT - 1))
+        y0 = ys[r] + (heights[r] - base_h) / 2 + 5
+        out.append(svg.label_lines(left - 6, y0 + base_h / 2 - 1, lines[r], full=name))
         lo, _, hi = unit(o, o[1], se)
-        out.append(svg.rect(sx(lo), y0, sx(hi) - sx(lo), row_h - 10, BAND,
+        out.append(svg.rect(sx(lo), y0, sx(hi) - sx(lo), base_h - 10, BAND,
                             title=f"{name}: original {o[1]:.4g} [{o[0]:.4g}, {o[2]:.4g}]"))
         for s, (scen, col, t) in enumerate(sc):
             if not t:
@@ -131,6 +142,10 @@ def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 6
     out.append(svg.text((left + width - 16) / 2, height - 5, "difference from the original estimate, in original "
                         "standard errors", anchor="middle", size=svg.FONT - 1, fill=svg.GREY))
     return svg.svg(width, height, out, label=label)
+
+
+#: the narrowest plot area of the coefficient chart, in pixels
+_PLOT_MIN = 320
 
 
 def _fit_table(regs: list, policy: Policy) -> Markup:

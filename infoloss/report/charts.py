@@ -16,15 +16,28 @@ from markupsafe import Markup
 from .numbers import number, short
 from .svg import (
     DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
-    colour, fmt_value, ink_on, legend_width, line, marker, nice_ticks, polyline, ramp, rect, svg,
-    swatch_legend, text, text_width, x_axis, y_axis,
+    LINE_HEIGHT, colour, fmt_value, ink_on, label_column, label_lines, legend_width, line, marker, nice_ticks,
+    polyline, ramp, rect, svg, swatch_legend, text, text_width, wrap_label, x_axis, y_axis,
 )
 
 Series = tuple[str, str, Sequence[float | None]]
 
 
-def _names_width(names: Sequence[str], cap: float) -> float:
-    return min(max([text_width(n, FONT) for n in names] + [20.0]), cap)
+def _row_labels(names: Sequence[str], row: float) -> tuple[float, list[list[str]], list[float]]:
+    """A column of row labels: its width (the widest name up to :data:`~infoloss.report.svg.LABEL_CAP`), each
+    name's lines (a longer name wraps, never cut at its start) and each row's height (at least ``row``)."""
+    col = label_column(names)
+    lines = [wrap_label(n, col) for n in names]
+    heights = [max(row, LINE_HEIGHT * len(ls) + 5) for ls in lines]
+    return col, lines, heights
+
+
+def _tops(top: float, heights: Sequence[float]) -> list[float]:
+    out, y = [], top
+    for h in heights:
+        out.append(y)
+        y += h
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -51,21 +64,24 @@ def grouped_bars(
     if len(series) > 1:
         return dot_plot(rows, series, label=label, domain=domain, width=width, value_fmt=value_fmt, indices=indices)
     name, col, vals = series[0] if series else ("", colour(0), [])
-    left = _names_width(rows, width * 0.4) + 12
+    bar, row = 12, 18
+    names_w, lines, heights = _row_labels(rows, row)
+    left = names_w + 12
     values = [v for v in vals if v is not None and math.isfinite(v)]
     lo, hi = _domain(values, domain)
     label_w = max([text_width(value_fmt(v), FONT) for v in values] + [text_width("not computed", FONT)]
                   + [text_width(b, FONT) for b in blank or ()])
+    width = max(width, left + label_w + 130)
     sx = Scale(lo, hi, left, width - label_w - 10)
-    bar, row = 12, 18
     top = 8
-    height = top + row * len(rows) + 24
+    ys = _tops(top, heights)
+    height = top + sum(heights) + 24
     out: list[str] = []
     ticks = nice_ticks(lo, hi, 5)
     out += x_axis(sx, height - 20, ticks, grid_to=top)
     for r, rname in enumerate(rows):
-        y = top + r * row + (row - bar) / 2
-        out.append(text(left - 6, y + bar - 2, rname, anchor="end"))
+        y = ys[r] + (heights[r] - bar) / 2
+        out.append(label_lines(left - 6, y + bar - 2, lines[r], full=rname))
         v = vals[r] if r < len(vals) else None
         if v is None or not math.isfinite(v):
             out.append(text(left + 3, y + bar - 2, blank[r] if blank and r < len(blank) else "not computed",
@@ -96,24 +112,26 @@ def dot_plot(
     the numbers), which keeps large pages small.
     """
     idx = list(indices) if indices is not None else list(range(len(series)))
-    left = _names_width(rows, width * 0.4) + 12
+    k_series = len(series)
+    dodge = min(3.4, 30.0 / max(k_series, 1))  # each scenario a little lower than the previous one
+    row = max(FONT + 7, 10 + dodge * k_series)
+    names_w, lines, heights = _row_labels(rows, row)
+    left = names_w + 12
     width = max(width, left + 220, legend_width([(s[0], s[1]) for s in series]) + 16)
     legend, lh = swatch_legend([(s[0], s[1]) for s in series], 8, 16, width=width - 16, shapes=idx)
     top = lh + 10
     values = [v for _, _, vals in series for v in vals if v is not None and math.isfinite(v)]
     lo, hi = _domain(values, domain)
     sx = Scale(lo, hi, left + 6, width - 16)
-    k_series = len(series)
-    dodge = min(3.4, 30.0 / max(k_series, 1))  # each scenario a little lower than the previous one
-    row = max(FONT + 7, 10 + dodge * k_series)
-    height = top + row * len(rows) + 26
+    ys = _tops(top, heights)
+    height = top + sum(heights) + 26
     out = list(legend)
     out += x_axis(sx, height - 22, nice_ticks(lo, hi, 5), grid_to=top)
     for r, rname in enumerate(rows):
-        y = top + r * row + row / 2
+        y = ys[r] + heights[r] / 2
         if r % 2:
-            out.append(rect(left, y - row / 2, width - 16 - left, row, "#000", extra=' fill-opacity="0.04"'))
-        out.append(text(left - 6, y + 4, rname, anchor="end"))
+            out.append(rect(left, ys[r], width - 16 - left, heights[r], "#000", extra=' fill-opacity="0.04"'))
+        out.append(label_lines(left - 6, y + 4, lines[r], full=rname))
         for k, (sname, col, vals) in enumerate(series):
             v = vals[r] if r < len(vals) else None
             if v is None or not math.isfinite(v):
@@ -160,8 +178,9 @@ def heatmap(
     ``reverse`` makes high values light (for utilities, where higher is
     better).  The colour legend is drawn with the very function that colours
     the cells, from ``lo`` (left) to ``hi`` (right); ``legend_text`` gives
-    the labels of its two ends.  Values are printed in cells large enough for
-    them (never rounded to 0: :func:`infoloss.report.numbers.short`).
+    the labels of its two ends.  Values are printed in the cells when every
+    value fits its cell, else in none (never rounded to 0:
+    :func:`infoloss.report.numbers.short`).
     ``titles=False`` leaves out the cells' hover texts (the caller shows the
     numbers in a table), which keeps pages of many maps small.
     """
@@ -187,6 +206,9 @@ def heatmap(
                 left + legend_w + text_width(b, FONT) / 2 + 8, 200)
     height = top + grid + bottom + 40
     out = [text(4, 15, title, weight="bold")]
+    # numbers in all cells or in none: printing only those that fit labelled the 0s and 1s of a dense map and
+    # left its informative cells blank (the hover texts and the data table have every value)
+    numbered = all(text_width(fmt(v), FONT) <= cell - 3 for v in cells.values() if v is not None and math.isfinite(v))
     for (i, j), v in cells.items():
         ok = v is not None and math.isfinite(v)
         fill = fill_of(v) if ok else "#f0f0f0"
@@ -194,7 +216,7 @@ def heatmap(
         missing = "withheld" if (i, j) in withheld else "not computed"
         tip = (f"{names[i]} × {names[j]}: " + (fmt(v) if ok else missing)) if titles else None
         out.append(rect(x, y, cell - 1, cell - 1, fill, title=tip))
-        if ok:
+        if ok and numbered:
             s = fmt(v)
             if text_width(s, FONT) <= cell - 3:
                 out.append(text(x + (cell - 1) / 2, y + cell / 2 + 3.5, s, anchor="middle", fill=ink_on(fill)))
@@ -357,14 +379,16 @@ def box_panel(
     note: str = "",
 ) -> Markup:
     """Horizontal box plots, one row per file: box = quartiles, line = median, whiskers, outliers, mean (◆)."""
-    left = _names_width([b["name"] for b in boxes], 400) + 12
+    row = 24
+    names_w, lines, heights = _row_labels([b["name"] for b in boxes], row)
+    left = names_w + 12
     width = max(width, left + 200, text_width(title, FONT, bold=True) + 12)
     notes = _wrap(note, width - 12) if note else []
-    row = 24
     top = 22
-    height = top + row * len(boxes) + 34 + 14 * len(notes)
+    ys = _tops(top, heights)
+    height = top + sum(heights) + 34 + 14 * len(notes)
     sx = Scale(xlim[0], xlim[1], left, width - 12)
-    axis_y = top + row * len(boxes) + 4
+    axis_y = top + sum(heights) + 4
     out = [text(4, 15, title, weight="bold")]
     out += x_axis(sx, axis_y, nice_ticks(xlim[0], xlim[1], 4), grid_to=top)
 
@@ -372,9 +396,9 @@ def box_panel(
         return sx(min(max(v, xlim[0]), xlim[1]))
 
     for i, b in enumerate(boxes):
-        y = top + i * row + row / 2
+        y = ys[i] + heights[i] / 2
         col = b["colour"]
-        out.append(text(left - 6, y + 4, b["name"], anchor="end"))
+        out.append(label_lines(left - 6, y + 4, lines[i], full=b["name"]))
         q1, med, q3 = b["q1"], b["median"], b["q3"]
         w0, w1 = b["whiskers"]
         out.append(line(clip(w0), y, clip(q1), y, col, 1.2))
@@ -467,12 +491,21 @@ def mosaic_columns(
         lx, ly = left, top + plot_h + bottom + 8
         width = max(cols_right + 8, min(max_width, item_w * 3))
     per_row = 1 if beside else max(int((width - lx) // (item_w + 10)), 1)
+    # a label wider than the chart wraps (the page would otherwise scroll sideways), the full label as its tooltip
+    wraps = [wrap_label(lbl, max(width - lx - 16 - 8, 120)) if per_row == 1 else [lbl] for lbl, _ in legend_items]
+    cy = ly
     for i, (lbl, col) in enumerate(legend_items):
         cx = lx + (i % per_row) * (item_w + 10)
-        cy = ly + (i // per_row) * row_h
+        if i and i % per_row == 0:
+            cy += row_h + (max(len(w) for w in wraps[i - per_row:i]) - 1) * LINE_HEIGHT
         out.append(rect(cx, cy + 1, 11, 11, col, stroke="#999"))
-        out.append(text(cx + 16, cy + 11, lbl))
-    legend_bottom = ly + math.ceil(len(legend_items) / per_row) * row_h + 6
+        if len(wraps[i]) > 1:
+            out.append(label_lines(cx + 16, cy + 11 + LINE_HEIGHT * (len(wraps[i]) - 1) / 2, wraps[i], full=lbl,
+                                   anchor="start"))
+        else:
+            out.append(text(cx + 16, cy + 11, lbl))
+    last = wraps[len(legend_items) - 1 - (len(legend_items) - 1) % per_row:] if legend_items else [[""]]
+    legend_bottom = cy + row_h + (max(len(w) for w in last) - 1) * LINE_HEIGHT + 6
     total_h = max(top + plot_h + bottom, legend_bottom) + 4
     width = max(width, text_width(title, FONT, bold=True) + 12)
     return svg(width, total_h, out, label=label)
@@ -544,23 +577,27 @@ def ci_chart(
     units of the original's standard deviation, centred on the original mean.
     Each scenario's estimate is drawn with its marker shape.
     """
-    left = _names_width([r[0] for r in rows], width * 0.35) + 12
     k = max([len(r[2]) for r in rows] + [1])
     idx = list(indices) if indices is not None else list(range(k))
     step = 9 if k <= 4 else 6
     row = 12 + step * k
+    names_w, lines, heights = _row_labels([r[0] for r in rows], row)
+    left = names_w + 12
+    width = max(width, left + 240)
     top = 10
-    height = top + row * len(rows) + 44
+    ys = _tops(top, heights)
+    height = top + sum(heights) + 44
     values = [v for _, o, sc in rows for t in ([o] + [s[2] for s in sc]) if t for v in t if math.isfinite(v)]
     m = max([abs(v) for v in values] + [0.05]) * 1.1
     sx = Scale(-m, m, left, width - 20)
     out: list[str] = []
-    out += x_axis(sx, top + row * len(rows), nice_ticks(-m, m, 6), grid_to=top,
+    bottom = top + sum(heights)
+    out += x_axis(sx, bottom, nice_ticks(-m, m, 6), grid_to=top,
                   fmt=lambda t: ("+" if t > 0 else "") + short(t) if t else "0")
-    out.append(line(sx(0), top, sx(0), top + row * len(rows), GREY, 1))
+    out.append(line(sx(0), top, sx(0), bottom, GREY, 1))
     for r, (name, o, sc) in enumerate(rows):
-        y0 = top + r * row + 5
-        out.append(text(left - 6, y0 + row / 2, name, anchor="end"))
+        y0 = ys[r] + (heights[r] - row) / 2 + 5
+        out.append(label_lines(left - 6, y0 + row / 2, lines[r], full=name))
         if o:
             out.append(rect(sx(o[0]), y0, sx(o[2]) - sx(o[0]), row - 10, "#e3e3e3", title=f"{name}: original CI"))
         for s, (sname, col, t) in enumerate(sc):

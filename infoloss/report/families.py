@@ -242,18 +242,26 @@ def _pair_block(report: Any, row: Row, per: list[dict | None], keys: set[str]) -
     values = [_finite(v) for p in per if p for v in p.values()]
     values = [v for v in values if v is not None]
     worst = {n: 0.0 for n in names}
+    unknown = set()  # variables of a pair without a value (withheld, not computed): kept drawn
     for p in per:
         for key, v in (p or {}).items():
-            if _finite(v) is not None:
-                for n in key.split("|", 1):
+            for n in key.split("|", 1):
+                if _finite(v) is not None:
                     worst[n] = max(worst[n], info.loss(v))
+                else:
+                    unknown.add(n)
     if values and all(info.loss(v) == 0 for v in values):
         return Markup('<p class="flat-line"><b>{}</b> per pair of variables: {} for every pair in every scenario '
                       "(no change).</p>").format(mid, number(info.ideal))
     shown = names
     note = ""
-    if len(names) > MAX_HEAT:
-        shown = sorted(sorted(names, key=lambda n: -worst[n])[:MAX_HEAT], key=names.index)
+    changed = [n for n in names if worst[n] > 0 or n in unknown]
+    if 2 <= len(changed) < len(names):  # rows and columns of nothing but the ideal value say nothing
+        shown = changed
+        note = (f" Drawn: the {len(changed)} of {len(names)} variables with a pair that changed; every pair of the "
+                f"other {len(names) - len(changed)} is {number(info.ideal)} in every scenario.")
+    if len(shown) > MAX_HEAT:
+        shown = sorted(sorted(shown, key=lambda n: -worst[n])[:MAX_HEAT], key=names.index)
         note = (f" Drawn: the {MAX_HEAT} of {len(names)} variables whose pairs changed most (all pairs: the JSON "
                 "result, or Report.to_frame()).")
     lo, hi = info.range

@@ -170,6 +170,105 @@ def text(x: float, y: float, s: object, *, anchor: str = "start", size: float = 
     return f'<text x="{_n(x)}" y="{_n(y)}"{extra}>{esc(s)}</text>'
 
 
+#: the widest column of row labels (variable and scenario names) before they wrap onto several lines: wider
+#: charts are shrunk by the page's ``max-width: 100%`` and their text with them
+LABEL_CAP = 260.0
+#: the distance between the lines of a wrapped label
+LINE_HEIGHT = 13.0
+_BREAK_AFTER = set(" _-/,:;)]|+*=~")
+
+
+def _pieces(s: str) -> list[str]:
+    """``s`` cut where a line may break: after a space, underscore, hyphen, slash, comma ..., and before ``[``
+    (so ``C(education)[T.lower]`` breaks before ``[T.``)."""
+    out, cur = [], ""
+    for ch in s:
+        if ch == "[" and cur:
+            out.append(cur)
+            cur = ""
+        cur += ch
+        if ch in _BREAK_AFTER:
+            out.append(cur)
+            cur = ""
+    return out + ([cur] if cur else [])
+
+
+def wrap_label(s: object, width: float, *, size: float = FONT, max_lines: int = 6) -> list[str]:
+    """A name broken into lines each at most ``width`` pixels wide (never cut at the start).
+
+    Lines break after spaces and underscores and before ``[`` (a piece too
+    long for a line is split between characters).  Beyond ``max_lines`` the
+    last line ends in "…" (callers give the full name in a tooltip).
+
+    >>> wrap_label("income", 200)
+    ['income']
+    >>> wrap_label("household_income_reported_by_the_reference_person", 150)
+    ['household_income_', 'reported_by_the_', 'reference_person']
+    """
+    s = str(s)
+    width = max(width, 4 * size)
+    if text_width(s, size) <= width:
+        return [s]
+    if "[T." in s[1:]:  # a model term: the level starts a line of its own
+        head, _, level = s.partition("[T.")
+        lines = wrap_label(head, width, size=size, max_lines=max_lines) + wrap_label(
+            "[T." + level, width, size=size, max_lines=max_lines)
+        return _limit(lines, width, size, max_lines)
+    lines = []
+    cur = ""
+    for piece in _pieces(s):
+        if text_width((cur + piece).rstrip(" "), size) <= width:
+            cur += piece
+            continue
+        if cur:
+            lines.append(cur.rstrip(" "))
+            cur = ""
+        while text_width(piece.rstrip(" "), size) > width:  # one piece wider than a line: split it
+            n = 1
+            while n < len(piece) and text_width(piece[: n + 1], size) <= width:
+                n += 1
+            lines.append(piece[:n])
+            piece = piece[n:]
+        cur = piece
+    if cur.strip(" "):
+        lines.append(cur.rstrip(" "))
+    return _limit(lines, width, size, max_lines)
+
+
+def _limit(lines: list[str], width: float, size: float, max_lines: int) -> list[str]:
+    if len(lines) > max_lines:
+        last = lines[max_lines - 1]
+        while last and text_width(last + "…", size) > width:
+            last = last[:-1]
+        lines = lines[: max_lines - 1] + [last + "…"]
+    return lines
+
+
+def label_lines(x: float, y: float, lines: Sequence[str], *, full: object | None = None, anchor: str = "end",
+                size: float = FONT, fill: str = INK) -> str:
+    """A (wrapped) label whose lines are centred vertically on the baseline ``y`` a one-line label would have.
+
+    One line is a plain :func:`text`; several lines are ``<tspan>`` elements
+    of one ``<text>`` with the full name ``full`` as its tooltip.
+    """
+    if len(lines) <= 1:
+        return text(x, y, lines[0] if lines else "", anchor=anchor, size=size, fill=fill)
+    size = max(size, MIN_FONT)
+    step = LINE_HEIGHT * size / FONT
+    y0 = y - step * (len(lines) - 1) / 2
+    extra = f' font-size="{size:g}"' if size != FONT else ""
+    extra += f' text-anchor="{anchor}"' if anchor != "start" else ""
+    extra += f' fill="{fill}"' if fill != INK else ""
+    tip = f"<title>{esc(full)}</title>" if full is not None else ""
+    spans = "".join(f'<tspan x="{_n(x)}" y="{_n(y0 + k * step)}">{esc(ln)}</tspan>' for k, ln in enumerate(lines))
+    return f'<text x="{_n(x)}" y="{_n(y0)}"{extra}>{tip}{spans}</text>'
+
+
+def label_column(names: Sequence[object], *, cap: float = LABEL_CAP, size: float = FONT) -> float:
+    """The width of a column of row labels: the widest name, at most ``cap`` (longer names wrap)."""
+    return min(max([text_width(n, size) for n in names] + [20.0]), cap)
+
+
 def rect(x: float, y: float, w: float, h: float, fill: str, *, title: str | None = None, stroke: str | None = None,
          count: int | None = None, extra: str = "") -> str:
     attrs = f' stroke="{stroke}" stroke-width="0.6"' if stroke else ""
