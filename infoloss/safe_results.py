@@ -142,6 +142,9 @@ NOT_PER_RECORD = frozenset({"seeds", "values", "by_seed", "variables", "key_vari
 #: Estimate fields that compare the two sides (withheld when either side is).
 COMPARISON_KEYS = ("difference", "relative_difference", "inside_original_ci", "ci_overlap")
 SIDE_VALUE_KEYS = ("value", "se", "lower", "upper", "n")
+#: Share measures over a subset of the variables (the categorical ones) whose per-variable values are shares of
+#: changed records: with a withheld variable, their mean is withheld too.
+SUBSET_SHARES = frozenset({"categorical_distance"})
 #: Measures whose value is a share of records, and the detail that holds the count behind it.
 SHARE_MEASURES = {"sample_uniques": "count", "exact_copies": "copies", "interval_disclosure": "records_at_risk",
                   "msu_share": "records_with_msu"}
@@ -346,6 +349,13 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
         state.withhold()
     if counts or shares:
         withheld_vars = _safe_by_variable(out, state, n, counts=counts, complement=mid in COMPLEMENT_COUNTS)
+    if mid in SUBSET_SHARES and withheld_vars and out.get("value") is not None:
+        # its mean over its variables times n and their number is the sum of its withheld variables' counts; a
+        # count measure over more variables (records_changed) less that sum would give another's small count
+        out["value"] = None
+        out["withheld"] = ("safe mode: its mean over the variables would give the withheld variables' changes "
+                           "back, with records_changed")
+        state.withhold()
     if details is not None:
         if counts:
             details = _count_measure_details(details, withheld_vars, out.get("value") is None, state, n,

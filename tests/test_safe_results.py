@@ -744,3 +744,20 @@ def test_a_median_s_interval_in_a_small_domain_is_withheld_not_its_value():
     assert small["original"]["value"] is not None and small["original"]["lower"] is None
     assert small["ci_overlap"] is None
     assert big["original"]["lower"] is not None
+
+
+def test_categorical_distance_s_mean_is_withheld_beside_a_withheld_variable():
+    # records_changed (11) − categorical_distance × n × 5 (10) gave income's withheld count of changes, 1
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"a": rng.choice(list("xyz"), 300), "b": rng.choice(list("uv"), 300),
+                       "income": rng.lognormal(10, 1, 300)})
+    df.loc[:2, "a"], df.loc[3:5, "b"] = "y", "u"
+    prot = df.copy()
+    prot.loc[:2, "a"], prot.loc[3:5, "b"] = "x", "v"  # 3 + 3 category changes: each withheld, 6 together
+    prot.loc[0, "income"] = 1e5  # one changed income: withheld
+    spec = {"variables": {"a": {"scale": "nominal"}, "b": {"scale": "nominal"}, "income": {"scale": "continuous"}}}
+    m = infoloss.compare(df, prot, spec, measures=["records_changed", "categorical_distance"]).to_dict(safe=True)[
+        "scenarios"][0]["measures"]
+    assert m["categorical_distance"]["by_variable"]["a"] is None
+    assert m["categorical_distance"]["value"] is None
+    assert m["records_changed"]["by_variable"]["income"] is None
