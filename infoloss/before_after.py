@@ -188,6 +188,8 @@ def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None 
     """Cells to suppress: small in any file (or in ``start``), or whose count differs between the files by fewer
     than ``min_cell`` records (the net flow of a few changed records), plus secondary cells so no row or column
     has exactly one."""
+    from .report.safe import hide_smallest_in_line
+
     hidden = np.zeros(counts[0].shape, dtype=bool) if start is None else start.copy()
     for c in counts:
         hidden |= (c > 0) & (c < min_cell)
@@ -200,19 +202,7 @@ def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None 
         for axis in (0, 1):
             lines = hidden.sum(axis=1 - axis)
             for k in np.flatnonzero(lines == 1):
-                line_hidden = hidden[k] if axis == 0 else hidden[:, k]
-                line_total = total[k] if axis == 0 else total[:, k]
-                free = np.flatnonzero(~line_hidden & (line_total > 0))
-                if free.size == 0:  # only empty cells left: hiding one of them keeps the small cell unknown
-                    free = np.flatnonzero(~line_hidden)
-                    if free.size == 0:
-                        continue
-                j = free[np.argmin(line_total[free])]
-                if axis == 0:
-                    hidden[k, j] = True
-                else:
-                    hidden[j, k] = True
-                changed = True
+                changed |= hide_smallest_in_line(hidden, total, axis, k, empty_ok=True)
     return hidden
 
 

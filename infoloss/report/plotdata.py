@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..aggregates import DISPLAY_BARS, QUANTILES, bandwidth, binned_kde
-from .safe import merge_bins, merge_small, round_sig
+from .safe import hide_smallest_in_line, merge_bins, merge_small, round_sig
 
 #: histogram bars drawn per variable (the fine bins are merged into these)
 DISPLAY_BINS = DISPLAY_BARS
@@ -503,16 +503,7 @@ def _hide_small_line_sums(tables: Sequence[np.ndarray], hidden: np.ndarray, min_
         for axis in (0, 1):
             sums = np.where(hidden, t, 0).sum(axis=1 - axis)
             for k in np.flatnonzero((sums > 0) & (sums < min_cell)):
-                line = (lambda m: m[k]) if axis == 0 else (lambda m: m[:, k])
-                free = np.flatnonzero(~line(hidden) & (line(total) > 0))
-                if free.size == 0:
-                    continue
-                j = free[np.argmin(line(total)[free])]
-                if axis == 0:
-                    hidden[k, j] = True
-                else:
-                    hidden[j, k] = True
-                grown = True
+                grown |= hide_smallest_in_line(hidden, total, axis, k)
     return grown
 
 

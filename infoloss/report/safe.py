@@ -114,6 +114,25 @@ _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 _SPEC_SNIPPET = re.compile(r"(role|scale|hierarchy|recode|pram|analyses|target)\s*:")
 
 
+def hide_smallest_in_line(hidden: np.ndarray, total: np.ndarray, axis: int, k: int, *, empty_ok: bool = False) -> bool:
+    """Hide (in place) the shown cell with the fewest records in row ``k`` (``axis`` 0) or column ``k`` (1) of a
+    two-way table whose cell totals are ``total``; an empty cell only when ``empty_ok`` and no other is left.
+    Returns whether a cell was hidden (secondary suppression)."""
+    line_hidden = hidden[k] if axis == 0 else hidden[:, k]
+    line_total = total[k] if axis == 0 else total[:, k]
+    free = np.flatnonzero(~line_hidden & (line_total > 0))
+    if free.size == 0 and empty_ok:  # only empty cells left: hiding one of them keeps the small cell unknown
+        free = np.flatnonzero(~line_hidden)
+    if free.size == 0:
+        return False
+    j = free[np.argmin(line_total[free])]
+    if axis == 0:
+        hidden[k, j] = True
+    else:
+        hidden[j, k] = True
+    return True
+
+
 def sanitise_reason(reason: str, known: set[str]) -> str:
     """A not-computed reason without record values: quoted strings that are
     not variable or measure names become '…', numbers are rounded to 2
