@@ -136,17 +136,26 @@ def _other(min_cell: int) -> str:
     return f"other (categories merged, min. cell {min_cell})"
 
 
-def _merge_jointly(counts: list[np.ndarray], min_cell: int) -> np.ndarray:
-    """Categories merged into "other": small in any file, or whose count differs between the two files by fewer
-    than ``min_cell`` records (the net flow of a few suppressed or recoded records), then more until "other" is 0
-    or >= ``min_cell`` in each file and differs between them by 0 or >= ``min_cell``."""
+def _merge_jointly(counts: list[np.ndarray], min_cell: int, missing: np.ndarray | None = None) -> np.ndarray:
+    """Categories merged into "other": small in any file, then more until "other" is 0 or >= ``min_cell`` in each.
+
+    Net flows between the two files count records too: the missing
+    category's (``missing``: its mask) is the number of values suppressed, and
+    when fewer than ``min_cell`` records moved in all, every flow counts them.
+    Such a flow of 1 to ``min_cell`` − 1 records merges its category, and
+    "other" must then differ between the files by 0 or >= ``min_cell``.
+    """
     from .report.safe import merge_small
 
     merged = np.zeros(counts[0].shape[0], dtype=bool)
     for c in counts:
         merged |= merge_small(c, min_cell)[0]
     flow = np.abs(counts[0] - counts[-1])
-    merged |= (flow > 0) & (flow < min_cell)
+    small_flow = (flow > 0) & (flow < min_cell)
+    if 0 < flow.sum() / 2 < min_cell:  # a few records moved in all: each flow counts them
+        merged |= small_flow
+    elif missing is not None:  # the suppressions, a count safe mode withholds when small
+        merged |= small_flow & missing
     changed = True
     while changed:
         changed = False
@@ -164,6 +173,11 @@ def _merge_jointly(counts: list[np.ndarray], min_cell: int) -> np.ndarray:
                 merged[moving[np.argmin(flow[moving])]] = True
                 changed = True
     return merged
+
+
+def _missing_mask(table: dict[str, Any]) -> np.ndarray:
+    """Which category of a one-way table is the missing values'."""
+    return np.array([c == MISSING for c in table["categories"]], dtype=bool)
 
 
 def _grouping(merged: np.ndarray) -> tuple[np.ndarray, int]:
@@ -194,7 +208,8 @@ def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None 
     for c in counts:
         hidden |= (c > 0) & (c < min_cell)
     flow = np.abs(counts[0] - counts[-1])
-    hidden |= (flow > 0) & (flow < min_cell)
+    if 0 < flow.sum() / 2 < min_cell:  # a few records moved in all: each cell's flow counts them
+        hidden |= (flow > 0) & (flow < min_cell)
     total = sum(counts)
     changed = True
     while changed:
@@ -227,7 +242,8 @@ def safe_tables_together(blocks: list[dict[str, Any]], min_cell: int) -> list[di
     merged_labels: dict[str, set] = {}
     for block in blocks:
         for name, t in block["one_way"].items():
-            merged = _merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell)
+            merged = _merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell,
+                                    _missing_mask(t))
             merged_labels.setdefault(name, set()).update(c for c, m in zip(t["categories"], merged) if m)
     hidden_labels: dict[str, set] = {}
     changed = True
@@ -257,7 +273,7 @@ def _groupings(block: dict[str, Any], min_cell: int, merged_labels: dict[str, se
     """Per one-way table: the new position of each category, the number of groups and the groups' labels."""
     out = {}
     for name, t in block["one_way"].items():
-        merged = _merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell)
+        merged = _merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell, _missing_mask(t))
         if merged_labels is not None:
             merged |= np.array([c in merged_labels.get(name, ()) for c in t["categories"]], dtype=bool)
         pos, size = _grouping(merged)
@@ -323,12 +339,13 @@ def safe_tables(block: dict[str, Any], min_cell: int, merged_labels: dict[str, s
         out["two_way"][key] = entry
     out["safe"] = {
         "min_cell": int(min_cell),
-        "rule": "one-way: categories with 1 to min_cell-1 records in either file, or whose count differs between "
-        "the files by 1 to min_cell-1, merged into 'other' (more joining until it has 0 or >= min_cell records in "
-        "each file and differs by 0 or >= min_cell); two-way: over the merged categories, cells with 1 to "
-        "min_cell-1 records in either file, or differing between the files by that many, suppressed (null) in both "
-        "files, plus secondary suppressions so that no row or column has a single suppressed cell; weighted counts "
-        "rounded to 3 significant digits",
+        "rule": "one-way: categories with 1 to min_cell-1 records in either file merged into 'other', and so is "
+        "missing when its count differs between the files by 1 to min_cell-1 (and any category differing so when "
+        "fewer than min_cell records moved in all); more join until 'other' has 0 or >= min_cell records in each "
+        "file and differs by 0 or >= min_cell; two-way: over the merged categories, cells with 1 to min_cell-1 "
+        "records in either file (or differing by that many when fewer than min_cell records moved) suppressed "
+        "(null) in both files, plus secondary suppressions so that no row or column has a single suppressed cell; "
+        "weighted counts rounded to 3 significant digits",
         "merged": merged_info,
         "suppressed": suppressed_info,
     }

@@ -761,3 +761,17 @@ def test_categorical_distance_s_mean_is_withheld_beside_a_withheld_variable():
     assert m["categorical_distance"]["by_variable"]["a"] is None
     assert m["categorical_distance"]["value"] is None
     assert m["records_changed"]["by_variable"]["income"] is None
+
+
+def test_safe_tables_keep_categories_whose_small_net_flow_is_part_of_many_shown_changes():
+    # PRAM moved 20 records: a category 2 records smaller is no withheld count (the changes, 20, are shown);
+    # merging every such category left tables of one 'other' row
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"t": rng.choice(["free", "mortgage", "owner", "rent"], 400, p=[0.4, 0.1, 0.3, 0.2])})
+    prot = df.copy()
+    moved = rng.choice(400, 20, replace=False)
+    prot.loc[moved, "t"] = rng.choice(["free", "mortgage", "owner", "rent"], 20)
+    spec = {"variables": {"t": {"scale": "nominal"}}}
+    t = infoloss.compare(df, prot, spec, measures=["records_changed"]).to_dict(safe=True)["scenarios"][0][
+        "tables"]["one_way"]["t"]
+    assert t["categories"] == ["free", "mortgage", "owner", "rent"]

@@ -349,7 +349,8 @@ def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: in
     for c in counts:
         m, _ = merge_small(c, min_cell)
         merged |= m
-    while _merge_small_other(counts, merged, min_cell) or _merge_small_net(counts, merged, min_cell):
+    missing = np.array([kind == "missing" for kind in g.kinds], dtype=bool)
+    while _merge_small_other(counts, merged, min_cell) or _merge_small_net(counts, merged, min_cell, missing):
         pass
     if not merged.any():
         return g
@@ -379,9 +380,12 @@ def _merge_small_other(counts: Sequence[np.ndarray], merged: np.ndarray, min_cel
     return False
 
 
-def _merge_small_net(counts: Sequence[np.ndarray], merged: np.ndarray, min_cell: int) -> bool:
-    """Merging for net changes: a segment (or "other") whose count differs between the original (``counts[0]``)
-    and a scenario by 1 to min_cell − 1 records joins "other" (with "other": the segment of smallest change).
+def _merge_small_net(counts: Sequence[np.ndarray], merged: np.ndarray, min_cell: int,
+                     missing: np.ndarray | None = None) -> bool:
+    """Merging for net changes, as the safe JSON's tables (:func:`infoloss.before_after._merge_jointly`): the
+    missing segment whose count differs between the original (``counts[0]``) and a scenario by 1 to
+    min_cell − 1 records (a few suppressions), or any such segment when fewer than min_cell records moved in
+    all, joins "other"; and "other" itself may not differ by so few (the segment of smallest change joins it).
 
     Two tables shown side by side give their difference: 2 suppressed values that "other" (with missing) takes
     in show as South 120 -> 118, other 5 -> 7, a count the safe JSON withholds (``suppressions``).
@@ -393,7 +397,9 @@ def _merge_small_net(counts: Sequence[np.ndarray], merged: np.ndarray, min_cell:
     small = lambda d: (np.abs(d) > 0) & (np.abs(d) < min_cell)
     for c in counts[1:]:
         d = c.astype(np.int64) - counts[0]
-        flagged = np.flatnonzero(small(d) & ~merged)
+        few_moved = 0 < np.abs(d).sum() / 2 < min_cell
+        eligible = small(d) if few_moved or missing is None else small(d) & missing
+        flagged = np.flatnonzero(eligible & ~merged)
         if flagged.size:
             merged[flagged[np.argmin(counts[0][flagged])]] = True
             return True
