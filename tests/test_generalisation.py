@@ -423,6 +423,8 @@ def test_report_shows_the_generalisation_section_and_stays_safe(tmp_path):
     assert len(re.findall(r"<h[34]>Generalisation per variable and equivalence classes</h[34]>", full)) == 1
     assert "records by class size" in full
     assert "suppressed: 3 records" in full
+    # the level / LM / at the root headers are right-aligned over their numbers
+    assert '<th scope=col class="num">level</th><th scope=col class="num">LM</th>' in full
     safe = report.to_html(safe=True, min_cell=5)
     counts = [int(c) for c in re.findall(r'data-count="(\d+)"', safe)]
     assert counts and not [c for c in counts if 0 < c < 5]

@@ -66,7 +66,9 @@ def _variable_table(report: Any, policy: Policy) -> Markup:
     heights = next((r.details.get("heights", {}) for r in levels if r is not None), {})
     head = join(Markup('<th scope=col class="scen" colspan="3"><span class="swatch" style="background:{}"></span>{}</th>')
                 .format(svg.colour(i), s.name) for i, s in enumerate(scenarios))
-    sub = join(Markup("<th scope=col>level</th><th scope=col>LM</th><th scope=col>at the root</th>") for _ in scenarios)
+    # right-aligned over the right-aligned numbers (left-aligned, each stood over its right neighbour's number)
+    sub = join(Markup('<th scope=col class="num">level</th><th scope=col class="num">LM</th>'
+                      '<th scope=col class="num">at the root</th>') for _ in scenarios)
     rows = []
     for name in names:
         cells = []
