@@ -860,6 +860,11 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
         col = col.astype(object)
     if pd.api.types.is_bool_dtype(col):
         col = col.astype(float)
+    if isinstance(col.dtype, pd.IntervalDtype) or (col.dtype == object and
+                                                   pd.api.types.infer_dtype(col, skipna=True) == "interval"):
+        raise InputError(f"variable {var.name!r} holds intervals (classes such as {col.dropna().iloc[0]}) in the "
+                         f"{which} file, not numbers; declare it ordinal, or describe its classes with "
+                         "'hierarchy: {intervals: [...]}' or 'recode: {breaks: [...]}' in the spec.")
     if pd.api.types.is_complex_dtype(col):  # float() would drop the imaginary parts, with only a warning
         raise InputError(f"variable {var.name!r} holds complex numbers in the {which} file; give it real numbers "
                          "(e.g. its real part or its modulus as a column of its own).")

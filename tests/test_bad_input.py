@@ -623,3 +623,13 @@ def test_inferred_specs_take_dates_as_days_and_leave_complex_numbers_out():
     assert [variables[n].scale for n in ("when", "took", "objects")] == ["continuous"] * 3
     assert variables["when"].note.startswith("dates, taken as days since 1970-01-01")
     assert variables["z"].note.startswith("complex numbers, not comparable: remove this line")
+
+
+def test_a_column_of_intervals_declared_continuous_is_named_as_intervals():
+    import infoloss
+    from infoloss.errors import InputError
+
+    x = pd.cut(np.arange(20.0), 4)
+    df = pd.DataFrame({"x": pd.Series(pd.arrays.IntervalArray(x.categories.take(x.codes)))})
+    with pytest.raises(InputError, match=r"variable 'x' holds intervals \(classes such as .*\) in the original file"):
+        infoloss.compare(df, df.copy(), {"variables": {"x": {"scale": "continuous"}}})
