@@ -136,26 +136,34 @@ def _other(min_cell: int) -> str:
     return f"other (categories merged, min. cell {min_cell})"
 
 
-def _merge_jointly(counts: list[np.ndarray], min_cell: int, missing: np.ndarray | None = None) -> np.ndarray:
-    """Categories merged into "other": small in any file, then more until "other" is 0 or >= ``min_cell`` in each.
+def merge_jointly(counts: list[np.ndarray], min_cell: int, missing: np.ndarray | None = None) -> np.ndarray:
+    """Categories merged into "other": small in any table, then more until "other" is 0 or >= ``min_cell`` in each.
 
-    Net flows between the two files count records too: the missing
-    category's (``missing``: its mask) is the number of values suppressed, and
-    when fewer than ``min_cell`` records moved in all, every flow counts them.
-    Such a flow of 1 to ``min_cell`` − 1 records merges its category, and
-    "other" must then differ between the files by 0 or >= ``min_cell``.
+    ``counts``: the original's table first, then one or more protected
+    files'.  Net flows between the original and a protected file count
+    records too: the missing category's (``missing``: its mask) is the number
+    of values suppressed, and when fewer than ``min_cell`` records moved in
+    all, every flow counts them.  Such a flow of 1 to ``min_cell`` − 1 records
+    merges its category, and "other" must then differ from the original's by
+    0 or >= ``min_cell``.  The safe JSON's tables and the safe page's mosaics
+    both merge with it, so that the two show the same categories.
+
+    >>> merge_jointly([np.array([35, 140, 120, 5, 0]), np.array([35, 140, 118, 5, 2])], 5,
+    ...               np.array([False, False, False, False, True])).tolist()
+    [False, False, True, True, True]
     """
     from .report.safe import merge_small
 
     merged = np.zeros(counts[0].shape[0], dtype=bool)
     for c in counts:
         merged |= merge_small(c, min_cell)[0]
-    flow = np.abs(counts[0] - counts[-1])
-    small_flow = (flow > 0) & (flow < min_cell)
-    if 0 < flow.sum() / 2 < min_cell:  # a few records moved in all: each flow counts them
-        merged |= small_flow
-    elif missing is not None:  # the suppressions, a count safe mode withholds when small
-        merged |= small_flow & missing
+    flows = [np.abs(c - counts[0]) for c in counts[1:]]
+    for flow in flows:
+        small_flow = (flow > 0) & (flow < min_cell)
+        if 0 < flow.sum() / 2 < min_cell:  # a few records moved in all: each flow counts them
+            merged |= small_flow
+        elif missing is not None:  # the suppressions, a count safe mode withholds when small
+            merged |= small_flow & missing
     changed = True
     while changed:
         changed = False
@@ -166,12 +174,13 @@ def _merge_jointly(counts: list[np.ndarray], min_cell: int, missing: np.ndarray 
                 if free.size:
                     merged[free[np.argmin(c[free])]] = True
                     changed = True
-        net = abs(int(counts[0][merged].sum()) - int(counts[-1][merged].sum()))
-        if 0 < net < min_cell:
-            moving = np.flatnonzero((flow > 0) & ~merged)  # only a category that moves changes the net flow
-            if moving.size:
-                merged[moving[np.argmin(flow[moving])]] = True
-                changed = True
+        for c, flow in zip(counts[1:], flows):
+            net = abs(int(c[merged].sum()) - int(counts[0][merged].sum()))
+            if 0 < net < min_cell:
+                moving = np.flatnonzero((flow > 0) & ~merged)  # only a category that moves changes the net flow
+                if moving.size:
+                    merged[moving[np.argmin(flow[moving])]] = True
+                    changed = True
     return merged
 
 
@@ -242,7 +251,7 @@ def safe_tables_together(blocks: list[dict[str, Any]], min_cell: int) -> list[di
     merged_labels: dict[str, set] = {}
     for block in blocks:
         for name, t in block["one_way"].items():
-            merged = _merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell,
+            merged = merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell,
                                     _missing_mask(t))
             merged_labels.setdefault(name, set()).update(c for c, m in zip(t["categories"], merged) if m)
     hidden_labels: dict[str, set] = {}
@@ -273,7 +282,7 @@ def _groupings(block: dict[str, Any], min_cell: int, merged_labels: dict[str, se
     """Per one-way table: the new position of each category, the number of groups and the groups' labels."""
     out = {}
     for name, t in block["one_way"].items():
-        merged = _merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell, _missing_mask(t))
+        merged = merge_jointly([np.asarray(t[f]["count"], dtype=np.int64) for f in _SIDES], min_cell, _missing_mask(t))
         if merged_labels is not None:
             merged |= np.array([c in merged_labels.get(name, ()) for c in t["categories"]], dtype=bool)
         pos, size = _grouping(merged)

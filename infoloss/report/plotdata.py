@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..aggregates import DISPLAY_BARS, QUANTILES, bandwidth, binned_kde
-from .safe import hide_smallest_in_line, merge_bins, merge_small, round_sig
+from .safe import hide_smallest_in_line, merge_bins, round_sig
 
 #: histogram bars drawn per variable (the fine bins are merged into these)
 DISPLAY_BINS = DISPLAY_BARS
@@ -319,8 +319,9 @@ def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], o
     records in any of ``tables`` (original and scenarios) are merged into
     "other (< N)", with more categories joining it until it has at least
     ``min_cell`` records in every table where it is not empty, and until no
-    segment (nor "other") differs between the original (``tables[0]``) and a
-    scenario by 1 to ``min_cell`` − 1 records (:func:`_merge_small_net`).
+    net flow between the original (``tables[0]``) and a scenario counts a few
+    withheld records (:func:`infoloss.before_after.merge_jointly`, as the safe
+    JSON's tables).
 
     >>> import numpy as np
     >>> g = category_grouping(["a", "b", "c"], [np.array([10, 3, 8, 0]), np.array([10, 4, 7, 0])], False,
@@ -343,15 +344,11 @@ def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], o
 
 
 def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: int) -> Grouping:
-    counts = [g.apply(np.asarray(t)) for t in tables]
+    from ..before_after import merge_jointly  # the safe JSON's tables merge alike
+
+    counts = [g.apply(np.asarray(t)).astype(np.int64) for t in tables]
     n_seg = len(g.labels)
-    merged = np.zeros(n_seg, dtype=bool)
-    for c in counts:
-        m, _ = merge_small(c, min_cell)
-        merged |= m
-    missing = np.array([kind == "missing" for kind in g.kinds], dtype=bool)
-    while _merge_small_other(counts, merged, min_cell) or _merge_small_net(counts, merged, min_cell, missing):
-        pass
+    merged = merge_jointly(counts, min_cell, np.array([kind == "missing" for kind in g.kinds], dtype=bool))
     if not merged.any():
         return g
     keep = np.flatnonzero(~merged)
@@ -367,47 +364,6 @@ def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: in
     # keep "missing" last when it is not merged
     labels, kinds, new_pos = _missing_last(labels, kinds, new_pos)
     return Grouping(labels, new_pos[g.index], kinds, names, small)
-
-
-def _merge_small_other(counts: Sequence[np.ndarray], merged: np.ndarray, min_cell: int) -> bool:
-    """Secondary merging: while "other" holds 1 to min_cell − 1 records in a table, its smallest segment joins."""
-    for c in counts:
-        other = int(c[merged].sum())
-        free = np.flatnonzero((c > 0) & ~merged)
-        if 0 < other < min_cell and free.size:
-            merged[free[np.argmin(c[free])]] = True
-            return True
-    return False
-
-
-def _merge_small_net(counts: Sequence[np.ndarray], merged: np.ndarray, min_cell: int,
-                     missing: np.ndarray | None = None) -> bool:
-    """Merging for net changes, as the safe JSON's tables (:func:`infoloss.before_after._merge_jointly`): the
-    missing segment whose count differs between the original (``counts[0]``) and a scenario by 1 to
-    min_cell − 1 records (a few suppressions), or any such segment when fewer than min_cell records moved in
-    all, joins "other"; and "other" itself may not differ by so few (the segment of smallest change joins it).
-
-    Two tables shown side by side give their difference: 2 suppressed values that "other" (with missing) takes
-    in show as South 120 -> 118, other 5 -> 7, a count the safe JSON withholds (``suppressions``).
-
-    >>> m = np.array([False, False, False, True])
-    >>> _merge_small_net([np.array([35, 140, 120, 5]), np.array([35, 140, 118, 7])], m, 5), m.tolist()
-    (True, [False, False, True, True])
-    """
-    small = lambda d: (np.abs(d) > 0) & (np.abs(d) < min_cell)
-    for c in counts[1:]:
-        d = c.astype(np.int64) - counts[0]
-        few_moved = 0 < np.abs(d).sum() / 2 < min_cell
-        eligible = small(d) if few_moved or missing is None else small(d) & missing
-        flagged = np.flatnonzero(eligible & ~merged)
-        if flagged.size:
-            merged[flagged[np.argmin(counts[0][flagged])]] = True
-            return True
-        free = np.flatnonzero((d != 0) & ~merged)
-        if merged.any() and small(d[merged].sum()) and free.size:
-            merged[free[np.argmin(np.abs(d[free]))]] = True
-            return True
-    return False
 
 
 def _missing_last(labels: list[str], kinds: list[str], pos: np.ndarray) -> tuple[list[str], list[str], np.ndarray]:
