@@ -23,7 +23,7 @@ import pandas as pd
 
 from ._concurrent import map_in_order
 from .errors import InputError, SpecError, counted
-from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label
+from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
 
 ORIGINAL, PROTECTED = "orig", "prot"
 
@@ -796,22 +796,16 @@ def _days(col: pd.Series) -> pd.Series | None:
     ``timedelta`` values.  Taken as numbers, the last two would be in the unit
     they are stored in (microseconds, nanoseconds).
     """
+    kind = temporal_kind(col)  # what kind, as infer_spec names it
+    if kind is None:
+        return None
     if isinstance(col.dtype, pd.ArrowDtype):
-        import pyarrow as pa
-
-        t = col.dtype.pyarrow_dtype
-        return _arrow_days(col, t) if pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_duration(t) \
-            else None
+        return _arrow_days(col, col.dtype.pyarrow_dtype)
     if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
         return _as_days(col)
-    if col.dtype != object:
-        return None
-    kind = pd.api.types.infer_dtype(col, skipna=True)
-    if kind in ("datetime", "datetime64", "date"):
+    if kind == "dates":
         return _as_days(pd.to_datetime(col, utc=True))  # naive values as UTC: the same days since 1970
-    if kind in ("timedelta", "timedelta64"):
-        return _as_days(pd.to_timedelta(col))
-    return None
+    return _as_days(pd.to_timedelta(col))
 
 
 def _arrow_days(col: pd.Series, t: Any) -> pd.Series:

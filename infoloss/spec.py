@@ -547,7 +547,7 @@ def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
     warnings.warn(f"column {var.name!r} {note}{advice}", CardinalityWarning, stacklevel=3)
 
 
-def _temporal_kind(col: pd.Series) -> str | None:
+def temporal_kind(col: pd.Series) -> str | None:
     """"dates" or "durations" for a column of them in any of pandas' forms (as :func:`infoloss.pair._days` reads
     them), else None."""
     if isinstance(col.dtype, pd.ArrowDtype):
@@ -577,7 +577,7 @@ def _infer_variable(name: str, col: pd.Series) -> VariableSpec:
 def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
     if pd.api.types.is_complex_dtype(col):  # compare refuses complex numbers
         return VariableSpec(name, scale="nominal", note="complex numbers, not comparable: remove this line")
-    temporal = _temporal_kind(col)
+    temporal = temporal_kind(col)
     if temporal is not None:
         return VariableSpec(name, scale="continuous", note=f"{temporal}, taken as days"
                             + (" since 1970-01-01" if temporal == "dates" else ""))
