@@ -858,13 +858,8 @@ def _quantile_in_tail(row: dict[str, Any], side: dict[str, Any], min_cell: int) 
     few records (the 0.99 quantile of 400 records is about the 4th largest
     value), so they stand for individual values.
     """
-    if row.get("statistic") not in ("quantile", "median"):
-        return False
-    n = side.get("n")
-    p = 0.5 if row.get("statistic") == "median" else _last_number(str(row.get("estimate", "")))
-    if p is None or not _is_number(n):
-        return False
-    return min(p, 1.0 - p) * n < min_cell - 1e-9
+    beyond = _records_beyond(row, side, 0.0)
+    return beyond is not None and beyond < min_cell - 1e-9
 
 
 def _interval_in_tail(row: dict[str, Any], side: dict[str, Any], min_cell: int) -> bool:
@@ -874,13 +869,24 @@ def _interval_in_tail(row: dict[str, Any], side: dict[str, Any], min_cell: int) 
     the rank, ``sqrt(n p (1 − p))``, beyond the quantile's rank (the median of
     10 records: the 3rd and 9th values).
     """
+    beyond = _records_beyond(row, side, 1.96)
+    return beyond is not None and 0 < _quantile_p(row) < 1 and beyond < min_cell - 1e-9
+
+
+def _quantile_p(row: dict[str, Any]) -> float | None:
+    """The probability of a quantile or median estimate; None for another statistic."""
     if row.get("statistic") not in ("quantile", "median"):
-        return False
-    n = side.get("n")
-    p = 0.5 if row.get("statistic") == "median" else _last_number(str(row.get("estimate", "")))
-    if p is None or not _is_number(n) or not 0 < p < 1:
-        return False
-    return min(p, 1.0 - p) * n - 1.96 * math.sqrt(n * p * (1.0 - p)) < min_cell - 1e-9
+        return None
+    return 0.5 if row.get("statistic") == "median" else _last_number(str(row.get("estimate", "")))
+
+
+def _records_beyond(row: dict[str, Any], side: dict[str, Any], errors: float) -> float | None:
+    """About how many records lie beyond a quantile's rank less ``errors`` standard errors of the rank,
+    ``min(p, 1 − p) · n − errors · sqrt(n p (1 − p))``; None when the row is no quantile or has no ``n``."""
+    p, n = _quantile_p(row), side.get("n")
+    if p is None or not _is_number(n):
+        return None
+    return min(p, 1.0 - p) * n - errors * math.sqrt(max(n * p * (1.0 - p), 0.0))
 
 
 def _last_number(text: str) -> float | None:
