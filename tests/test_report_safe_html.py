@@ -305,8 +305,8 @@ def test_a_variable_observed_in_few_records_has_no_mean_interval_or_correlation(
     assert not re.search(r"<title>bonus × [^<]*\d", small_safe) and not re.search(r"× bonus: [^<]*\d", small_safe)
     assert not re.search(r"<title>bonus × [^<]*not computed", small_safe)
     text = _text(small_safe)
-    assert "Not drawn: bonus (fewer than 5 records with a value in the original; safe mode)." in text
-    assert "Left out: bonus" in text
+    assert "Not drawn (safe mode): bonus (fewer than 5 records with a value in the original)." in text
+    assert "Left out (safe mode): bonus (fewer than 5 records with a value in a file)" in text
     full = small_report.to_html()
     assert re.search(r"<title>bonus × age", full)
 

@@ -294,6 +294,62 @@ def test_statistics_of_a_variable_seen_in_few_records_are_withheld():
     assert all(v is None for v in safe["corr"][y]) and all(row[y] is None for row in safe["corr"])
 
 
+def _mostly_one_value(n_off: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """30 records: ``rent`` is 0 but for ``n_off`` records (their amounts 700, 1300, ...), ``age`` varies."""
+    rng = np.random.default_rng(5)
+    rent = np.zeros(30)
+    rent[:n_off] = 700.0 + 600.0 * np.arange(n_off)
+    orig = pd.DataFrame({"age": rng.normal(45, 12, 30).round(1), "rent": rent, "wage": rng.normal(3e4, 8e3, 30)})
+    prot = orig.copy()
+    prot["age"] = prot["age"] + rng.normal(0, 2, 30)
+    prot["rent"] = prot["rent"] * 1.1
+    return orig, prot
+
+
+def test_a_variable_with_few_records_off_its_most_common_value_keeps_only_its_n():
+    # mean × n of "rent" would give back the total of the 2 non-zero amounts (one, with one of them)
+    orig, prot = _mostly_one_value(2)
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}}
+    report = infoloss.compare(orig, prot, spec, measures=["xbar_mv", "il1s"], aggregates=False)
+    full = report.to_dict()["scenarios"][0]
+    assert full["statistics"]["orig"]["off_mode"] == {"age": 30 - orig["age"].value_counts().max(), "rent": 2,
+                                                      "wage": 29}
+    assert full["statistics"]["orig"]["mean"]["rent"] * 30 == pytest.approx(2000.0)
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]
+    for side in ("orig", "prot"):
+        stats = safe["statistics"][side]
+        assert "off_mode" not in stats and stats["n"]["rent"] == 30
+        assert all(stats[k]["rent"] is None for k in ("mean", "mean_ci", "sd", "variance"))
+        assert stats["mean"]["age"] is not None and stats["mean"]["wage"] is not None
+        r = safe["statistics"]["variables"].index("rent")
+        assert all(v is None for v in stats["cov"][r]) and all(row[r] is None for row in stats["corr"])
+        assert stats["withheld"] == {"rent": "fewer than 5 records with a value other than the most common one"}
+    # the relative change of the means (public protected mean) would give the original mean back: withheld,
+    # with one more variable so that the average over the variables does not give it back either
+    by_var = safe["measures"]["xbar_mv"]["by_variable"]
+    assert by_var["rent"] is None and sum(v is None for v in by_var.values()) == 2
+    assert full["measures"]["xbar_mv"]["by_variable"]["rent"] is not None
+    # with min_cell 2 the two records are enough, and with 5 non-zero amounts nothing is withheld
+    assert report.to_dict(safe=True, min_cell=2)["scenarios"][0]["statistics"]["orig"]["mean"]["rent"] is not None
+    orig5, prot5 = _mostly_one_value(5)
+    safe5 = infoloss.compare(orig5, prot5, spec, measures=["xbar_mv"], aggregates=False).to_dict(safe=True)
+    assert safe5["scenarios"][0]["statistics"]["orig"]["mean"]["rent"] is not None
+    assert "withheld" not in safe5["scenarios"][0]["statistics"]["orig"]
+
+
+def test_the_safe_page_says_why_the_mean_of_a_mostly_constant_variable_is_not_drawn():
+    orig, prot = _mostly_one_value(1)
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}}
+    report = infoloss.compare(orig, prot, spec, measures=["xbar_mv"])
+    page = report.to_html(safe=True, min_cell=5)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert ("Not drawn (safe mode): rent (fewer than 5 records with a value other than the most common one in the "
+            "original).") in text
+    assert "Left out (safe mode): rent (fewer than 5 records with a value other than the most common one in a file)" in text
+    mean = orig["rent"].mean()  # 700 / 30
+    assert f"{mean:.3g}" not in text and f"{mean:.2f}" not in text
+
+
 def test_a_proportion_that_stands_for_a_few_records_is_withheld():
     # 3 of 40 records are in category "tiny": a share of 0.075 is 3 records; "big" (37) is safe, but its
     # complement is those same 3 records, so both shares of dom are withheld; g's shares (8 of 40) stay

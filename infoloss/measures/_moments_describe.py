@@ -68,7 +68,21 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
         var[name] = numeric.unscale(v, 2 * e) if v is not None else None  # infinite (None in JSON) if too large
         sd[name] = numeric.unscale(math.sqrt(v), e) if v is not None else None
     cov, corr = _describe_matrices(pair, which, w_all)
-    return {"n": n, "mean": mean, "mean_ci": ci, "sd": sd, "variance": var, "cov": cov, "corr": corr}
+    return {"n": n, "mean": mean, "mean_ci": ci, "sd": sd, "variance": var, "cov": cov, "corr": corr,
+            "off_mode": {name: _off_mode(pair, name, which) for name in names}}
+
+
+def _off_mode(pair: EncodedPair, name: str, which: str) -> int:
+    """The records with a value of ``name`` other than its most common one (0 for a constant or empty column).
+
+    Safe mode withholds a variable's statistics when 1 to ``min_cell`` − 1
+    records differ from its mode: the mean times n less the mode's records
+    would give their total (a mostly-zero amount with three non-zero
+    records).  From the pair's sorted levels, which KS, GDU and the report's
+    plots share.
+    """
+    counts = pair.levels(name, which).counts
+    return int(counts.sum() - counts.max()) if counts.size else 0
 
 
 def _described(pair: EncodedPair, which: str, confidence: float, weighted: bool) -> dict[str, Any]:
@@ -179,9 +193,12 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
     -------
     dict
         ``{"variables": [...], "weighted": bool, "confidence": 0.95,
-        "orig": {"n", "mean", "mean_ci", "sd", "variance", "cov", "corr"},
+        "orig": {"n", "mean", "mean_ci", "sd", "variance", "cov", "corr", "off_mode"},
         "prot": {...}}``; per-variable entries are dicts keyed by variable,
-        ``cov`` and ``corr`` lists of rows in ``variables`` order.
+        ``cov`` and ``corr`` lists of rows in ``variables`` order;
+        ``off_mode`` counts the records whose value is not the variable's
+        most common one (unweighted; what safe mode needs, see
+        :func:`infoloss.safe_results.safe_statistics`).
 
     Raises
     ------

@@ -366,11 +366,11 @@ def statistics_charts(report: Any) -> Markup:
 def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
     conf = first.get("confidence", 0.95)
     rows, table = [], []
-    few = []  # safe mode: the original has a value in fewer than min_cell records (its statistics are null)
+    few = []  # safe mode: the original's statistics of these are withheld (null), with the reason
     for v in names:
         m, sd = first["orig"]["mean"].get(v), first["orig"]["sd"].get(v)
-        if _too_few_values(first["orig"], v):
-            few.append(v)
+        if _withheld(first["orig"], v):
+            few.append(f"{v} ({_withheld(first['orig'], v)} in the original)")
             continue
         if m is None or not sd:
             continue
@@ -386,8 +386,7 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
         table.append([v] + [_mean_text(t, s, v) for (_, s), (_, _, t) in zip(stats, sc)])
     few_note = ""
     if few:
-        few_note = (f" Not drawn: {', '.join(few)} (fewer than {_min_cell(stats[0][1])} records with a value in "
-                    "the original; safe mode).")
+        few_note = f" Not drawn (safe mode): {'; '.join(few)}."
     if not rows:
         return Markup('<p class="note">{}</p>').format(few_note.strip()) if few else Markup("")
 
@@ -412,18 +411,17 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
 
 
 def _correlations(names: list[str], first: dict, stats: list) -> Markup:
-    # safe mode: a variable with too few records with a value in some file has no correlation shown
-    few = [v for v in names if _too_few_values(first["orig"], v) or any(_too_few_values(s.statistics["prot"], v)
-                                                                     for _, s in stats)]
+    # safe mode: a variable whose statistics some file withholds has no correlation shown
+    why = {v: _withheld(first["orig"], v) or next(filter(None, (_withheld(s.statistics["prot"], v) for _, s in stats)),
+                                                   None) for v in names}
+    few = [v for v in names if why[v]]
     if few:
         keep_idx = [k for k, v in enumerate(names) if v not in few]
         first = {**first, "orig": {**first["orig"], "corr": _sub(first["orig"]["corr"], keep_idx)}}
         stats = [(i, _Stats(s, keep_idx)) for i, s in stats]
         names = [names[k] for k in keep_idx]
         if len(names) < 2:
-            return Markup('<p class="note">No correlations drawn: {} {} fewer than {} records with a value in a file '
-                          "(safe mode).</p>").format(", ".join(few), "has" if len(few) == 1 else "have",
-                                                     _min_cell(stats[0][1]) if stats else 5)
+            return Markup('<p class="note">No correlations drawn (safe mode): {}.</p>').format(_reasons(few, why))
     p = len(names)
     orig = first["orig"]["corr"]
     diffs = []
@@ -463,8 +461,7 @@ def _correlations(names: list[str], first: dict, stats: list) -> Markup:
                        [[f"{names[a]} × {names[b]}", number(orig[a][b])] + [number(c[(a, b)]) for _, c in diffs]
                         for a, b in pairs], summary="data: original correlations and differences (scenario − original)")
     if few:
-        note += (f" Left out: {', '.join(few)} (fewer than {_min_cell(stats[0][1])} records with a value in a file; "
-                 "safe mode).")
+        note += f" Left out (safe mode): {_reasons(few, why)}."
     return Markup('<h4>Correlation matrices before/after, and their difference</h4><p class="note">Blue: negative, '
                   "red: positive. The difference maps (scenario − original) use their own scale, symmetric around 0."
                   "{}</p><div class=\"charts\">{}</div>{}").format(note, figs, table)
@@ -490,30 +487,26 @@ class _Stats:
 def _mean_text(t: tuple | None, scenario: Any, v: str) -> str:
     if t is not None:
         return f"{number(t[1])} [{number(t[0])}, {number(t[2])}]"
-    if _too_few_values(scenario.statistics["prot"], v):
-        return f"fewer than {_min_cell(scenario)} records with a value"
+    if _withheld(scenario.statistics["prot"], v):
+        return _withheld(scenario.statistics["prot"], v)
     return "–"
 
 
-def _too_few_values(side: dict | None, v: str) -> bool:
-    """Safe mode: the safe JSON withholds the variable's statistics in this file (too few records with a value).
+def _withheld(side: dict | None, v: str) -> str | None:
+    """Safe mode: why the safe JSON withholds the variable's statistics in this file (its ``withheld``), or None.
 
-    A null ``n`` beside a mean is only the count withheld (fewer than min_cell records of the file have no
-    value): the statistics are there and are drawn.
-
-    >>> _too_few_values({"n": {"a": None, "b": None}, "mean": {"a": None, "b": 51.0}}, "a"), _too_few_values(
-    ...     {"n": {"a": None, "b": None}, "mean": {"a": None, "b": 51.0}}, "b")
-    (True, False)
+    >>> _withheld({"n": {"a": 40}, "mean": {"a": None}, "withheld": {"a": "fewer than 5 records with a value"}}, "a")
+    'fewer than 5 records with a value'
     """
-    side = side or {}
-    n, mean = side.get("n"), side.get("mean")
-    return (isinstance(n, dict) and v in n and n[v] is None
-            and not (isinstance(mean, dict) and mean.get(v) is not None))
+    return ((side or {}).get("withheld") or {}).get(v)
 
 
-def _min_cell(scenario: Any) -> int:
-    """The safe JSON's min_cell (5 when the scenario is not a safe view)."""
-    return int(((getattr(scenario, "safe_json", None) or {}).get("safe") or {}).get("min_cell", 5))
+def _reasons(names: list[str], why: dict[str, str | None]) -> str:
+    """``a, b (reason in a file); c (other reason in a file)``: the names grouped by their reason."""
+    groups: dict[str, list[str]] = {}
+    for v in names:
+        groups.setdefault(str(why[v]), []).append(v)
+    return "; ".join(f"{', '.join(vs)} ({reason} in a file)" for reason, vs in groups.items())
 
 
 def _diff(a: float | None, b: float | None) -> float:
