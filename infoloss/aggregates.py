@@ -263,6 +263,9 @@ def _stats(x: np.ndarray, levels: Levels | None = None) -> dict[str, Any]:
     e = numeric.safe_exponent(valid)
     distinct = levels.values if levels is not None else valid
     out["whole"] = bool(not e and np.all(np.floor(distinct) == distinct))  # whole numbers: bars of whole widths
+    # records away from the most common value: safe mode shows no mean of a variable with a few (plotdata.box_stats)
+    counts = levels.counts if levels is not None else np.unique(valid, return_counts=True)[1]
+    out["off_mode"] = int(n - counts.max())
     if levels is not None:
         order = (numeric.scaled(levels.values, e) if e else levels.values, levels.counts)
         out = _valid_stats(numeric.scaled(valid, e) if e else valid, out, order)

@@ -144,7 +144,9 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
     than ``min_cell`` records lie beyond them: :func:`whisker_probs`), no outliers, every number
     rounded to 3 significant digits, and nothing (None) for a file with
     fewer than ``min_cell`` records with a value (its quartiles would be its
-    records' values; :func:`too_few` tells the caller).
+    records' values; :func:`too_few` tells the caller).  The mean and sd are
+    None in safe mode when 1 to ``min_cell`` − 1 records lie away from the
+    most common value (:func:`concentrated`).
     """
     if not stats or stats.get("n", 0) == 0 or too_few(stats, policy):
         return None
@@ -157,14 +159,15 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
         whiskers = list(stats["whiskers"])
         outliers = list(stats["outliers"]["low_values"]) + list(stats["outliers"]["high_values"])
     r = policy.number
+    hide = concentrated(stats, policy)
     return {
         "q1": r(q[0.25]),
         "median": r(q[0.5]),
         "q3": r(q[0.75]),
         "whiskers": [r(whiskers[0]), r(whiskers[1])],
         "outliers": outliers,
-        "mean": r(stats.get("mean")),
-        "sd": r(stats.get("sd")),
+        "mean": None if hide else r(stats.get("mean")),
+        "sd": None if hide else r(stats.get("sd")),
         "n": stats["n"],
         "missing": stats.get("missing", 0),
     }
@@ -186,6 +189,19 @@ def whisker_probs(n: int, policy: Policy) -> tuple[float, float]:
     low = 0.05 if below(0.05) >= policy.min_cell else 0.25
     high = 0.95 if above(0.95) >= policy.min_cell else 0.75
     return low, high
+
+
+def concentrated(stats: dict[str, Any] | None, policy: Policy) -> bool:
+    """Safe mode: whether 1 to ``min_cell`` − 1 of a file's records hold a value other than the most common one.
+
+    The mean times the records, less the most common value's share, would be
+    those few records' total (an amount that is zero but for two records).
+
+    >>> concentrated({"n": 30, "off_mode": 2}, Policy(safe=True)), concentrated({"n": 30, "off_mode": 2}, Policy())
+    (True, False)
+    """
+    off = (stats or {}).get("off_mode") or 0
+    return policy.safe and 0 < off < policy.min_cell
 
 
 def too_few(stats: dict[str, Any] | None, policy: Policy) -> bool:

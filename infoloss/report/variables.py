@@ -19,7 +19,7 @@ from . import svg
 from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
-    DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, common_categories, density_curve, display_bins, outside_text, safe_two_way,
+    DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, concentrated, common_categories, density_curve, display_bins, outside_text, safe_two_way,
     share_text, too_few, total_variation, whisker_probs,
 )
 
@@ -237,7 +237,9 @@ def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Mar
             continue
         records = (f"counts not shown: fewer than {policy.min_cell} records of this file have no value"
                    if few_missing(stats, policy) else policy.count_text(b["n"]))
-        rows.append([label, records, number(b["mean"]), number(b["q1"]), number(b["median"]),
+        mean = (f"withheld: fewer than {policy.min_cell} records away from the most common value"
+                if concentrated(stats, policy) else number(b["mean"]))
+        rows.append([label, records, mean, number(b["q1"]), number(b["median"]),
                      number(b["q3"])] + ([] if policy.safe else [outside_text(hist, policy) or "none"]))
     return data_table(["file", "records", "mean", "lower quartile", "median", "upper quartile"]
                       + ([] if policy.safe else ["outside the axis"]), rows)
