@@ -837,8 +837,11 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
             continue
         n = values.get("n")
         small_share = row.get("statistic") == "proportion" and small_proportion(values, state.min_cell)
+        # a mean or total where a few records hold another value than the rest: n and the common value give their total
+        off = values.get("off_mode")
+        few_off = _is_number(off) and 0 < off < state.min_cell
         more = state.extra.get((id(row), side))
-        if extreme or small_share or (_is_number(n) and n < state.min_cell) or more == "all" \
+        if extreme or small_share or few_off or (_is_number(n) and n < state.min_cell) or more == "all" \
                 or _quantile_in_tail(row, values, state.min_cell):
             hidden = True
             values = dict(values)
@@ -859,8 +862,8 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
             interval_hidden = True
         else:
             interval_hidden = False
-        if "n_category" in values:  # read by the rules above; a count of records, never published in safe mode
-            values = {k: v for k, v in values.items() if k != "n_category"}
+        if "n_category" in values or "off_mode" in values:  # read by the rules above; counts of records, never
+            values = {k: v for k, v in values.items() if k not in ("n_category", "off_mode")}  # published in safe mode
         interval_withheld |= interval_hidden
         out[side] = _walk_dict(values, state, parent=side, counting=False)
     if hidden or interval_withheld:
@@ -869,7 +872,8 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
                 out[key] = None
                 state.withhold()
         if out.get("note"):  # notes of a withheld side speak of its few records ("a single record", ...)
-            out["note"] = f"safe mode: withheld (a domain, category or tail of fewer than {state.min_cell} records)"
+            out["note"] = (f"safe mode: withheld (a domain, category or tail of fewer than {state.min_cell} records, "
+                           f"or fewer than {state.min_cell} records away from the most common value)")
     # keep the original key order
     return {k: out[k] for k in row}
 
@@ -935,6 +939,10 @@ def _estimate_partitions(rows: list, min_cell: int) -> dict:
       mean or a proportion the domains' values add up too (a mean times its
       ``n`` is a total: the file's total minus the shown domains' would be a
       withheld domain's), so those domains' whole sides are withheld;
+    * so is a domain's mean or total withheld because 1 to ``min_cell`` − 1
+      of its records are away from its most common value (``off_mode``):
+      the next domains with the fewest such records are withheld with it
+      until the withheld domains hold at least ``min_cell`` of them;
     * the proportions of one variable in one domain add up to 1: a withheld
       one would be 1 minus the others, so the next smallest categories'
       proportions are withheld too (the whole side).
@@ -957,6 +965,12 @@ def _estimate_partitions(rows: list, min_cell: int) -> dict:
             additive = bool(group) and group[0].get("statistic") in _ADDITIVE
             for rid in partition_withheld(units, min_cell)[0]:
                 extra.setdefault((rid, side), "all" if additive else "n")
+            # a domain's mean or total withheld for its few records away from the common value (``off_mode``) would
+            # be the file's total minus the other domains': more domains withheld until those records are many
+            off = {id(r): r[side]["off_mode"] for r in group if isinstance(r.get(side), dict)
+                   and _is_number(r[side].get("off_mode"))}
+            for rid in partition_withheld(off, min_cell)[0] if additive else ():
+                extra[(rid, side)] = "all"
         for group in categories.values():
             units = {id(r): (r[side]["n_category"] if _is_number(r[side].get("n_category"))
                              else r[side]["value"] * r[side]["n"])

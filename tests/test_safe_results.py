@@ -354,6 +354,30 @@ def test_the_safe_page_says_why_the_mean_of_a_mostly_constant_variable_is_not_dr
     assert f"{orig['rent'].mean():.3g}" in re.sub(r"<[^>]+>", " ", report.to_html())
 
 
+def test_an_estimated_mean_or_total_over_a_few_records_off_the_common_value_is_withheld():
+    orig, prot = _mostly_one_value(2)  # rent: 0 but for records 0 and 1 (700, 1300)
+    orig["area"] = prot["area"] = ["north"] * 10 + ["south"] * 10 + ["west"] * 10
+    orig.loc[25:29, "rent"] = prot.loc[25:29, "rent"] = [100.0, 200.0, 300.0, 400.0, 500.0]  # 5 in the west
+    spec = {"variables": {**{v: {"scale": "continuous"} for v in ("age", "rent", "wage")},
+                          "area": {"scale": "nominal"}},
+            "analyses": {"estimates": [{"statistic": "mean", "variable": "rent", "by": ["area"]},
+                                       {"statistic": "total", "variable": "rent"},
+                                       {"statistic": "mean", "variable": "age"}]}}
+    report = infoloss.compare(orig, prot, spec, measures=["estimate_ci_overlap"], aggregates=False)
+    full = {r["key"]: r for r in report.to_dict()["scenarios"][0]["analyses"]["estimates"]}
+    assert full["mean(rent) | area=north"]["original"]["off_mode"] == 2
+    assert full["mean(rent) | area=north"]["original"]["value"] * 10 == pytest.approx(2000.0)
+    safe = {r["key"]: r for r in report.to_dict(safe=True, min_cell=5)["scenarios"][0]["analyses"]["estimates"]}
+    assert all("off_mode" not in r[side] for r in safe.values() for side in ("original", "protected"))
+    # north (2 records off 0) is withheld, and with it west (5 off), the next fewest but south's none, so that the
+    # file's total less the shown areas' gives only north's and west's together (7 records)
+    for area, hidden in (("north", True), ("south", False), ("west", True)):
+        side = safe[f"mean(rent) | area=north".replace("north", area)]["original"]
+        assert (side["value"] is None) is hidden, area
+    assert safe["total(rent) | all"]["original"]["value"] is not None  # 7 records off 0 in the whole file
+    assert safe["mean(age) | all"]["original"]["value"] is not None
+
+
 def test_a_proportion_that_stands_for_a_few_records_is_withheld():
     # 3 of 40 records are in category "tiny": a share of 0.075 is 3 records; "big" (37) is safe, but its
     # complement is those same 3 records, so both shares of dom are withheld; g's shares (8 of 40) stay

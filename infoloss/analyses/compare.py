@@ -112,10 +112,12 @@ def _seed_groups(row: dict, o: dict | None, p: dict | None) -> None:
 
 
 def _side(row: dict) -> dict[str, Any]:
-    """One file's figures of an estimate (a proportion's also its category's records, ``n_category``)."""
+    """One file's figures of an estimate (a proportion's also its category's records, ``n_category``; a mean's or
+    total's the records away from the domain's most common value, ``off_mode``)."""
     side = {k: row.get(k) for k in SIDE_KEYS}
-    if "n_category" in row:
-        side["n_category"] = row["n_category"]
+    for key in ("n_category", "off_mode"):
+        if key in row:
+            side[key] = row[key]
     return side
 
 

@@ -59,6 +59,7 @@ class _Block:
     undefined: np.ndarray | None = None  # per domain, the replicates with an undefined Gini or QSR
     scale: int = 0  # the estimates were computed on values times 2**-scale (numeric.scaled): rows scale them back
     category_n: np.ndarray | None = None  # proportions: the records of each category in its domain (unweighted)
+    off_mode: np.ndarray | None = None  # means and totals: per domain, the records away from its most common value
     notes: list[str] = field(default_factory=list)
 
 
@@ -110,6 +111,8 @@ def _ratio_block(data: FileData, est: Estimate, linear: LinearDesign, tasks: lis
     block = _Block(est, domains.labels, None, value, n, "linearisation", se=se, scale=scale)
     if categories is not None:
         block.categories, block.columns, block.category_n = categories
+    if est.statistic in ("mean", "total"):
+        block.off_mode = off_mode(contrib.a, contrib.est_a, domains.size)  # aligned: estimate e is domain e
     if tasks is not None:
         block.method, block.se = "bootstrap", None
         block.boot = (len(tasks), None)
@@ -156,6 +159,27 @@ def _contributions(data: FileData, est: Estimate, domains: Domains) -> tuple[Con
     contrib = Contributions(rec, dom[rec], y[rec], rec, dom[rec], b[rec], np.arange(D, dtype=np.int64),
                             total=est.statistic == "total", aligned=True)
     return contrib, None, np.bincount(dom[rec], minlength=D), scale
+
+
+def off_mode(y: np.ndarray, dom: np.ndarray, size: int) -> np.ndarray:
+    """Per domain, the records whose value ``y`` is not the domain's most common value (unweighted).
+
+    Safe mode withholds a mean or total over a domain where 1 to ``min_cell`` − 1
+    records hold another value: with the common value and n known, it would give
+    those few records' total.
+
+    >>> off_mode(np.array([0.0, 0.0, 0.0, 5.0, 1.0, 2.0]), np.array([0, 0, 0, 0, 1, 1]), 3).tolist()
+    [1, 1, 0]
+    """
+    if y.size == 0:
+        return np.zeros(size, dtype=np.int64)
+    _, code = np.unique(y, return_inverse=True)
+    pairs, counts = np.unique(dom.astype(np.int64) * (int(code.max()) + 1) + code.reshape(-1), return_counts=True)
+    owner = pairs // (int(code.max()) + 1)  # sorted, so each domain's pairs are one run
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    most = np.zeros(size, dtype=np.int64)
+    most[owner[starts]] = np.maximum.reduceat(counts, starts)
+    return np.bincount(dom, minlength=size).astype(np.int64) - most
 
 
 # ---------------------------------------------------------------------------
@@ -263,6 +287,8 @@ def _make_rows(block: _Block, value: np.ndarray, se: np.ndarray, lower: np.ndarr
         }
         if block.category_n is not None:
             row["n_category"] = int(block.category_n[j])
+        if block.off_mode is not None:
+            row["off_mode"] = int(block.off_mode[d])
         undefined = 0 if block.undefined is None else int(block.undefined[d])
         note = _note(row, None if failed is None else int(failed[j]), undefined, replicates, level)
         if note:
