@@ -273,6 +273,7 @@ def load_spec(path: str | Path) -> Spec:
 
 def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
     """Validate a spec given as a dictionary (the parsed YAML)."""
+    raw = _na_as_null(raw)
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
@@ -320,6 +321,22 @@ def _keys_text(keys: tuple[str, ...]) -> str:
     """The keys quoted, the last joined by 'and/or': "'a', 'b' and/or 'c'"."""
     quoted = [repr(k) for k in keys]
     return f"{', '.join(quoted[:-1])} and/or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
+
+
+def _na_as_null(value: Any) -> Any:
+    """``value`` with pandas' missing value ``pd.NA`` read as YAML's null (None) at any depth.
+
+    A spec built from a table (a data dictionary read with pandas) has ``pd.NA``
+    in its empty cells; it has no truth value, so every check of the spec
+    would fail on it with a TypeError instead of reading it as a key left empty.
+    """
+    if value is pd.NA:
+        return None
+    if isinstance(value, dict):
+        return {k: _na_as_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_na_as_null(v) for v in value)
+    return value
 
 
 def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpec:

@@ -633,3 +633,25 @@ def test_a_column_of_intervals_declared_continuous_is_named_as_intervals():
     df = pd.DataFrame({"x": pd.Series(pd.arrays.IntervalArray(x.categories.take(x.codes)))})
     with pytest.raises(InputError, match=r"variable 'x' holds intervals \(classes such as .*\) in the original file"):
         infoloss.compare(df, df.copy(), {"variables": {"x": {"scale": "continuous"}}})
+
+
+def test_pandas_missing_values_in_a_spec_read_as_keys_left_empty():
+    # a spec built from a data dictionary read with pandas has pd.NA in its empty cells (it was a TypeError)
+    import infoloss
+
+    df = pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6], "g": list("aabbcc")})
+    with pytest.raises(InputError, match=r"^variable 'x' has no scale; add scale"):
+        infoloss.compare(df, df.copy(), {"variables": {"x": {"scale": pd.NA}}})
+    with pytest.raises(InputError, match=r"^'pairing' must be row"):
+        spec_from_dict({"variables": {"x": {"scale": "continuous"}}, "pairing": pd.NA})
+    spec = spec_from_dict({"variables": {"x": {"scale": "continuous", "missing": pd.NA, "hierarchy": pd.NA}},
+                           "analyses": pd.NA, "separator": pd.NA})
+    assert spec.variables["x"].missing == [] and spec.variables["x"].hierarchy is None
+
+
+def test_a_column_without_a_name_is_refused():
+    import infoloss
+
+    df = pd.DataFrame({None: [1.0, 2, 3, 4, 5, 6], "g": list("aabbcc")})  # pandas makes the None key NaN
+    with pytest.raises(InputError, match=r"^the original file's column 1 has no name \(None or NaN\)"):
+        infoloss.compare(df, df.copy(), None, measures=["il1s"])
