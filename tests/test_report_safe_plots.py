@@ -231,3 +231,27 @@ def test_whiskers_end_where_enough_records_lie_beyond(extremes):
     assert "a whisker ends at the quartile" in _text(_svg(page, "box plots of age"))
     big = box_stats({**stats, "n": 300}, Policy(safe=True, min_cell=MIN_CELL))
     assert big["whiskers"] != [big["q1"], big["q3"]]  # 15 records beyond the 5th/95th percentiles: drawn there
+
+
+def test_no_box_where_fewer_than_min_cell_records_lie_beyond_a_quartile():
+    # with 15 records a quartile is about the 4th smallest (largest) value: fewer than 5 records beyond it
+    rng = np.random.default_rng(11)
+    orig = pd.DataFrame({"x": rng.normal(50, 10, 15).round(2), "g": rng.choice(["a", "b"], 15)})
+    prot = orig.copy()
+    prot["x"] = prot.x + 1.0
+    spec = {"variables": {"x": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
+    report = infoloss.compare(orig, prot, spec, measures=["ks"])
+    page = report.to_html(safe=True, min_cell=MIN_CELL)
+    box = _text(_svg(page, "box plots of x"))
+    assert "original, scenario1: fewer than 5 records beyond a quartile, not drawn" in box
+    assert "quartiles" not in re.sub(r"beyond a quartile", "", box)  # no box's tooltip
+    text = _text(page)
+    assert text.count("withheld: fewer than 5 records beyond") == 6  # 3 quartiles x 2 files
+    for q in np.quantile(orig.x, [0.25, 0.5, 0.75]):
+        assert f"{q:.3g}" not in text
+    full = _text(report.to_html())
+    assert f"{np.quantile(orig.x, 0.25):.3g}" in full
+    from infoloss.report.plotdata import Policy, box_stats
+
+    stats = report.scenarios[0].aggregates["variables"]["x"]["stats"]["orig"]
+    assert box_stats({**stats, "n": 18}, Policy(safe=True, min_cell=MIN_CELL)) is not None

@@ -144,11 +144,12 @@ def box_stats(stats: dict[str, Any] | None, policy: Policy) -> dict[str, Any] | 
     than ``min_cell`` records lie beyond them: :func:`whisker_probs`), no outliers, every number
     rounded to 3 significant digits, and nothing (None) for a file with
     fewer than ``min_cell`` records with a value (its quartiles would be its
-    records' values; :func:`too_few` tells the caller).  The mean and sd are
+    records' values; :func:`too_few` tells the caller) or with fewer than
+    ``min_cell`` records beyond a quartile (:func:`thin_quartiles`).  The mean and sd are
     None in safe mode when 1 to ``min_cell`` − 1 records lie away from the
     most common value (:func:`concentrated`).
     """
-    if not stats or stats.get("n", 0) == 0 or too_few(stats, policy):
+    if not stats or stats.get("n", 0) == 0 or too_few(stats, policy) or thin_quartiles(stats, policy):
         return None
     q = dict(zip(QUANTILES, stats["quantiles"]))
     if policy.safe:
@@ -180,15 +181,33 @@ def whisker_probs(n: int, policy: Policy) -> tuple[float, float]:
     >>> whisker_probs(60, Policy(safe=True)), whisker_probs(100, Policy(safe=True)), whisker_probs(300, Policy(safe=True))
     ((0.25, 0.75), (0.05, 0.95), (0.05, 0.95))
     """
-    def below(p: float) -> int:
-        return math.floor((n - 1) * p) + 1
-
-    def above(p: float) -> int:
-        return n - math.floor((n - 1) * p) - 1
-
-    low = 0.05 if below(0.05) >= policy.min_cell else 0.25
-    high = 0.95 if above(0.95) >= policy.min_cell else 0.75
+    low = 0.05 if _at_or_below(n, 0.05) >= policy.min_cell else 0.25
+    high = 0.95 if _at_or_above(n, 0.95) >= policy.min_cell else 0.75
     return low, high
+
+
+def _at_or_below(n: int, p: float) -> int:
+    """The records at or below the lower order statistic that the ``p`` quantile of ``n`` values interpolates from."""
+    return math.floor((n - 1) * p) + 1
+
+
+def _at_or_above(n: int, p: float) -> int:
+    """The records at or above the upper order statistic that the ``p`` quantile of ``n`` values interpolates from."""
+    return n - math.floor((n - 1) * p) - 1
+
+
+def thin_quartiles(stats: dict[str, Any] | None, policy: Policy) -> bool:
+    """Safe mode: whether fewer than ``min_cell`` records lie beyond a quartile (fewer than about 4 · min_cell records).
+
+    Such quartiles are the values of the few records beyond them, give or take; the
+    file gets no box plot (the rule of a quantile estimate in the tail, safe_results).
+
+    >>> thin_quartiles({"n": 17}, Policy(safe=True)), thin_quartiles({"n": 18}, Policy(safe=True))
+    (True, False)
+    """
+    n = int((stats or {}).get("n") or 0)
+    return (policy.safe and n >= policy.min_cell
+            and min(_at_or_below(n, 0.25), _at_or_above(n, 0.75)) < policy.min_cell)
 
 
 def concentrated(stats: dict[str, Any] | None, policy: Policy) -> bool:

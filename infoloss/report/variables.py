@@ -20,7 +20,7 @@ from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
     DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, concentrated, common_categories, density_curve, display_bins, outside_text, safe_two_way,
-    share_text, too_few, total_variation, whisker_probs,
+    share_text, thin_quartiles, too_few, total_variation, whisker_probs,
 )
 
 #: two-way mosaics are drawn for this many pairs
@@ -232,15 +232,17 @@ def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Mar
             rows.append([label, f"fewer than {policy.min_cell} records with a value", "–", "–", "–", "–"] + last)
             continue
         b = box_stats(stats, policy)
-        if b is None:
+        thin = thin_quartiles(stats, policy)
+        if b is None and not thin:
             rows.append([label, "0", "–", "–", "–", "–"] + last)
             continue
         records = (f"counts not shown: fewer than {policy.min_cell} records of this file have no value"
-                   if few_missing(stats, policy) else policy.count_text(b["n"]))
+                   if few_missing(stats, policy) else policy.count_text(stats["n"]))
         mean = (f"withheld: fewer than {policy.min_cell} records away from the most common value"
-                if concentrated(stats, policy) else number(b["mean"]))
-        rows.append([label, records, mean, number(b["q1"]), number(b["median"]),
-                     number(b["q3"])] + ([] if policy.safe else [outside_text(hist, policy) or "none"]))
+                if concentrated(stats, policy) else number(policy.number(stats.get("mean"))))
+        quartiles = ([f"withheld: fewer than {policy.min_cell} records beyond"] * 3 if thin
+                     else [number(b["q1"]), number(b["median"]), number(b["q3"])])
+        rows.append([label, records, mean] + quartiles + ([] if policy.safe else [outside_text(hist, policy) or "none"]))
     return data_table(["file", "records", "mean", "lower quartile", "median", "upper quartile"]
                       + ([] if policy.safe else ["outside the axis"]), rows)
 
@@ -316,6 +318,9 @@ def _boxes(name: str, var: dict[str, Any], per: Sequence, xlim: tuple[float, flo
     few = [label for label, _, stats in sides if too_few(stats, policy)]
     if few:
         note += f"; {', '.join(few)}: fewer than {policy.min_cell} records with a value, not drawn"
+    thin = [label for label, _, stats in sides if thin_quartiles(stats, policy)]
+    if thin:
+        note += f"; {', '.join(thin)}: fewer than {policy.min_cell} records beyond a quartile, not drawn"
     return svg.box_panel(title="box plots", boxes=boxes, xlim=xlim, label=f"box plots of {name}", note=note)
 
 
