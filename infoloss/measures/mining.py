@@ -16,7 +16,9 @@ Conventions (where the literature leaves a choice):
   scikit-learn's ``train_test_split`` (``test_size``, default 30 % held out),
   stratified by class (a continuous target by quintile classes; a class of
   one record joins the largest class for stratification, and the split is
-  unstratified if it still cannot be stratified), seeded.  A training part
+  unstratified if it still cannot be stratified), seeded; the classes are
+  numbered by size for it, so renamed labels or a Categorical's declared
+  order split the same records alike.  A training part
   larger than ``max_train`` or a held-out part larger than ``max_test``
   (default 10,000 each) is reduced by a further stratified, seeded
   ``train_test_split``; ``details`` gives both sizes.  The split depends on
