@@ -601,10 +601,10 @@ def text_columns(df: Any, which: str) -> Any:
     if isinstance(df.columns, pd.MultiIndex):
         raise InputError(f"the {which} file's columns have {df.columns.nlevels} levels (a MultiIndex); give each column "
                          "one name, e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns].")
-    unnamed = [k for k, c in enumerate(df.columns) if c is None or c is pd.NA or (isinstance(c, float) and c != c)]
-    if unnamed:  # pandas makes a None key NaN: it would become a variable named 'nan'
-        raise InputError(f"the {which} file's column {unnamed[0] + 1} has no name (None or NaN); give every column a "
-                         "name, e.g. df.columns = [...].")
+    unnamed = [k for k, c in enumerate(df.columns) if c is pd.NA or (isinstance(c, float) and c != c)]
+    if unnamed:  # pandas makes a dict's None key NaN: it would become a variable named 'nan'
+        raise InputError(f"the {which} file's column {unnamed[0] + 1} has no name (NaN; a None key of a dict becomes "
+                         "NaN); give every column a name, e.g. df.columns = [...].")
     names = [str(c) for c in df.columns]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)

@@ -653,5 +653,5 @@ def test_a_column_without_a_name_is_refused():
     import infoloss
 
     df = pd.DataFrame({None: [1.0, 2, 3, 4, 5, 6], "g": list("aabbcc")})  # pandas makes the None key NaN
-    with pytest.raises(InputError, match=r"^the original file's column 1 has no name \(None or NaN\)"):
+    with pytest.raises(InputError, match=r"^the original file's column 1 has no name \(NaN; a None key of a dict"):
         infoloss.compare(df, df.copy(), None, measures=["il1s"])
