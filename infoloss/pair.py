@@ -26,6 +26,8 @@ from .errors import InputError, SpecError, counted
 from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
 
 ORIGINAL, PROTECTED = "orig", "prot"
+#: joins the names of a pair of variables in the results (``by_pair`` keys, two-way tables): "age|sex"
+PAIR_SEPARATOR = "|"
 
 
 class KeyLocks:
@@ -490,6 +492,7 @@ def encode_pair(
     variables = [v for v in spec.analysed]
     if not variables:
         raise SpecError("the spec lists no variable to analyse; give at least one variable a scale.")
+    _check_names(variables)
     missing = _global_missing(spec)
 
     def encode(var: VariableSpec) -> ContinuousColumn | CategoricalColumn:
@@ -575,6 +578,19 @@ def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | str | Path | None)
         for name, var in infer_spec(original).variables.items():
             spec.variables.setdefault(name, var)
     return spec
+
+
+def _check_names(variables: list[VariableSpec]) -> None:
+    """Refuse an analysed variable whose name holds ``|``: the results name a pair of variables ``a|b``.
+
+    With ``income|net`` beside ``age`` the pair key ``income|net|age`` could
+    not be told apart from other pairs (and was split wrongly).
+    """
+    for var in variables:
+        if PAIR_SEPARATOR in var.name:
+            raise SpecError(f"variable {var.name!r} has a {PAIR_SEPARATOR!r} in its name, which infoloss uses to name "
+                            f"pairs of variables (a{PAIR_SEPARATOR}b); rename the column, e.g. to "
+                            f"{var.name.replace(PAIR_SEPARATOR, '_')!r}.")
 
 
 def _check_frame(df: pd.DataFrame, which: str) -> None:

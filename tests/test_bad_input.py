@@ -655,3 +655,20 @@ def test_a_column_without_a_name_is_refused():
     df = pd.DataFrame({None: [1.0, 2, 3, 4, 5, 6], "g": list("aabbcc")})  # pandas makes the None key NaN
     with pytest.raises(InputError, match=r"^the original file's column 1 has no name \(NaN; a None key of a dict"):
         infoloss.compare(df, df.copy(), None, measures=["il1s"])
+
+
+def test_a_pipe_in_a_variable_name_is_refused_in_one_sentence(tmp_path):
+    # results name pairs of variables "a|b": "income|net" beside "age" crashed aldu_biv and the safe tables
+    import infoloss
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"income|net": rng.normal(50, 10, 60), "age": rng.normal(40, 12, 60)})
+    with pytest.raises(InputError, match=r"^variable 'income\|net' has a '\|' in its name, which infoloss uses to "
+                                         r"name pairs of variables \(a\|b\); rename the column, e.g. to 'income_net'"):
+        infoloss.compare(df, df * 1.1, measures=["aldu_biv"])
+    df.to_csv(tmp_path / "o.csv", index=False)
+    (df * 1.1).to_csv(tmp_path / "p.csv", index=False)
+    run = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(tmp_path / "o.csv"), str(tmp_path / "p.csv"),
+                          "--json", str(tmp_path / "out.json")], capture_output=True, text=True)
+    assert run.returncode == 2 and run.stderr.startswith("infoloss: error: variable 'income|net' has a '|'")
+    assert "Traceback" not in run.stderr and not (tmp_path / "out.json").exists()
