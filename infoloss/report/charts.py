@@ -456,7 +456,8 @@ def mosaic_columns(
     plot_h = height - 34 - 62
     cols_right = left + k * (col_width + gap)
     legend_items = list(legend)  # never shortened: the chart grows to hold the longest label
-    item_w = max([18 + text_width(lbl, FONT) for lbl, _ in legend_items] + [40.0])
+    item_w = max([(18 + text_width(lbl, FONT)) if col else text_width(lbl, FONT, bold=True)
+                  for lbl, col in legend_items] + [40.0])
     beside = cols_right + 14 + item_w <= max_width
     row_h = FONT + 5
     out = [text(4, 15, title, weight="bold")]
@@ -492,12 +493,16 @@ def mosaic_columns(
         width = max(cols_right + 8, min(max_width, item_w * 3))
     per_row = 1 if beside else max(int((width - lx) // (item_w + 10)), 1)
     # a label wider than the chart wraps (the page would otherwise scroll sideways), the full label as its tooltip
-    wraps = [wrap_label(lbl, max(width - lx - 16 - 8, 120)) if per_row == 1 else [lbl] for lbl, _ in legend_items]
+    wraps = [wrap_label(lbl, max(width - lx - 16 - 8, 120)) if per_row == 1 and col else [lbl]
+             for lbl, col in legend_items]
     cy = ly
     for i, (lbl, col) in enumerate(legend_items):
         cx = lx + (i % per_row) * (item_w + 10)
         if i and i % per_row == 0:
             cy += row_h + (max(len(w) for w in wraps[i - per_row:i]) - 1) * LINE_HEIGHT
+        if col is None:  # a heading (e.g. "generalised to level 2:"): no swatch, bold
+            out.append(text(cx, cy + 11, lbl, weight="bold"))
+            continue
         out.append(rect(cx, cy + 1, 11, 11, col, stroke="#999"))
         if len(wraps[i]) > 1:
             out.append(label_lines(cx + 16, cy + 11 + LINE_HEIGHT * (len(wraps[i]) - 1) / 2, wraps[i], full=lbl,
