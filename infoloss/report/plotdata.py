@@ -384,7 +384,7 @@ def generalised_categories(categories: Sequence[str], original: np.ndarray, hier
         except Exception:  # noqa: BLE001  (a label the hierarchy cannot read: drawn as a category)
             continue
         inner = [int(hierarchy.level[node]) for node in nodes if hierarchy.level[node] > 0]
-        if inner:
+        if inner and len(inner) == len(nodes):  # a leaf's label (a category the original lacks) is no group
             out[str(c)] = min(inner)
     return out
 
