@@ -162,3 +162,37 @@ def test_a_link_target_clears_the_sticky_contents_bar_on_a_narrow_screen(pages, 
         top = page.evaluate(f"document.getElementById('{target}').getBoundingClientRect().top")
         bar = page.evaluate("document.querySelector('nav.toc').getBoundingClientRect().bottom")
         assert top >= bar - 1, (target, top, bar)
+
+
+def _chart_page(path: Path, charts: list) -> Path:
+    """A page of bare charts with the report's CSS and script (window.infolossCheck)."""
+    from importlib import resources
+
+    css = (resources.files("infoloss.report") / "report.css").read_text(encoding="utf-8")
+    js = (resources.files("infoloss.report") / "check.js").read_text(encoding="utf-8")
+    body = "".join(f'<figure class="chart">{c}</figure>' for c in charts)
+    path.write_text(f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>charts</title><script>{js}"
+                    f"</script><style>{css}</style></head><body><main>{body}</main></body></html>", encoding="utf-8")
+    return path
+
+
+def test_rotated_mosaic_labels_stay_inside_their_chart(browser, tmp_path):
+    # a sliver of a first column under a long category: its label, turned by 60°, stuck out left of the chart
+    from infoloss.report import svg
+    from infoloss.report.generalisation import _bars
+    from infoloss.report.plotdata import Policy
+
+    words = ["Married-civ-spouse", "WWWWWWWWWWWWWWWWWW", "x", "United-States", "[30-40[", "1*"]
+    charts = []
+    for k in range(12):
+        cols = [(words[(k + i) % len(words)], 1 if i == 0 else 40 * (i + k % 3),
+                 [(w, 10 + j, svg.CATEGORY_COLOURS[j]) for j, w in enumerate(words[:3])]) for i in range(2 + k % 5)]
+        charts.append(svg.mosaic_2way(cols, title="original", label=f"m{k}", width=262, height=220,
+                                      xlabel="region_reported_by_the_household_reference_person" * (k % 2 + 1)))
+    charts.append(_bars("arx_k5_generalised_with_the_shipped_hierarchies_suppression_limit_ten_percent", "#E69F00",
+                        ["1", "2–4", "1,000–1,999", "2,000–4,999", "withheld classes", "suppressed"],
+                        [5, 10, 2000, 3000, 40, 7], 5062, Policy()))
+    page = browser.open(_chart_page(tmp_path / "mosaics.html", charts).as_uri(), width=800)
+    result = _check(page)
+    assert result["charts"] == 13
+    _no_problems(result)

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from .numbers import number, short
 from .svg import (
-    DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
+    ASCENT, esc, DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
     LINE_HEIGHT, colour, fmt_value, ink_on, label_column, label_lines, legend_width, line, marker, nice_ticks,
     polyline, ramp, rect, svg, swatch_legend, text, text_width, wrap_label, x_axis, y_axis,
 )
@@ -533,8 +533,11 @@ def mosaic_2way(
     labels = [_short(c[0], 14) for c in columns if c[1] > 0]
     lab_w = max([text_width(s, FONT) for s in labels] + [10.0])
     lab_h = lab_w * math.sin(math.radians(60))
-    top, left = 22, max(6.0, lab_w * math.cos(math.radians(60)) - 2)
-    bottom = lab_h + 12 + (FONT + 6 if xlabel else 0)
+    # a label turned by 60° reaches left of its anchor by its length's cos 60° and its glyphs' height's sin 60°
+    # (the first column may be a sliver at the left edge): the margin holds both
+    top, left = 22, max(6.0, lab_w * math.cos(math.radians(60)) + ASCENT * math.sin(math.radians(60)) - 2)
+    xlines = wrap_label(xlabel, width - 12, max_lines=2) if xlabel else []
+    bottom = lab_h + 12 + (FONT + 6 + LINE_HEIGHT * (len(xlines) - 1) if xlabel else 0)
     height = max(height, top + 120 + bottom)
     plot_w = width - left - 6
     plot_h = height - top - bottom
@@ -559,11 +562,16 @@ def mosaic_2way(
             y += h
         centre = x + w / 2
         if centre - last_label >= FONT + 2:
-            out.append(text(centre + 4, top + plot_h + 6, _short(clabel, 14), anchor="end", rotate=-60))
+            short_label = _short(clabel, 14)
+            tick = text(centre + 4, top + plot_h + 6, short_label, anchor="end", rotate=-60)
+            if short_label != str(clabel):  # shortened: the full category as its tooltip
+                tick = tick.replace(">", f"><title>{esc(clabel)}</title>", 1)
+            out.append(tick)
             last_label = centre
         x += w + gap
-    if xlabel:
-        out.append(text(width - 6, height - 4, xlabel, anchor="end", fill=GREY))
+    if xlabel:  # the variable's name, wrapped when wider than the chart (never past its left edge)
+        out.append(label_lines(width - 6, height - 4 - LINE_HEIGHT * (len(xlines) - 1) / 2, xlines, full=xlabel,
+                               fill=GREY))
     return svg(width, height, out, label=label)
 
 

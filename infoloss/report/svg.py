@@ -172,6 +172,9 @@ def text(x: float, y: float, s: object, *, anchor: str = "start", size: float = 
     return f'<text x="{_n(x)}" y="{_n(y)}"{extra}>{esc(s)}</text>'
 
 
+#: the height of DejaVu Sans' glyphs above the baseline at :data:`FONT` (for the extent of rotated labels)
+ASCENT = 0.93 * FONT
+
 #: the widest column of row labels (variable and scenario names) before they wrap onto several lines: wider
 #: charts are shrunk by the page's ``max-width: 100%`` and their text with them
 LABEL_CAP = 260.0
