@@ -196,3 +196,18 @@ def test_rotated_mosaic_labels_stay_inside_their_chart(browser, tmp_path):
     result = _check(page)
     assert result["charts"] == 13
     _no_problems(result)
+
+
+@pytest.mark.parametrize("width", [800, 600])
+def test_every_contents_entry_can_be_reached_on_a_narrow_screen(pages, browser, width):
+    # below 1000 px the contents were one line scrolled sideways: 10 of 17 entries were off-screen
+    page = browser.open(pages["testdata_full"].as_uri(), width=width, height=700)
+    out = page.evaluate(
+        "(function () { var nav = document.querySelector('nav.toc'), box = nav.getBoundingClientRect(), off = [];"
+        " nav.querySelectorAll('a').forEach(function (a) { var r = a.getBoundingClientRect();"
+        "  if (r.left < box.left - 1 || r.right > Math.min(box.right, innerWidth) + 1 || r.top < box.top - 1"
+        "      || r.bottom > box.bottom + 1) { off.push(a.textContent); } });"
+        " return {off: off, n: nav.querySelectorAll('a').length, height: box.height,"
+        "         sideways: nav.scrollWidth > nav.clientWidth + 1}; })()")
+    assert out["n"] > 10 and not out["off"] and not out["sideways"], out
+    assert out["height"] <= 0.26 * 700, out  # the sticky bar leaves the page most of the window

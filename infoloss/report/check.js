@@ -105,7 +105,17 @@
     return out;
   };
 
+  // --- narrow windows: the contents are a bar at the top; link targets clear its height (CSS var --bar)
+  function barHeight() {
+    var nav = document.querySelector("nav.toc");
+    if (!nav) { return; }
+    var sticky = getComputedStyle(nav).position === "sticky" && nav.getBoundingClientRect().width > window.innerWidth / 2;
+    document.documentElement.style.setProperty("--bar", sticky ? (nav.offsetHeight + 8) + "px" : "0px");
+  }
+  window.addEventListener("resize", barHeight);
+
   window.addEventListener("DOMContentLoaded", function () {
+    barHeight();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     openTarget();
   });
