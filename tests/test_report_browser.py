@@ -211,3 +211,22 @@ def test_every_contents_entry_can_be_reached_on_a_narrow_screen(pages, browser, 
         "         sideways: nav.scrollWidth > nav.clientWidth + 1}; })()")
     assert out["n"] > 10 and not out["off"] and not out["sideways"], out
     assert out["height"] <= 0.26 * 700, out  # the sticky bar leaves the page most of the window
+
+
+def test_wide_heat_maps_keep_11_px_text_at_800_px(browser, tmp_path):
+    # a heat map wider than the page was shrunk with it, to 8-9 px text: now it scrolls in its own box
+    from infoloss.report import svg
+
+    names = [f"v{k:02d}_reported_by_the_household_reference_person_in_the_main_wave_{k}" for k in range(20)]
+    cells = {(i, j): (i - j) / 20 for i in range(20) for j in range(i)}
+    chart = svg.heatmap(names, cells, label="heat", title="scenario", lo=0, hi=1)
+    wide = svg.heatmap([f"v{k}" for k in range(20)], cells, label="wide", title="scenario", lo=0, hi=1, size=44)
+    path = _chart_page(tmp_path / "heat.html", [])
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "<main></main>", f'<main><div class="charts"><figure class="chart heat" tabindex="0">{chart}</figure>'
+        f'<figure class="chart heat" tabindex="0">{wide}</figure></div></main>'), encoding="utf-8")
+    page = browser.open(path.as_uri(), width=800)
+    result = _check(page)
+    assert result["charts"] == 2
+    _no_problems(result)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from .numbers import number, short
 from .svg import (
-    ASCENT, esc, DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
+    ASCENT, LABEL_CAP, esc, DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
     LINE_HEIGHT, colour, fmt_value, ink_on, label_column, label_lines, legend_width, line, marker, nice_ticks,
     polyline, ramp, rect, svg, swatch_legend, text, text_width, wrap_label, x_axis, y_axis,
 )
@@ -195,17 +195,24 @@ def heatmap(
         return ramp(LOSS_RAMP, 1 - t if reverse else t)
 
     cell = size or max(FONT + 3.0, min(44.0, 440.0 / max(p, 1)))
-    label_w = max([text_width(n, FONT) for n in names] + [10.0])
+    # names longer than the label column are shortened ("…"), the full name their tooltip (and the data table's
+    # row): a long name made the map wider than a narrow page, which shrank all its text below 11 px
+    shown = [_fit(n, LABEL_CAP) for n in names]
+    label_w = max([text_width(n, FONT) for n in shown] + [10.0])
     left = label_w + 10
     top = 24
     grid = cell * p
     bottom = label_w * math.sin(math.radians(60)) + 14
     a, b = legend_text or (fmt(lo), fmt(hi))
     legend_w = 150.0
-    width = max(left + grid + 10, text_width(title, FONT, bold=True) + 12,
+    # the title (a scenario's name, never shortened) wraps over the map's width
+    title_lines = wrap_label(title, max(left + grid, 300.0) / 1.12 - 8, max_lines=8)
+    top += LINE_HEIGHT * (len(title_lines) - 1)
+    width = max(left + grid + 10, max(text_width(t, FONT, bold=True) for t in title_lines) + 12,
                 left + legend_w + text_width(b, FONT) / 2 + 8, 200)
     height = top + grid + bottom + 40
-    out = [text(4, 15, title, weight="bold")]
+    out = [label_lines(4, 15 + LINE_HEIGHT * (len(title_lines) - 1) / 2, title_lines, full=title, anchor="start")
+           .replace("<text ", '<text font-weight="bold" ', 1)]
     # numbers in all cells or in none: printing only those that fit labelled the 0s and 1s of a dense map and
     # left its informative cells blank (the hover texts and the data table have every value)
     numbered = all(text_width(fmt(v), FONT) <= cell - 3 for v in cells.values() if v is not None and math.isfinite(v))
@@ -221,9 +228,10 @@ def heatmap(
             if text_width(s, FONT) <= cell - 3:
                 out.append(text(x + (cell - 1) / 2, y + cell / 2 + 3.5, s, anchor="middle", fill=ink_on(fill)))
     for i, n in enumerate(names):
-        out.append(text(left - 4, top + i * cell + cell / 2 + 4, n, anchor="end"))
+        tip = f"<title>{esc(n)}</title>" if shown[i] != str(n) else ""
+        out.append(text(left - 4, top + i * cell + cell / 2 + 4, shown[i], anchor="end").replace(">", ">" + tip, 1))
         x = left + i * cell + cell / 2 + 4
-        out.append(text(x, top + grid + 6, n, anchor="end", rotate=-60))
+        out.append(text(x, top + grid + 6, shown[i], anchor="end", rotate=-60).replace(">", ">" + tip, 1))
     ly = height - 30
     steps = 16
     for s in range(steps):
@@ -232,7 +240,21 @@ def heatmap(
     out.append(rect(left, ly, legend_w, 9, "none", stroke="#999"))
     out.append(text(left, ly + 22, a, anchor="middle" if text_width(a) / 2 < left else "start", fill=GREY))
     out.append(text(left + legend_w, ly + 22, b, anchor="middle", fill=GREY))
-    return svg(width, height, out, label=label)
+    return svg(width, height, out, label=label, cls="chart heat")
+
+
+def _fit(name: object, width: float) -> str:
+    """``name``, shortened with "…" to at most ``width`` pixels (heat-map labels; the full name is their tooltip).
+
+    >>> _fit("income", 100), _fit("income_reported_by_the_household_reference_person", 100)
+    ('income', 'income_reporte…')
+    """
+    s = str(name)
+    if text_width(s, FONT) <= width:
+        return s
+    while s and text_width(s + "…", FONT) > width:
+        s = s[:-1]
+    return s + "…"
 
 
 # ---------------------------------------------------------------------------
