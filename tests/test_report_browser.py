@@ -230,3 +230,25 @@ def test_wide_heat_maps_keep_11_px_text_at_800_px(browser, tmp_path):
     assert result["charts"] == 2
     _no_problems(result)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def test_a_table_that_scrolls_sideways_says_so(pages, browser):
+    # no cue told that a table went on to the right: a note (kept at the box's left edge) and an edge shadow,
+    # only on the boxes that actually overflow
+    page = browser.open(pages["testdata_full"].as_uri(), width=800)
+    page.evaluate("new Promise(function (r) { setTimeout(r, 200); })")
+    out = page.evaluate(
+        "(function () { var res = {wrong: [], cued: 0};"
+        " document.querySelectorAll('.scroll').forEach(function (el) { if (!el.clientWidth) { return; }"
+        "  var wide = el.scrollWidth > el.clientWidth + 1, cue = getComputedStyle(el, '::before').content;"
+        "  var has = el.classList.contains('overflowing') && cue.indexOf('scroll sideways') >= 0;"
+        "  if (wide !== has) { res.wrong.push(el.parentElement.id || el.className); } if (has) { res.cued++; } });"
+        " return res; })()")
+    assert out["cued"] > 0 and not out["wrong"], out
+    # a section opened later is measured when it opens
+    page.evaluate("document.querySelectorAll('details:not([open])').forEach(function (d) { d.open = true; }); true")
+    page.evaluate("new Promise(function (r) { setTimeout(r, 200); })")
+    late = page.evaluate("Array.prototype.filter.call(document.querySelectorAll('.scroll'), function (el) {"
+                         " return el.clientWidth && (el.scrollWidth > el.clientWidth + 1)"
+                         " !== el.classList.contains('overflowing'); }).length")
+    assert late == 0

@@ -114,6 +114,17 @@
   }
   window.addEventListener("resize", barHeight);
 
+  // --- a table wider than its box scrolls sideways: the box gets the class "overflowing" (a visible cue, CSS)
+  function markScrolling(root) {
+    Array.prototype.forEach.call(root.querySelectorAll(".scroll"), function (el) {
+      var wide = el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1;
+      if (wide !== el.classList.contains("overflowing")) { el.classList.toggle("overflowing", wide); }
+    });
+  }
+  // opened sections and a resized window are measured again (closed sections are not laid out)
+  document.addEventListener("toggle", function (e) { if (e.target.open) { markScrolling(e.target); } }, true);
+  window.addEventListener("resize", function () { markScrolling(document); });
+
   window.addEventListener("DOMContentLoaded", function () {
     barHeight();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
@@ -123,6 +134,7 @@
   // At load only cheap facts (measuring every chart would lay out the collapsed sections too);
   // window.infolossCheck() measures on demand.
   window.addEventListener("load", function () {
+    setTimeout(function () { markScrolling(document); }, 0);  // after the load: the page opens as fast
     var root = document.documentElement;
     root.setAttribute("data-charts", String(document.querySelectorAll("svg.chart").length));
     root.setAttribute("data-errors", errors.join(" | "));
