@@ -240,7 +240,7 @@ def heatmap(
     out.append(rect(left, ly, legend_w, 9, "none", stroke="#999"))
     out.append(text(left, ly + 22, a, anchor="middle" if text_width(a) / 2 < left else "start", fill=GREY))
     out.append(text(left + legend_w, ly + 22, b, anchor="middle", fill=GREY))
-    return svg(width, height, out, label=label, cls="chart heat")
+    return svg(width, height, out, label=label)
 
 
 def _fit(name: object, width: float) -> str:
