@@ -409,3 +409,34 @@ def test_the_change_share_above_a_mosaic_column_is_that_of_the_variable_s_own_ca
     chart = re.search(r'aria-label="mosaic plot of age".*?</svg>', html, re.S).group(0)
     from infoloss.report.numbers import percent
     assert f">{percent(tv)}</text>" in chart, (percent(tv), chart[:300])
+
+
+def _generalised_report(tmp_path, safe=False):
+    """20 categories c00..c19, the protected file generalised to their groups g0..g3 (a hierarchy, level 1)."""
+    rows = [[f"c{k:02d}", f"g{k // 5}", "*"] for k in range(20)]
+    (tmp_path / "h.csv").write_text("\n".join(";".join(r) for r in rows) + "\n")
+    rng = np.random.default_rng(0)
+    orig = pd.DataFrame({"job": [f"c{k:02d}" for k in rng.integers(0, 20, 600)], "x": rng.normal(size=600)})
+    prot = orig.assign(job=["g" + str(int(v[1:]) // 5) for v in orig["job"]])
+    spec = {"variables": {"job": {"scale": "nominal", "role": "key", "hierarchy": str(tmp_path / "h.csv")},
+                          "x": {"scale": "continuous"}}}
+    return infoloss.compare(orig, [prot], spec, names=["generalised"], measures=["records_changed", "aad"])
+
+
+@pytest.mark.parametrize("safe", [False, True])
+def test_generalised_values_are_drawn_as_generalised_not_as_other_categories(tmp_path, safe):
+    rep = _generalised_report(tmp_path)
+    html = report_pkg.render_html(rep, safe=safe)
+    block = html[html.index('aria-label="mosaic plot of job"'):]
+    block = block[:block.index("</details>", block.index('class="data"'))]
+    # the four groups are segments of their own, under a heading that says what they are
+    assert "generalised to level 1:" in block
+    for g in ("g0", "g1", "g2", "g3"):
+        assert re.search(rf"<title>generalised · {g}: [\d,]+ \(", block), g
+        assert f"{g} <small>(generalised, level 1)</small>" in block  # data table: the JSON's name and its level
+    # "other categories" holds original categories only (20 + 4 > 14 segments): never the generalised records
+    other = re.search(r"<title>generalised · (\d+) other categories", block)
+    assert other is None
+    # the page's names are the JSON tables' names
+    cats = rep.to_dict()["scenarios"][0]["tables"]["one_way"]["job"]["categories"]
+    assert {"g0", "g1", "g2", "g3"} <= set(cats)

@@ -162,3 +162,93 @@ def test_a_link_target_clears_the_sticky_contents_bar_on_a_narrow_screen(pages, 
         top = page.evaluate(f"document.getElementById('{target}').getBoundingClientRect().top")
         bar = page.evaluate("document.querySelector('nav.toc').getBoundingClientRect().bottom")
         assert top >= bar - 1, (target, top, bar)
+
+
+def _chart_page(path: Path, charts: list) -> Path:
+    """A page of bare charts with the report's CSS and script (window.infolossCheck)."""
+    from importlib import resources
+
+    css = (resources.files("infoloss.report") / "report.css").read_text(encoding="utf-8")
+    js = (resources.files("infoloss.report") / "check.js").read_text(encoding="utf-8")
+    body = "".join(f'<figure class="chart">{c}</figure>' for c in charts)
+    path.write_text(f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>charts</title><script>{js}"
+                    f"</script><style>{css}</style></head><body><main>{body}</main></body></html>", encoding="utf-8")
+    return path
+
+
+def test_rotated_mosaic_labels_stay_inside_their_chart(browser, tmp_path):
+    # a sliver of a first column under a long category: its label, turned by 60°, stuck out left of the chart
+    from infoloss.report import svg
+    from infoloss.report.generalisation import _bars
+    from infoloss.report.plotdata import Policy
+
+    words = ["Married-civ-spouse", "WWWWWWWWWWWWWWWWWW", "x", "United-States", "[30-40[", "1*"]
+    charts = []
+    for k in range(12):
+        cols = [(words[(k + i) % len(words)], 1 if i == 0 else 40 * (i + k % 3),
+                 [(w, 10 + j, svg.CATEGORY_COLOURS[j]) for j, w in enumerate(words[:3])]) for i in range(2 + k % 5)]
+        charts.append(svg.mosaic_2way(cols, title="original", label=f"m{k}", width=262, height=220,
+                                      xlabel="region_reported_by_the_household_reference_person" * (k % 2 + 1)))
+    charts.append(_bars("arx_k5_generalised_with_the_shipped_hierarchies_suppression_limit_ten_percent", "#E69F00",
+                        ["1", "2–4", "1,000–1,999", "2,000–4,999", "withheld classes", "suppressed"],
+                        [5, 10, 2000, 3000, 40, 7], 5062, Policy()))
+    page = browser.open(_chart_page(tmp_path / "mosaics.html", charts).as_uri(), width=800)
+    result = _check(page)
+    assert result["charts"] == 13
+    _no_problems(result)
+
+
+@pytest.mark.parametrize("width", [800, 600])
+def test_every_contents_entry_can_be_reached_on_a_narrow_screen(pages, browser, width):
+    # below 1000 px the contents were one line scrolled sideways: 10 of 17 entries were off-screen
+    page = browser.open(pages["testdata_full"].as_uri(), width=width, height=700)
+    out = page.evaluate(
+        "(function () { var nav = document.querySelector('nav.toc'), box = nav.getBoundingClientRect(), off = [];"
+        " nav.querySelectorAll('a').forEach(function (a) { var r = a.getBoundingClientRect();"
+        "  if (r.left < box.left - 1 || r.right > Math.min(box.right, innerWidth) + 1 || r.top < box.top - 1"
+        "      || r.bottom > box.bottom + 1) { off.push(a.textContent); } });"
+        " return {off: off, n: nav.querySelectorAll('a').length, height: box.height,"
+        "         sideways: nav.scrollWidth > nav.clientWidth + 1}; })()")
+    assert out["n"] > 10 and not out["off"] and not out["sideways"], out
+    assert out["height"] <= 0.26 * 700, out  # the sticky bar leaves the page most of the window
+
+
+def test_wide_heat_maps_keep_11_px_text_at_800_px(browser, tmp_path):
+    # a heat map wider than the page was shrunk with it, to 8-9 px text: now it scrolls in its own box
+    from infoloss.report import svg
+
+    names = [f"v{k:02d}_reported_by_the_household_reference_person_in_the_main_wave_{k}" for k in range(20)]
+    cells = {(i, j): (i - j) / 20 for i in range(20) for j in range(i)}
+    chart = svg.heatmap(names, cells, label="heat", title="scenario", lo=0, hi=1)
+    wide = svg.heatmap([f"v{k}" for k in range(20)], cells, label="wide", title="scenario", lo=0, hi=1, size=44)
+    path = _chart_page(tmp_path / "heat.html", [])
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "<main></main>", f'<main><div class="charts"><figure class="chart heat" tabindex="0">{chart}</figure>'
+        f'<figure class="chart heat" tabindex="0">{wide}</figure></div></main>'), encoding="utf-8")
+    page = browser.open(path.as_uri(), width=800)
+    result = _check(page)
+    assert result["charts"] == 2
+    _no_problems(result)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def test_a_table_that_scrolls_sideways_says_so(pages, browser):
+    # no cue told that a table went on to the right: a note (kept at the box's left edge) and an edge shadow,
+    # only on the boxes that actually overflow
+    page = browser.open(pages["testdata_full"].as_uri(), width=800)
+    page.evaluate("new Promise(function (r) { setTimeout(r, 200); })")
+    out = page.evaluate(
+        "(function () { var res = {wrong: [], cued: 0};"
+        " document.querySelectorAll('.scroll').forEach(function (el) { if (!el.clientWidth) { return; }"
+        "  var wide = el.scrollWidth > el.clientWidth + 1, cue = getComputedStyle(el, '::before').content;"
+        "  var has = el.classList.contains('overflowing') && cue.indexOf('scroll sideways') >= 0;"
+        "  if (wide !== has) { res.wrong.push(el.parentElement.id || el.className); } if (has) { res.cued++; } });"
+        " return res; })()")
+    assert out["cued"] > 0 and not out["wrong"], out
+    # a section opened later is measured when it opens
+    page.evaluate("document.querySelectorAll('details:not([open])').forEach(function (d) { d.open = true; }); true")
+    page.evaluate("new Promise(function (r) { setTimeout(r, 200); })")
+    late = page.evaluate("Array.prototype.filter.call(document.querySelectorAll('.scroll'), function (el) {"
+                         " return el.clientWidth && (el.scrollWidth > el.clientWidth + 1)"
+                         " !== el.classList.contains('overflowing'); }).length")
+    assert late == 0

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from .numbers import number, short
 from .svg import (
-    DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
+    ASCENT, LABEL_CAP, esc, DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
     LINE_HEIGHT, colour, fmt_value, ink_on, label_column, label_lines, legend_width, line, marker, nice_ticks,
     polyline, ramp, rect, svg, swatch_legend, text, text_width, wrap_label, x_axis, y_axis,
 )
@@ -195,17 +195,24 @@ def heatmap(
         return ramp(LOSS_RAMP, 1 - t if reverse else t)
 
     cell = size or max(FONT + 3.0, min(44.0, 440.0 / max(p, 1)))
-    label_w = max([text_width(n, FONT) for n in names] + [10.0])
+    # names longer than the label column are shortened ("…"), the full name their tooltip (and the data table's
+    # row): a long name made the map wider than a narrow page, which shrank all its text below 11 px
+    shown = [_fit(n, LABEL_CAP) for n in names]
+    label_w = max([text_width(n, FONT) for n in shown] + [10.0])
     left = label_w + 10
     top = 24
     grid = cell * p
     bottom = label_w * math.sin(math.radians(60)) + 14
     a, b = legend_text or (fmt(lo), fmt(hi))
     legend_w = 150.0
-    width = max(left + grid + 10, text_width(title, FONT, bold=True) + 12,
+    # the title (a scenario's name, never shortened) wraps over the map's width
+    title_lines = wrap_label(title, max(left + grid, 300.0) / 1.12 - 8, max_lines=8)
+    top += LINE_HEIGHT * (len(title_lines) - 1)
+    width = max(left + grid + 10, max(text_width(t, FONT, bold=True) for t in title_lines) + 12,
                 left + legend_w + text_width(b, FONT) / 2 + 8, 200)
     height = top + grid + bottom + 40
-    out = [text(4, 15, title, weight="bold")]
+    out = [label_lines(4, 15 + LINE_HEIGHT * (len(title_lines) - 1) / 2, title_lines, full=title, anchor="start")
+           .replace("<text ", '<text font-weight="bold" ', 1)]
     # numbers in all cells or in none: printing only those that fit labelled the 0s and 1s of a dense map and
     # left its informative cells blank (the hover texts and the data table have every value)
     numbered = all(text_width(fmt(v), FONT) <= cell - 3 for v in cells.values() if v is not None and math.isfinite(v))
@@ -221,9 +228,10 @@ def heatmap(
             if text_width(s, FONT) <= cell - 3:
                 out.append(text(x + (cell - 1) / 2, y + cell / 2 + 3.5, s, anchor="middle", fill=ink_on(fill)))
     for i, n in enumerate(names):
-        out.append(text(left - 4, top + i * cell + cell / 2 + 4, n, anchor="end"))
+        tip = f"<title>{esc(n)}</title>" if shown[i] != str(n) else ""
+        out.append(text(left - 4, top + i * cell + cell / 2 + 4, shown[i], anchor="end").replace(">", ">" + tip, 1))
         x = left + i * cell + cell / 2 + 4
-        out.append(text(x, top + grid + 6, n, anchor="end", rotate=-60))
+        out.append(text(x, top + grid + 6, shown[i], anchor="end", rotate=-60).replace(">", ">" + tip, 1))
     ly = height - 30
     steps = 16
     for s in range(steps):
@@ -233,6 +241,20 @@ def heatmap(
     out.append(text(left, ly + 22, a, anchor="middle" if text_width(a) / 2 < left else "start", fill=GREY))
     out.append(text(left + legend_w, ly + 22, b, anchor="middle", fill=GREY))
     return svg(width, height, out, label=label)
+
+
+def _fit(name: object, width: float) -> str:
+    """``name``, shortened with "…" to at most ``width`` pixels (heat-map labels; the full name is their tooltip).
+
+    >>> _fit("income", 100), _fit("income_reported_by_the_household_reference_person", 100)
+    ('income', 'income_reporte…')
+    """
+    s = str(name)
+    if text_width(s, FONT) <= width:
+        return s
+    while s and text_width(s + "…", FONT) > width:
+        s = s[:-1]
+    return s + "…"
 
 
 # ---------------------------------------------------------------------------
@@ -456,7 +478,8 @@ def mosaic_columns(
     plot_h = height - 34 - 62
     cols_right = left + k * (col_width + gap)
     legend_items = list(legend)  # never shortened: the chart grows to hold the longest label
-    item_w = max([18 + text_width(lbl, FONT) for lbl, _ in legend_items] + [40.0])
+    item_w = max([(18 + text_width(lbl, FONT)) if col else text_width(lbl, FONT, bold=True)
+                  for lbl, col in legend_items] + [40.0])
     beside = cols_right + 14 + item_w <= max_width
     row_h = FONT + 5
     out = [text(4, 15, title, weight="bold")]
@@ -492,12 +515,16 @@ def mosaic_columns(
         width = max(cols_right + 8, min(max_width, item_w * 3))
     per_row = 1 if beside else max(int((width - lx) // (item_w + 10)), 1)
     # a label wider than the chart wraps (the page would otherwise scroll sideways), the full label as its tooltip
-    wraps = [wrap_label(lbl, max(width - lx - 16 - 8, 120)) if per_row == 1 else [lbl] for lbl, _ in legend_items]
+    wraps = [wrap_label(lbl, max(width - lx - 16 - 8, 120)) if per_row == 1 and col else [lbl]
+             for lbl, col in legend_items]
     cy = ly
     for i, (lbl, col) in enumerate(legend_items):
         cx = lx + (i % per_row) * (item_w + 10)
         if i and i % per_row == 0:
             cy += row_h + (max(len(w) for w in wraps[i - per_row:i]) - 1) * LINE_HEIGHT
+        if col is None:  # a heading (e.g. "generalised to level 2:"): no swatch, bold
+            out.append(text(cx, cy + 11, lbl, weight="bold"))
+            continue
         out.append(rect(cx, cy + 1, 11, 11, col, stroke="#999"))
         if len(wraps[i]) > 1:
             out.append(label_lines(cx + 16, cy + 11 + LINE_HEIGHT * (len(wraps[i]) - 1) / 2, wraps[i], full=lbl,
@@ -528,8 +555,11 @@ def mosaic_2way(
     labels = [_short(c[0], 14) for c in columns if c[1] > 0]
     lab_w = max([text_width(s, FONT) for s in labels] + [10.0])
     lab_h = lab_w * math.sin(math.radians(60))
-    top, left = 22, max(6.0, lab_w * math.cos(math.radians(60)) - 2)
-    bottom = lab_h + 12 + (FONT + 6 if xlabel else 0)
+    # a label turned by 60° reaches left of its anchor by its length's cos 60° and its glyphs' height's sin 60°
+    # (the first column may be a sliver at the left edge): the margin holds both
+    top, left = 22, max(6.0, lab_w * math.cos(math.radians(60)) + ASCENT * math.sin(math.radians(60)) - 2)
+    xlines = wrap_label(xlabel, width - 12, max_lines=2) if xlabel else []
+    bottom = lab_h + 12 + (FONT + 6 + LINE_HEIGHT * (len(xlines) - 1) if xlabel else 0)
     height = max(height, top + 120 + bottom)
     plot_w = width - left - 6
     plot_h = height - top - bottom
@@ -554,11 +584,16 @@ def mosaic_2way(
             y += h
         centre = x + w / 2
         if centre - last_label >= FONT + 2:
-            out.append(text(centre + 4, top + plot_h + 6, _short(clabel, 14), anchor="end", rotate=-60))
+            short_label = _short(clabel, 14)
+            tick = text(centre + 4, top + plot_h + 6, short_label, anchor="end", rotate=-60)
+            if short_label != str(clabel):  # shortened: the full category as its tooltip
+                tick = tick.replace(">", f"><title>{esc(clabel)}</title>", 1)
+            out.append(tick)
             last_label = centre
         x += w + gap
-    if xlabel:
-        out.append(text(width - 6, height - 4, xlabel, anchor="end", fill=GREY))
+    if xlabel:  # the variable's name, wrapped when wider than the chart (never past its left edge)
+        out.append(label_lines(width - 6, height - 4 - LINE_HEIGHT * (len(xlines) - 1) / 2, xlines, full=xlabel,
+                               fill=GREY))
     return svg(width, height, out, label=label)
 
 

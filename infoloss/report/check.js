@@ -105,7 +105,28 @@
     return out;
   };
 
+  // --- narrow windows: the contents are a bar at the top; link targets clear its height (CSS var --bar)
+  function barHeight() {
+    var nav = document.querySelector("nav.toc");
+    if (!nav) { return; }
+    var sticky = getComputedStyle(nav).position === "sticky" && nav.getBoundingClientRect().width > window.innerWidth / 2;
+    document.documentElement.style.setProperty("--bar", sticky ? (nav.offsetHeight + 8) + "px" : "0px");
+  }
+  window.addEventListener("resize", barHeight);
+
+  // --- a table wider than its box scrolls sideways: the box gets the class "overflowing" (a visible cue, CSS)
+  function markScrolling(root) {
+    Array.prototype.forEach.call(root.querySelectorAll(".scroll"), function (el) {
+      var wide = el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1;
+      if (wide !== el.classList.contains("overflowing")) { el.classList.toggle("overflowing", wide); }
+    });
+  }
+  // opened sections and a resized window are measured again (closed sections are not laid out)
+  document.addEventListener("toggle", function (e) { if (e.target.open) { markScrolling(e.target); } }, true);
+  window.addEventListener("resize", function () { markScrolling(document); });
+
   window.addEventListener("DOMContentLoaded", function () {
+    barHeight();
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     openTarget();
   });
@@ -113,6 +134,7 @@
   // At load only cheap facts (measuring every chart would lay out the collapsed sections too);
   // window.infolossCheck() measures on demand.
   window.addEventListener("load", function () {
+    setTimeout(function () { markScrolling(document); }, 0);  // after the load: the page opens as fast
     var root = document.documentElement;
     root.setAttribute("data-charts", String(document.querySelectorAll("svg.chart").length));
     root.setAttribute("data-errors", errors.join(" | "));

@@ -277,7 +277,7 @@ def _pair_block(report: Any, row: Row, per: list[dict | None], keys: set[str]) -
         chart = svg.heatmap(shown, cells, label=f"{mid} per pair, {s.name}", title=s.name, lo=lo, hi=hi,
                             reverse=info.better == "higher", legend_text=legend, titles=len(report.scenarios) <= 3,
                             withheld=withheld)
-        charts.append(Markup('<figure class="chart">{}</figure>').format(chart))
+        charts.append(Markup('<figure class="chart heat" tabindex="0">{}</figure>').format(chart))
     drawn = set(shown)
     pairs = sorted((k for k in keys if set(k.split("|", 1)) <= drawn),
                    key=lambda k: [names.index(v) for v in k.split("|", 1)])
@@ -455,7 +455,7 @@ def _correlations(names: list[str], first: dict, stats: list) -> Markup:
         charts.append(svg.heatmap(shown, shown_cells, label=f"correlation difference, {name}",
                                   title=f"{name} − original", lo=-bound, hi=bound, diverging=True,
                                   legend_text=(f"−{short(bound)}", f"+{short(bound)}"), titles=len(stats) <= 3))
-    figs = join(Markup('<figure class="chart">{}</figure>').format(c) for c in charts)
+    figs = join(Markup('<figure class="chart heat" tabindex="0">{}</figure>').format(c) for c in charts)
     pairs = [(a, b) for a in keep for b in keep if b < a]
     table = data_table(["pair", "original"] + [n for n, _ in diffs],
                        [[f"{names[a]} × {names[b]}", number(orig[a][b])] + [number(c[(a, b)]) for _, c in diffs]

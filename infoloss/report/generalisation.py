@@ -197,11 +197,24 @@ def fold_suppressed(bins: list, suppressed: int, policy: Policy) -> tuple[list[s
 
 def _bars(name: str, colour: str, labels: list[str], counts: list[int], n: int, policy: Policy) -> Markup:
     shown = [policy.count_ok(c) for c in counts]
-    width, height, left, bottom, top = 470, 210, 48, 56, 26
+    width, left = 470, 48
+    note = f"{n:,} records" if policy.count_ok(n) else ""
+    # the title wraps beside the note (a long scenario name ran past the chart); the bar labels, turned by 40°,
+    # get the room their length and glyph height need below the bars
+    title_lines = svg.wrap_label(f"{name}: records by class size", width - left - svg.text_width(note) - 24,
+                                 max_lines=4)
+    top = 26 + svg.LINE_HEIGHT * (len(title_lines) - 1)
+    import math
+
+    label_w = max([svg.text_width(lbl) for lbl in labels] + [10.0])
+    bottom = max(56.0, label_w * math.sin(math.radians(40)) + svg.ASCENT * math.cos(math.radians(40)) + 16)
+    height = top + 128 + bottom
     step = (width - left - 10) / max(len(labels), 1)
     peak = max([c for c, ok in zip(counts, shown) if ok] + [1])
     scale = svg.Scale(0, peak, height - bottom, top)
-    out = [svg.text(left, 14, f"{name}: records by class size", weight="bold")]
+    out = [svg.label_lines(left, 14 + svg.LINE_HEIGHT * (len(title_lines) - 1) / 2, title_lines,
+                           full=f"{name}: records by class size", anchor="start")
+           .replace("<text ", '<text font-weight="bold" ', 1)]
     out += svg.y_axis(scale, left, svg.nice_ticks(0, peak, 4), grid_to=width - 10)
     for k, (label, count, ok) in enumerate(zip(labels, counts, shown)):
         x = left + k * step + 2
@@ -214,6 +227,5 @@ def _bars(name: str, colour: str, labels: list[str], counts: list[int], n: int, 
                                 size=svg.FONT - 3, fill=svg.GREY))
         out.append(svg.text(x + (step - 4) / 2, height - bottom + 12, label, anchor="end", size=svg.FONT - 3,
                             rotate=-40))
-    note = f"{n:,} records" if policy.count_ok(n) else ""
     out.append(svg.text(width - 10, 14, note, anchor="end", size=svg.FONT - 3, fill=svg.GREY))
     return Markup('<figure class="chart">{}</figure>').format(svg.svg(width, height, out, label=f"class sizes, {name}"))

@@ -259,9 +259,11 @@ class Grouping:
 
     labels: list[str]
     index: np.ndarray  # category -> segment
-    kinds: list[str]  # per segment: "category", "group", "other", "missing"
+    kinds: list[str]  # per segment: "category", "group", "generalised", "other", "missing"
     merged: list[str] = field(default_factory=list)  # safe mode: the categories merged into "other"
     merged_small: list[bool] = field(default_factory=list)  # per merged category: fewer than min_cell in the original (0 too)
+    #: per "generalised" segment (by label): the hierarchy level of its values (None: not known)
+    levels: dict[str, int | None] = field(default_factory=dict)
 
     def apply(self, counts: np.ndarray) -> np.ndarray:
         """Counts per segment."""
@@ -344,13 +346,18 @@ def _spread_pair(table: dict, moved: dict[str, np.ndarray], common: dict[str, li
 
 
 def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], ordinal: bool,
-                      policy: Policy) -> Grouping:
+                      policy: Policy, generalised: dict[str, int | None] | None = None) -> Grouping:
     """How the categories of one variable are drawn in every chart of the page.
 
     Many categories are grouped for readability: an ordinal variable into
     about :data:`MAX_SEGMENTS` consecutive ranges of equal size in the
     original, a nominal one into its largest categories plus "other
-    categories".  In safe mode, categories with fewer than ``min_cell``
+    categories".  ``generalised`` (category -> hierarchy level, None when not
+    known) names the protected files' generalised values (a hierarchy's inner
+    nodes, such as ``[30-40[`` or ``1*``): they are no original categories and
+    are drawn as what they are, each its own segment of kind "generalised"
+    (grouped per level, "N values generalised to level k", when there are
+    many), never in "other categories".  In safe mode, categories with fewer than ``min_cell``
     records in any of ``tables`` (original and scenarios) are merged into
     "other (< N)", with more categories joining it until it has at least
     ``min_cell`` records in every table where it is not empty, and until no
@@ -363,12 +370,18 @@ def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], o
     ...                       Policy(safe=True))
     >>> g.labels, g.apply(np.array([10, 3, 8, 0])).tolist()
     (['a', 'other (categories merged, min. cell 5)', 'missing'], [10, 11, 0])
+    >>> g = category_grouping(["a", "b", "ab"], [np.array([10, 8, 0, 0]), np.array([0, 0, 18, 0])], False,
+    ...                       Policy(), {"ab": 1})
+    >>> g.labels, g.kinds, g.levels
+    (['a', 'b', 'ab', 'missing'], ['category', 'category', 'generalised', 'missing'], {'ab': 1})
     """
+    generalised = generalised or {}
     k = len(categories)
     labels = list(categories) + ["missing"]
     index = np.arange(k + 1)
-    kinds = ["category"] * k + ["missing"]
-    base = Grouping(labels, index, kinds)
+    kinds = ["generalised" if str(c) in generalised else "category" for c in categories] + ["missing"]
+    levels = {str(c): generalised[str(c)] for c in categories if str(c) in generalised}
+    base = Grouping(labels, index, kinds, levels=levels)
     if policy.safe:
         base = _merge_small_jointly(base, tables, policy.min_cell)
     if len(base.labels) - 1 > MAX_SEGMENTS:
@@ -376,6 +389,39 @@ def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], o
         base = _group_many(base, tables[0], ordinal)
         base.merged, base.merged_small = merged, small
     return base
+
+
+def generalised_categories(categories: Sequence[str], original: np.ndarray, hierarchy: Any) -> dict[str, int | None]:
+    """The categories that are generalised values of ``hierarchy``, with their level.
+
+    A category with records in the original is an original value (a leaf);
+    one the original lacks is generalised when it is an inner node of the
+    hierarchy (its lowest level above 0), or of unknown level (None) when the
+    hierarchy could not be built here.  ``original``: the original's counts
+    per category (missing last).
+
+    >>> from infoloss.hierarchy import from_rows
+    >>> h = from_rows([["1", "1*", "*"], ["2", "1*", "*"], ["3", "3", "*"]], source="example")
+    >>> generalised_categories(["1", "2", "1*", "3"], np.array([4, 5, 0, 0, 0]), h)
+    {'1*': 1}
+    """
+    from ..hierarchy import _candidates
+
+    out: dict[str, int | None] = {}
+    for c, n in zip(categories, np.asarray(original)):
+        if n > 0:
+            continue
+        if hierarchy is None:
+            out[str(c)] = None
+            continue
+        try:
+            nodes = _candidates(hierarchy, str(c))
+        except Exception:  # noqa: BLE001  (a label the hierarchy cannot read: drawn as a category)
+            continue
+        inner = [int(hierarchy.level[node]) for node in nodes if hierarchy.level[node] > 0]
+        if inner and len(inner) == len(nodes):  # a leaf's label (a category the original lacks) is no group
+            out[str(c)] = min(inner)
+    return out
 
 
 def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: int) -> Grouping:
@@ -387,18 +433,19 @@ def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: in
     if not merged.any():
         return g
     keep = np.flatnonzero(~merged)
-    names = [g.labels[i] for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "missing")]
+    names = [g.labels[i] for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "generalised", "missing")]
     # named only with at least min_cell records in the original: a category the original lacks (0) and a
     # scenario holds in a few records is as rare as one with a few records in the original
-    small = [bool(counts[0][i] < min_cell) and g.kinds[i] == "category"  # "missing" is no value to hide
-             for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "missing")]
+    small = [bool(counts[0][i] < min_cell) and g.kinds[i] in ("category", "generalised")  # "missing": no value
+             for i in np.flatnonzero(merged) if g.kinds[i] in ("category", "generalised", "missing")]
     labels = [g.labels[i] for i in keep] + [f"other (categories merged, min. cell {min_cell})"]
     kinds = [g.kinds[i] for i in keep] + ["other"]
     new_pos = np.full(n_seg, len(keep))
     new_pos[keep] = np.arange(len(keep))
     # keep "missing" last when it is not merged
     labels, kinds, new_pos = _missing_last(labels, kinds, new_pos)
-    return Grouping(labels, new_pos[g.index], kinds, names, small)
+    levels = {lbl: g.levels[lbl] for lbl, kind in zip(labels, kinds) if kind == "generalised" and lbl in g.levels}
+    return Grouping(labels, new_pos[g.index], kinds, names, small, levels)
 
 
 def _missing_last(labels: list[str], kinds: list[str], pos: np.ndarray) -> tuple[list[str], list[str], np.ndarray]:
@@ -411,31 +458,62 @@ def _missing_last(labels: list[str], kinds: list[str], pos: np.ndarray) -> tuple
     return [labels[i] for i in order], [kinds[i] for i in order], remap[pos]
 
 
+#: at most this many generalised values are drawn one by one; more are grouped by their hierarchy level
+MAX_GENERALISED = 8
+
+
 def _group_many(g: Grouping, original: np.ndarray, ordinal: bool) -> Grouping:
     counts = g.apply(np.asarray(original))
     real = [i for i, kind in enumerate(g.kinds) if kind == "category"]
-    special = [i for i, kind in enumerate(g.kinds) if kind != "category"]
+    general = [i for i, kind in enumerate(g.kinds) if kind == "generalised"]
+    special = [i for i, kind in enumerate(g.kinds) if kind not in ("category", "generalised")]
+    # the generalised values: each its own segment, or one segment per hierarchy level when there are many
+    gen_groups: list[list[int]] = []
+    gen_labels: list[str] = []
+    levels: dict[str, int | None] = {}
+    if len(general) <= MAX_GENERALISED:
+        gen_groups = [[i] for i in general]
+        gen_labels = [g.labels[i] for i in general]
+        levels = {g.labels[i]: g.levels.get(g.labels[i]) for i in general}
+    else:
+        by_level: dict[int | None, list[int]] = {}
+        for i in general:
+            by_level.setdefault(g.levels.get(g.labels[i]), []).append(i)
+        for level, grp in sorted(by_level.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
+            where = "a hierarchy level" if level is None else f"level {level}"
+            label = f"{len(grp)} values generalised to {where}"
+            gen_groups.append(grp)
+            gen_labels.append(label)
+            levels[label] = level
+    room = max(MAX_SEGMENTS - len(gen_groups), 4)
     groups: list[list[int]] = []
     if ordinal:
         share = np.cumsum(counts[real]) / max(counts[real].sum(), 1)
-        cut = np.minimum((share * MAX_SEGMENTS - 1e-9).astype(int), MAX_SEGMENTS - 1)
+        cut = np.minimum((share * room - 1e-9).astype(int), room - 1)
         for c in np.unique(cut):
             groups.append([real[i] for i in np.flatnonzero(cut == c)])
         labels = [g.labels[grp[0]] if len(grp) == 1 else f"{g.labels[grp[0]]} – {g.labels[grp[-1]]}" for grp in groups]
         kinds = ["category" if len(grp) == 1 else "group" for grp in groups]
+    elif len(real) <= room:
+        groups = [[i] for i in real]
+        labels = [g.labels[i] for i in real]
+        kinds = ["category"] * len(real)
     else:
-        top = sorted(real, key=lambda i: -counts[i])[: MAX_SEGMENTS - 1]
+        top = sorted(real, key=lambda i: -counts[i])[: room - 1]
         rest = [i for i in real if i not in set(top)]
         groups = [[i] for i in sorted(top)] + ([rest] if rest else [])
         labels = [g.labels[i] for i in sorted(top)] + ([f"{len(rest)} other categories"] if rest else [])
         kinds = ["category"] * len(top) + (["group"] if rest else [])
+    groups += gen_groups
+    labels += gen_labels
+    kinds += ["generalised"] * len(gen_groups)
     groups += [[i] for i in special]
     labels += [g.labels[i] for i in special]
     kinds += [g.kinds[i] for i in special]
     pos = np.empty(len(g.labels), dtype=np.int64)
     for new, grp in enumerate(groups):
         pos[grp] = new
-    return Grouping(labels, pos[g.index], kinds)
+    return Grouping(labels, pos[g.index], kinds, levels=levels)
 
 
 def safe_two_way(tables: Sequence[np.ndarray], policy: Policy,

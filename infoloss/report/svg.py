@@ -45,6 +45,8 @@ CATEGORY_COLOURS = (
     "#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499", "#44AA99", "#999933",
     "#882255", "#661100", "#6699CC", "#E69F00", "#B3DE69", "#FDB462", "#BC80BD", "#80B1D3",
 )
+#: colours of generalised values (a hierarchy's groups), apart from the categories' (ColorBrewer's Dark2)
+GENERALISED_COLOURS = ("#1B9E77", "#D95F02", "#7570B3", "#E7298A", "#66A61E", "#E6AB02", "#A6761D", "#666666")
 OTHER_COLOUR = "#bdbdbd"
 MISSING_COLOUR = "#ffffff"
 
@@ -169,6 +171,9 @@ def text(x: float, y: float, s: object, *, anchor: str = "start", size: float = 
     extra += f' class="{cls}"' if cls else ""
     return f'<text x="{_n(x)}" y="{_n(y)}"{extra}>{esc(s)}</text>'
 
+
+#: the height of DejaVu Sans' glyphs above the baseline at :data:`FONT` (for the extent of rotated labels)
+ASCENT = 0.93 * FONT
 
 #: the widest column of row labels (variable and scenario names) before they wrap onto several lines: wider
 #: charts are shrunk by the page's ``max-width: 100%`` and their text with them

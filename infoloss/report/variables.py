@@ -19,8 +19,9 @@ from . import svg
 from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
-    DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, concentrated, common_categories, density_curve, display_bins, outside_text, safe_two_way,
-    share_text, thin_quartiles, too_few, total_variation, whisker_probs,
+    DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, common_categories, concentrated, density_curve,
+    display_bins, generalised_categories, outside_text, safe_two_way, share_text, thin_quartiles, too_few,
+    total_variation, whisker_probs,
 )
 
 #: two-way mosaics are drawn for this many pairs
@@ -88,7 +89,7 @@ def _variable_sections(report: Any, policy: Policy) -> tuple[list[tuple[str, str
         anchor = variable_anchor(names, name) if name in names else slug("var", len(names) + len(out))
         cells = table.get(name, [])
         if var["kind"] != "continuous":
-            groupings[name] = _grouping(var, per, policy)
+            groupings[name] = _grouping(var, per, policy, _generalised(report, name, var))
         if cells and all((c.value or 0.0) == 0.0 for c in cells) and all(c.value is not None for c in cells):
             out.append((anchor, name, _kind_text(var), "unchanged", Markup("")))
             continue
@@ -327,20 +328,43 @@ def _boxes(name: str, var: dict[str, Any], per: Sequence, xlim: tuple[float, flo
 # ---------------------------------------------------------------------------
 # categorical
 # ---------------------------------------------------------------------------
-def _grouping(var: dict[str, Any], per: Sequence, policy: Policy) -> Grouping:
+def _grouping(var: dict[str, Any], per: Sequence, policy: Policy,
+              generalised: dict[str, int | None] | None = None) -> Grouping:
     tables = [np.asarray(var["orig"])] + [np.asarray(v["prot"]) for _, _, v in per if v is not None and v["prot"] is not None]
-    return category_grouping(var["categories"], tables, var.get("scale") == "ordinal", policy)
+    return category_grouping(var["categories"], tables, var.get("scale") == "ordinal", policy, generalised)
+
+
+def _generalised(report: Any, name: str, var: dict[str, Any]) -> dict[str, int | None]:
+    """The categories of ``name`` that are values generalised by its hierarchy (spec ``hierarchy:``), with their
+    level: the protected files' values that are no original category (:func:`generalised_categories`)."""
+    spec = getattr(report, "spec", None)
+    v = (getattr(spec, "variables", None) or {}).get(name)
+    if v is None or getattr(v, "hierarchy", None) is None:
+        return {}
+    orig = np.asarray(var["orig"])
+    hierarchy = None
+    try:
+        from ..hierarchy import hierarchy_rule
+
+        rule = hierarchy_rule(name, v.hierarchy, spec.base_dir)
+        hierarchy = rule.build([str(c) for c, n in zip(var["categories"], orig) if n > 0])
+    except Exception:  # noqa: BLE001  (the measures read it; here a failure only loses the levels)
+        hierarchy = None
+    return generalised_categories(var["categories"], orig, hierarchy)
 
 
 def segment_colours(g: Grouping, ordinal: bool) -> list[str]:
     """Colour per segment: a ramp for ordinal variables, a qualitative palette for nominal ones."""
     out = []
     real = [i for i, kind in enumerate(g.kinds) if kind in ("category", "group")]
+    general = [i for i, kind in enumerate(g.kinds) if kind == "generalised"]
     for i, kind in enumerate(g.kinds):
         if kind == "missing":
             out.append(svg.MISSING_COLOUR)
         elif kind == "other":
             out.append(svg.OTHER_COLOUR)
+        elif kind == "generalised":  # a palette of their own, apart from the original categories' colours
+            out.append(svg.GENERALISED_COLOURS[general.index(i) % len(svg.GENERALISED_COLOURS)])
         elif ordinal:
             t = real.index(i) / max(len(real) - 1, 1)
             out.append(svg.ramp(("#deebf7", "#6baed6", "#08306b"), t))
@@ -374,14 +398,55 @@ def categorical_plots(name: str, var: dict[str, Any], per: Sequence, g: Grouping
         marks.append((svg.colour(i), "" if prot is None else share_text(change, int(orig.sum()), policy)))
         if prot is not None:
             shares.append((s.name, prot))
-    legend = [(lbl, col) for lbl, col in zip(g.labels, colours)]
+    legend = generalised_legend(g, colours)
     chart = svg.mosaic_columns(columns, legend, title="% of records per category", marks=marks, titles=len(per) <= 4,
                                label=f"mosaic plot of {name}")
     from .families import data_table
 
-    rows = [[lbl] + [percent(t[k] / t.sum()) if t.sum() else "–" for _, t in shares] for k, lbl in enumerate(g.labels)]
+    rows = [[_category_cell(g, lbl)] + [percent(t[k] / t.sum()) if t.sum() else "–" for _, t in shares]
+            for k, lbl in enumerate(g.labels)]
     table = data_table(["category"] + [n for n, _ in shares], rows)
-    return Markup('<figure class="chart">{}{}</figure>{}').format(chart, merged_note(g, declared, policy), table)
+    return Markup('<figure class="chart">{}{}{}</figure>{}').format(chart, generalised_note(name, g),
+                                                                    merged_note(g, declared, policy), table)
+
+
+def _level_text(level: int | None) -> str:
+    return "a level of its hierarchy" if level is None else f"level {level}"
+
+
+def generalised_legend(g: Grouping, colours: Sequence[str]) -> list[tuple[str, str | None]]:
+    """The mosaic's legend: the categories, then the generalised values under a heading per hierarchy level
+    (``(heading, None)``: a line without a swatch)."""
+    out: list[tuple[str, str | None]] = []
+    last: Any = object()
+    for lbl, col, kind in zip(g.labels, colours, g.kinds):
+        if kind == "generalised" and " values generalised to " not in lbl:
+            level = g.levels.get(lbl)
+            if level != last:
+                out.append((f"generalised to {_level_text(level)}:", None))
+                last = level
+        out.append((lbl, col))
+    return out
+
+
+def _category_cell(g: Grouping, label: str) -> Markup:
+    """A category in the data table: the JSON's name, and for a generalised value its level."""
+    k = g.labels.index(label)
+    if g.kinds[k] != "generalised" or " values generalised to " in label:
+        return Markup("{}").format(label)
+    return Markup("{} <small>(generalised, {})</small>").format(label, _level_text(g.levels.get(label)))
+
+
+def generalised_note(name: str, g: Grouping) -> Markup:
+    """A caption when the mosaic has generalised values: what they are (not original categories)."""
+    if "generalised" not in g.kinds:
+        return Markup("")
+    levels = sorted({g.levels.get(lbl) for lbl, kind in zip(g.labels, g.kinds) if kind == "generalised"},
+                    key=lambda v: (v is None, v or 0))
+    return Markup('<figcaption class="merged">Generalised values: the protected file{} replaced original categories '
+                  "of {} by their group at {} of its hierarchy; each is drawn as its own segment under "
+                  "“generalised to …”, named as in the JSON tables.</figcaption>").format(
+        "s", name, " and ".join(_level_text(v) for v in levels))
 
 
 def merged_note(g: Grouping, declared: set[str], policy: Policy) -> Markup:
