@@ -467,12 +467,25 @@ def binned_kde(counts: np.ndarray, edges: np.ndarray, h: float, n: int) -> np.nd
 # ---------------------------------------------------------------------------
 def _categorical(pair: EncodedPair, name: str) -> dict[str, Any]:
     col = pair.categorical[name]
-    return {
+    orig = np.asarray(pair.table(name, ORIGINAL), dtype=np.int64)
+    out = {
         "kind": "categorical",
         "categories": list(col.categories),
-        "orig": np.asarray(pair.table(name, ORIGINAL), dtype=np.int64),
+        "orig": orig,
         "prot": np.asarray(pair.table(name, PROTECTED), dtype=np.int64) if col.prot is not None else None,
     }
+    hierarchy = _declared_hierarchy(pair, name)
+    if hierarchy is not None:  # the protected files' generalised values, with their level (the report's mosaics)
+        from .generalised import generalised_categories
+
+        out["generalised"] = generalised_categories(out["categories"], orig, hierarchy)
+    return out
+
+
+def _declared_hierarchy(pair: EncodedPair, name: str) -> Any:
+    """The variable's hierarchy from the spec (``hierarchy:``) as the pair built it, or None."""
+    column = (getattr(pair, "generalised", None) or {}).get(name)
+    return column.hierarchy if column is not None and column.declared else None
 
 
 def _pair_variables(pair: EncodedPair) -> tuple[list[str], str]:

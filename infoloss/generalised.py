@@ -22,6 +22,7 @@ The module also gives the hierarchy-aware views that other families use:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -470,6 +471,35 @@ def lifted_table(pair: Any, names: tuple[str, ...], which: str, weights: np.ndar
         return np.bincount(flat, weights=weights, minlength=int(np.prod(shape))).reshape(shape)
 
     return pair.cached(("generalised", "table", names, which, weights is not None), compute)
+
+
+def generalised_categories(categories: Sequence[str], original: np.ndarray, hierarchy: Any) -> dict[str, int | None]:
+    """The categories that are generalised values of ``hierarchy``, with their level (the report's mosaics).
+
+    A category with records in the original is an original value (a leaf);
+    one the original lacks is generalised when it is an inner node of the
+    hierarchy (its lowest level above 0).  ``original``: the original's counts
+    per category (missing last).
+
+    >>> from infoloss.hierarchy import from_rows
+    >>> h = from_rows([["1", "1*", "*"], ["2", "1*", "*"], ["3", "3", "*"]], source="example")
+    >>> generalised_categories(["1", "2", "1*", "3"], np.array([4, 5, 0, 0, 0]), h)
+    {'1*': 1}
+    """
+    from .hierarchy import _candidates
+
+    out: dict[str, int | None] = {}
+    for c, n in zip(categories, np.asarray(original)):
+        if n > 0:
+            continue
+        try:
+            nodes = _candidates(hierarchy, str(c))
+        except Exception:  # noqa: BLE001  (a label the hierarchy cannot read: drawn as a category)
+            continue
+        inner = [int(hierarchy.level[node]) for node in nodes if hierarchy.level[node] > 0]
+        if inner and len(inner) == len(nodes):  # a leaf's label (a category the original lacks) is no group
+            out[str(c)] = min(inner)
+    return out
 
 
 def tables_note(pair: Any) -> dict[str, Any]:

@@ -391,39 +391,6 @@ def category_grouping(categories: Sequence[str], tables: Sequence[np.ndarray], o
     return base
 
 
-def generalised_categories(categories: Sequence[str], original: np.ndarray, hierarchy: Any) -> dict[str, int | None]:
-    """The categories that are generalised values of ``hierarchy``, with their level.
-
-    A category with records in the original is an original value (a leaf);
-    one the original lacks is generalised when it is an inner node of the
-    hierarchy (its lowest level above 0), or of unknown level (None) when the
-    hierarchy could not be built here.  ``original``: the original's counts
-    per category (missing last).
-
-    >>> from infoloss.hierarchy import from_rows
-    >>> h = from_rows([["1", "1*", "*"], ["2", "1*", "*"], ["3", "3", "*"]], source="example")
-    >>> generalised_categories(["1", "2", "1*", "3"], np.array([4, 5, 0, 0, 0]), h)
-    {'1*': 1}
-    """
-    from ..hierarchy import _candidates
-
-    out: dict[str, int | None] = {}
-    for c, n in zip(categories, np.asarray(original)):
-        if n > 0:
-            continue
-        if hierarchy is None:
-            out[str(c)] = None
-            continue
-        try:
-            nodes = _candidates(hierarchy, str(c))
-        except Exception:  # noqa: BLE001  (a label the hierarchy cannot read: drawn as a category)
-            continue
-        inner = [int(hierarchy.level[node]) for node in nodes if hierarchy.level[node] > 0]
-        if inner and len(inner) == len(nodes):  # a leaf's label (a category the original lacks) is no group
-            out[str(c)] = min(inner)
-    return out
-
-
 def _merge_small_jointly(g: Grouping, tables: Sequence[np.ndarray], min_cell: int) -> Grouping:
     from ..before_after import merge_jointly  # the safe JSON's tables merge alike
 

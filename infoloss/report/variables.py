@@ -20,7 +20,7 @@ from .numbers import percent
 from .parts import join, slug
 from .plotdata import (
     DISPLAY_BINS, Grouping, Policy, box_stats, category_grouping, common_categories, concentrated, density_curve,
-    display_bins, generalised_categories, outside_text, safe_two_way, share_text, thin_quartiles, too_few,
+    display_bins, outside_text, safe_two_way, share_text, thin_quartiles, too_few,
     total_variation, whisker_probs,
 )
 
@@ -89,7 +89,7 @@ def _variable_sections(report: Any, policy: Policy) -> tuple[list[tuple[str, str
         anchor = variable_anchor(names, name) if name in names else slug("var", len(names) + len(out))
         cells = table.get(name, [])
         if var["kind"] != "continuous":
-            groupings[name] = _grouping(var, per, policy, _generalised(report, name, var))
+            groupings[name] = _grouping(var, per, policy, var.get("generalised"))
         if cells and all((c.value or 0.0) == 0.0 for c in cells) and all(c.value is not None for c in cells):
             out.append((anchor, name, _kind_text(var), "unchanged", Markup("")))
             continue
@@ -332,25 +332,6 @@ def _grouping(var: dict[str, Any], per: Sequence, policy: Policy,
               generalised: dict[str, int | None] | None = None) -> Grouping:
     tables = [np.asarray(var["orig"])] + [np.asarray(v["prot"]) for _, _, v in per if v is not None and v["prot"] is not None]
     return category_grouping(var["categories"], tables, var.get("scale") == "ordinal", policy, generalised)
-
-
-def _generalised(report: Any, name: str, var: dict[str, Any]) -> dict[str, int | None]:
-    """The categories of ``name`` that are values generalised by its hierarchy (spec ``hierarchy:``), with their
-    level: the protected files' values that are no original category (:func:`generalised_categories`)."""
-    spec = getattr(report, "spec", None)
-    v = (getattr(spec, "variables", None) or {}).get(name)
-    if v is None or getattr(v, "hierarchy", None) is None:
-        return {}
-    orig = np.asarray(var["orig"])
-    hierarchy = None
-    try:
-        from ..hierarchy import hierarchy_rule
-
-        rule = hierarchy_rule(name, v.hierarchy, spec.base_dir)
-        hierarchy = rule.build([str(c) for c, n in zip(var["categories"], orig) if n > 0])
-    except Exception:  # noqa: BLE001  (the measures read it; here a failure only loses the levels)
-        hierarchy = None
-    return generalised_categories(var["categories"], orig, hierarchy)
 
 
 def segment_colours(g: Grouping, ordinal: bool) -> list[str]:
