@@ -205,7 +205,8 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     {'min_cell': 5, 'withheld': 3}
     """
     state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values))
-    out = {mid: _safe_measure(mid, _without_few_values(m, state), state, registry) for mid, m in measures.items()}
+    out = {mid: _safe_measure(mid, _without_few_values(m, state, _over_every_variable(mid, m, registry)), state,
+                              registry) for mid, m in measures.items()}
     _same_variables_withheld(out, measures, state, registry)
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
 
@@ -524,9 +525,28 @@ def _concentrated(block: dict[str, Any], min_cell: int) -> set:
     return {v for v, k in off.items() if _is_number(k) and 0 < k < min_cell} if isinstance(off, dict) else set()
 
 
-def _without_few_values(result: dict[str, Any], state: _Safe) -> dict[str, Any]:
-    """A measure's per-variable values (and per-variable details) of variables with few values withheld, and one
-    more per-variable value with them, so that the measure's value (their mean) does not give one back."""
+def _over_every_variable(mid: str, result: dict[str, Any], registry: Any) -> bool:
+    """A moments measure of the continuous variables' matrices (covariances, correlations, components): its value
+    takes in every continuous variable, and it has no per-variable values to withhold one by one."""
+    try:
+        family = registry.get(mid).family
+    except KeyError:
+        return False
+    return family == "moments" and not isinstance(result.get("by_variable"), dict)
+
+
+def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bool = False) -> dict[str, Any]:
+    """A measure without what rests on the variables with few values (:func:`few_values`).
+
+    Their per-variable (and per-pair) values are withheld, and so is the
+    measure's value when one of them went into it: two measures over the same
+    terms (a mean of absolute and of squared differences) would otherwise give
+    each withheld term back, whichever others were withheld with them.  Every
+    entry of theirs in the blocks of ``details`` keyed by variable is withheld
+    too (an original mean, a normality check's n, mean and sd), computed or not.
+    ``every_variable``: the value takes in every continuous variable (a covariance or correlation matrix),
+    so it is withheld whenever there is such a variable.
+    """
     if not state.few_values:
         return result
     out = dict(result)
@@ -539,16 +559,20 @@ def _without_few_values(result: dict[str, Any], state: _Safe) -> dict[str, Any]:
         these = {k for k, v in block.items() if involved(k) and v is not None}
         if not these:
             continue
-        others = [k for k, v in block.items() if k not in these and _is_number(v)]
-        if others and result.get("value") is not None:
-            these.add(others[0])
         out[field_name] = {k: (None if k in these else v) for k, v in block.items()}
         state.withheld += len(these)
         hidden |= these
-    if not hidden:
-        return result
+    if every_variable:  # the matrices of every continuous variable: the few values' terms are in it
+        hidden |= set(state.few_values)
+    if hidden and out.get("value") is not None:
+        few = sorted({v for k in hidden for v in str(k).split("|")} & state.few_values)
+        out["value"] = None
+        out["withheld"] = (f"safe mode: the value takes in {', '.join(few)}, with fewer than {state.min_cell} "
+                           "records with a value or away from its most common value in a file")
+        state.withhold()
     if isinstance(result.get("details"), dict):
-        out["details"] = _null_in_blocks(result["details"], hidden, hide=lambda v: not isinstance(v, (dict, list)))
+        out["details"] = _null_in_blocks(result["details"], set(state.few_values) | hidden,
+                                         hide=lambda v: v is not None)
     return out
 
 

@@ -325,9 +325,13 @@ def test_a_variable_with_few_records_off_its_most_common_value_keeps_only_its_n(
         assert all(v is None for v in stats["cov"][r]) and all(row[r] is None for row in stats["corr"])
         assert stats["withheld"] == {"rent": "fewer than 5 records with a value other than the most common one"}
     # the relative change of the means (public protected mean) would give the original mean back: withheld,
-    # with one more variable so that the average over the variables does not give it back either
+    # and so is the measure's value, their mean (with the mean of squares, xbar_mse, it gave both terms back)
     by_var = safe["measures"]["xbar_mv"]["by_variable"]
-    assert by_var["rent"] is None and sum(v is None for v in by_var.values()) == 2
+    assert by_var["rent"] is None and sum(v is None for v in by_var.values()) == 1
+    assert safe["measures"]["xbar_mv"]["value"] is None
+    assert safe["measures"]["xbar_mv"]["withheld"].startswith("safe mode: the value takes in rent, with fewer than 5")
+    for block in ("original", "protected"):  # the means themselves, in details
+        assert safe["measures"]["xbar_mv"]["details"][block]["rent"] is None
     assert full["measures"]["xbar_mv"]["by_variable"]["rent"] is not None
     # with min_cell 2 the two records are enough, and with 5 non-zero amounts nothing is withheld
     assert report.to_dict(safe=True, min_cell=2)["scenarios"][0]["statistics"]["orig"]["mean"]["rent"] is not None
@@ -335,6 +339,29 @@ def test_a_variable_with_few_records_off_its_most_common_value_keeps_only_its_n(
     safe5 = infoloss.compare(orig5, prot5, spec, measures=["xbar_mv"], aggregates=False).to_dict(safe=True)
     assert safe5["scenarios"][0]["statistics"]["orig"]["mean"]["rent"] is not None
     assert "withheld" not in safe5["scenarios"][0]["statistics"]["orig"]
+
+
+def test_no_measure_value_or_detail_gives_back_a_mostly_constant_variable():
+    # found by differencing: xbar_mae and xbar_mse over the same two withheld terms gave both back (a + b and
+    # a^2 + b^2), the covariance measures hold the variable's variance, and ldu_biv's normality check its mean and sd
+    orig, prot = _mostly_one_value(2)
+    prot["rent"] = 0.0  # the protection zeroes the two amounts: each term is then the original's own statistic
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}}
+    ids = ["xbar_mae", "xbar_mse", "s_mae", "s_mse", "x_mae", "v_mae", "v_mse", "ldu_biv", "ldu_uni", "il1s"]
+    report = infoloss.compare(orig, prot, spec, measures=ids, aggregates=False)
+    full = report.to_dict()["scenarios"][0]["measures"]
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]
+    assert full["ldu_biv"]["details"]["normality"]["rent"]["mean"] == pytest.approx(2000 / 30)
+    for mid in ids:
+        assert full[mid]["value"] is not None, mid
+        assert safe[mid]["value"] is None and safe[mid]["withheld"].startswith("safe mode: the value takes in rent"), mid
+        assert (safe[mid].get("by_variable") or {}).get("rent") is None, mid
+    assert safe["ldu_biv"]["details"]["normality"]["rent"] is None
+    assert safe["ldu_biv"]["details"]["normality"]["age"] is not None
+    assert safe["xbar_mae"]["by_variable"]["age"] is not None  # no partner withheld: the value is gone instead
+    text = json.dumps(safe)
+    for value in (2000.0, 2000 / 30, 700.0, 1300.0):
+        assert f"{value:.6g}" not in text and f"{value:.3g}" not in text
 
 
 def test_the_safe_page_says_why_the_mean_of_a_mostly_constant_variable_is_not_drawn():
