@@ -861,7 +861,8 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
             continue
         n = values.get("n")
         small_share = row.get("statistic") == "proportion" and small_proportion(values, state.min_cell)
-        # a mean or total where a few records hold another value than the rest: n and the common value give their total
+        # a mean, total or ratio where a few records hold another value than the rest: n and the common value (and
+        # for a ratio the other variable's total) give their total
         off = values.get("off_mode")
         few_off = _is_number(off) and 0 < off < state.min_cell
         more = state.extra.get((id(row), side))

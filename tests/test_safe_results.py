@@ -405,6 +405,23 @@ def test_an_estimated_mean_or_total_over_a_few_records_off_the_common_value_is_w
     assert safe["mean(age) | all"]["original"]["value"] is not None
 
 
+
+def test_a_ratio_with_a_mostly_constant_variable_is_withheld():
+    # ratio(rent / wage) times the total of wage gave rent's withheld total back, and so with rent below the line
+    orig, prot = _mostly_one_value(2)
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns},
+            "analyses": {"estimates": [{"statistic": "ratio", "variable": "rent", "denominator": "wage"},
+                                       {"statistic": "ratio", "variable": "wage", "denominator": "rent"},
+                                       {"statistic": "ratio", "variable": "wage", "denominator": "age"}]}}
+    report = infoloss.compare(orig, prot, spec, measures=["estimate_ci_overlap"], aggregates=False)
+    full = {r["key"]: r for r in report.to_dict()["scenarios"][0]["analyses"]["estimates"]}
+    safe = {r["key"]: r for r in report.to_dict(safe=True)["scenarios"][0]["analyses"]["estimates"]}
+    assert full["ratio(rent / wage) | all"]["original"]["off_mode"] == 2
+    for key in ("ratio(rent / wage) | all", "ratio(wage / rent) | all"):
+        assert full[key]["original"]["value"] is not None and safe[key]["original"]["value"] is None, key
+    assert safe["ratio(wage / age) | all"]["original"]["value"] is not None
+
+
 def test_a_proportion_that_stands_for_a_few_records_is_withheld():
     # 3 of 40 records are in category "tiny": a share of 0.075 is 3 records; "big" (37) is safe, but its
     # complement is those same 3 records, so both shares of dom are withheld; g's shares (8 of 40) stay

@@ -59,7 +59,8 @@ class _Block:
     undefined: np.ndarray | None = None  # per domain, the replicates with an undefined Gini or QSR
     scale: int = 0  # the estimates were computed on values times 2**-scale (numeric.scaled): rows scale them back
     category_n: np.ndarray | None = None  # proportions: the records of each category in its domain (unweighted)
-    off_mode: np.ndarray | None = None  # means and totals: per domain, the records away from its most common value
+    off_mode: np.ndarray | None = None  # means, totals, ratios: per domain, the records away from its most common
+    # value (a ratio: the fewer of its two variables', when both have some)
     notes: list[str] = field(default_factory=list)
 
 
@@ -111,8 +112,12 @@ def _ratio_block(data: FileData, est: Estimate, linear: LinearDesign, tasks: lis
     block = _Block(est, domains.labels, None, value, n, "linearisation", se=se, scale=scale)
     if categories is not None:
         block.categories, block.columns, block.category_n = categories
-    if est.statistic in ("mean", "total"):
-        block.off_mode = off_mode(contrib.a, contrib.est_a, domains.size)  # aligned: estimate e is domain e
+    if est.statistic in ("mean", "total", "ratio"):  # aligned: estimate e is domain e
+        block.off_mode = off_mode(contrib.a, contrib.est_a, domains.size)
+        if est.statistic == "ratio":  # the ratio times the other variable's total gives either one's total
+            off_b = off_mode(contrib.b, contrib.dom_b, domains.size)
+            both = (block.off_mode > 0) & (off_b > 0)
+            block.off_mode = np.where(both, np.minimum(block.off_mode, off_b), np.maximum(block.off_mode, off_b))
     if tasks is not None:
         block.method, block.se = "bootstrap", None
         block.boot = (len(tasks), None)
