@@ -831,3 +831,23 @@ def test_a_variable_blanked_in_the_protected_file_scores_like_a_removed_one_in_i
     if not weighted:
         assert got["ldu_biv"]["by_pair"] == removed["ldu_biv"]["by_pair"]
         assert got["gdu"]["value"] == removed["gdu"]["value"]
+
+
+def test_a_weighted_pearson_pair_without_degrees_of_freedom_is_left_out():
+    # Kish's n_eff <= 2 left the t test of r no degrees of freedom: its NaN p-value was read as P = 1 (LDU 1)
+    rng = np.random.default_rng(0)
+    n = 50
+    x = rng.normal(size=n)
+    y = x + 0.3 * rng.normal(size=n)
+    w = np.full(n, 0.01)
+    w[0] = 10.0  # n_eff = (sum w)^2 / sum w^2, about 1.1
+    orig = pd.DataFrame({"x": x, "y": y, "w": w})
+    prot = pd.DataFrame({"x": x + 0.1 * rng.normal(size=n), "y": y, "w": 1.0 + 0.1 * rng.random(n)})
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "w": {"role": "weight"}},
+            "pairing": "row"}
+    rep = infoloss.compare(orig, prot, spec, measures=["ldu_biv"], statistics=False, aggregates=False, tables=False)
+    reason = rep.scenarios[0].not_computed["ldu_biv"]
+    assert "x|y: the original file cannot be tested: the complete cases' effective sample size (Kish) is 1.1" in reason
+    unweighted = infoloss.compare(orig, prot, spec, measures=["ldu_biv"], options={"ldu_biv": {"weighted": False}},
+                                  statistics=False, aggregates=False, tables=False)
+    assert unweighted.value("ldu_biv") is not None

@@ -790,6 +790,9 @@ def _weighted_pearson(centred: Any, a: str, b: str, n_eff: float, note: str) -> 
     xb, _, sbb = centred(b)
     if not (saa > 0 and sbb > 0):
         raise _Degenerate("one of the two variables is constant among the complete cases")
+    if not n_eff > 2:  # the t test of r has n_eff - 2 degrees of freedom: none (its p-value would be NaN, read as 1)
+        raise _Degenerate(f"the complete cases' effective sample size (Kish) is {n_eff:.3g}, at most 2: no degrees of "
+                          "freedom for the weighted Pearson test")
     r = float(np.clip(np.dot(wxa, xb) / math.sqrt(saa * sbb), -1.0, 1.0))
     return {"statistic": r, "p": _pearson_p(r, n_eff), "coef": r * r, "n": n_eff, "sign": _sign(r), "weights": note}
 
