@@ -163,6 +163,10 @@ class _Safe:
     def small(self, x: Any) -> bool:
         return _is_number(x) and 0 < x < self.min_cell
 
+    def small_complement(self, x: Any) -> bool:
+        """Whether a file's records minus ``x`` (a count of records) are a small count."""
+        return _is_number(x) and any(0 < n - x < self.min_cell for n in self.record_counts)
+
     def withhold(self) -> None:
         self.withheld += 1
 
@@ -407,6 +411,11 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
             out["withheld"] = (f"safe mode: the value is a share of {records!r} that stands for fewer than "
                                f"{state.min_cell} records")
             state.withhold()
+        elif records and out.get("value") not in (None, 0) and state.small_complement(details.get(records)):
+            out["value"] = None  # a fraction with a denominator of n - 1 to n - 4 tells which one it is
+            out["withheld"] = (f"safe mode: the value is a share of {records!r}, the file's records less fewer than "
+                               f"{state.min_cell}, which it would give back")
+            state.withhold()
         original = out["details"].get("original") if isinstance(out["details"], dict) else None
         if behind and isinstance(original, dict) and _is_number(original.get("value")) and original["value"] != 0 \
                 and state.small((details.get("original") or {}).get(behind)):
@@ -416,6 +425,11 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
             out["value"] = None  # the share gives the withheld count back through n_records
             out["withheld"] = (f"safe mode: the value is a share of {behind!r}, a count of fewer than "
                                f"{state.min_cell} records, which it would give back")
+            state.withhold()
+        elif behind and state.small_complement(details.get(behind)) and out.get("value") not in (None, 0, 1):
+            out["value"] = None  # times the records, the share gives the count, and the file's records less it
+            out["withheld"] = (f"safe mode: the value is a share of {behind!r}, the file's records less fewer than "
+                               f"{state.min_cell}, which it would give back")
             state.withhold()
     return out
 

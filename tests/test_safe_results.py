@@ -456,6 +456,22 @@ def test_a_withheld_count_does_not_come_back_from_the_total():
     assert out["value"] is None and out["by_variable"]["a"] is None
 
 
+def test_a_share_whose_count_is_the_records_less_a_few_is_withheld():
+    # record_linkage's value k / records_used has one possible denominator among n - 4 .. n - 1: it gave the 2
+    # records left out (a missing value) back, although records_used itself was withheld
+    rng = np.random.default_rng(4)
+    orig = pd.DataFrame({"x": rng.normal(size=60), "y": rng.normal(size=60)})
+    orig.loc[[3, 9], "y"] = np.nan
+    prot = orig + rng.normal(scale=0.3, size=orig.shape)
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["record_linkage"], aggregates=False)
+    full = report.to_dict()["scenarios"][0]["measures"]["record_linkage"]
+    assert full["details"]["records_used"] == 58 and full["value"] not in (None, 0)
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]["record_linkage"]
+    assert safe["details"]["records_used"] is None and safe["value"] is None
+    assert safe["withheld"].startswith("safe mode: the value is a share of 'records_used', the file's records less")
+
+
 def test_shares_of_records_per_variable_are_counts():
     # lambda of a nominal variable is the share of records changed: 0.015 of 200 records is 3 records
     m = {"lambda": {"value": 0.2, "by_variable": {"sex": 0.015, "age": 0.32, "zip": 0.33}, "details": {"n_records": 200}},
