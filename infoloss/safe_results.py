@@ -749,7 +749,7 @@ def _walk(obj: Any, state: _Safe, *, parent: str, counting: bool) -> Any:
         obj = obj.tolist()
     if isinstance(obj, (list, tuple)):
         if parent == "estimates" and all(isinstance(r, dict) and "statistic" in r for r in obj):
-            saved, state.extra = state.extra, _estimate_partitions(list(obj), state.min_cell)
+            saved, state.extra = state.extra, _estimate_partitions(list(obj), state.min_cell, state.record_counts)
             rows = [_safe_estimate(r, state) for r in obj]
             state.extra = saved
             return _rename_rare(list(obj), rows, state.min_cell)
@@ -969,7 +969,7 @@ def _last_number(text: str) -> float | None:
 _ADDITIVE = ("mean", "total", "proportion")
 
 
-def _estimate_partitions(rows: list, min_cell: int) -> dict:
+def _estimate_partitions(rows: list, min_cell: int, record_counts: frozenset | tuple = ()) -> dict:
     """Sides to withhold beyond rule 4 so that no withheld estimate comes back by subtraction.
 
     * the domains of one estimate split its records: a withheld domain size
@@ -985,6 +985,11 @@ def _estimate_partitions(rows: list, min_cell: int) -> dict:
     * the proportions of one variable in one domain add up to 1: a withheld
       one would be 1 minus the others, so the next smallest categories'
       proportions are withheld too (the whole side).
+    * the domains' sizes and the file's records (``record_counts``, which a
+      reader knows) give the records in no domain (without a value or a
+      domain): when those are 1 to ``min_cell`` − 1, the smallest domains'
+      ``n`` are withheld until the withheld ones and those records hold
+      ``min_cell``.
     Returns ``{(id(row), side): "n" or "all"}``.
     """
     extra: dict = {}
@@ -1004,6 +1009,12 @@ def _estimate_partitions(rows: list, min_cell: int) -> dict:
             additive = bool(group) and group[0].get("statistic") in _ADDITIVE
             for rid in partition_withheld(units, min_cell)[0]:
                 extra.setdefault((rid, side), "all" if additive else "n")
+            outside = [n - sum(units.values()) for n in record_counts if 0 < n - sum(units.values()) < min_cell]
+            shown = len(units) == len(group) and not any((id(r), side) in extra for r in group)
+            if outside and shown:  # every domain's n is shown: the file's records less their sum is a small count
+                for rid in partition_withheld({**units, "records in no domain": outside[0]}, min_cell)[0]:
+                    if rid != "records in no domain":
+                        extra.setdefault((rid, side), "n")
             # a domain's mean or total withheld for its few records away from the common value (``off_mode``) would
             # be the file's total minus the other domains': more domains withheld until those records are many
             off = {id(r): r[side]["off_mode"] for r in group if isinstance(r.get(side), dict)

@@ -406,6 +406,21 @@ def test_an_estimated_mean_or_total_over_a_few_records_off_the_common_value_is_w
 
 
 
+def test_domain_sizes_do_not_add_up_to_the_records_less_a_few():
+    # total(income) by sex: the shown n of both sexes (105 + 93) gave the 2 records without income back (200 - 198)
+    rng = np.random.default_rng(8)
+    orig = pd.DataFrame({"income": rng.normal(3e4, 5e3, 200), "sex": ["f"] * 106 + ["m"] * 94})
+    orig.loc[[0, 150], "income"] = np.nan
+    spec = {"variables": {"income": {"scale": "continuous"}, "sex": {"scale": "nominal"}},
+            "analyses": {"estimates": [{"statistic": "total", "variable": "income", "by": ["sex"]}]}}
+    report = infoloss.compare(orig, orig.assign(income=orig.income * 1.01), spec, measures=["estimate_ci_overlap"],
+                              aggregates=False)
+    full = {r["key"]: r["original"]["n"] for r in report.to_dict()["scenarios"][0]["analyses"]["estimates"]}
+    assert full == {"total(income) | sex=f": 105, "total(income) | sex=m": 93}
+    safe = {r["key"]: r["original"]["n"] for r in report.to_dict(safe=True)["scenarios"][0]["analyses"]["estimates"]}
+    assert None in safe.values()  # the smaller domain's n is withheld: 200 less the shown n is no longer 2
+
+
 def test_a_ratio_with_a_mostly_constant_variable_is_withheld():
     # ratio(rent / wage) times the total of wage gave rent's withheld total back, and so with rent below the line
     orig, prot = _mostly_one_value(2)
