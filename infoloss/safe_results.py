@@ -212,7 +212,47 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     out = {mid: _safe_measure(mid, _without_few_values(m, state, _over_every_variable(mid, m, registry)), state,
                               registry) for mid, m in measures.items()}
     _same_variables_withheld(out, measures, state, registry)
+    _few_records_moved(out, measures, state)
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
+
+
+def _few_records_moved(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
+    """AAD and CTBIL without the tables in which 1 to ``min_cell`` − 1 records moved.
+
+    A table's AAD times its cells is Σ|original − protected|, twice the
+    records moved or suppressed (net): with a few, it is the count that
+    ``records_changed`` and ``suppressions`` withhold, and the before/after
+    tables merge.  Such a table's AAD is withheld, and the values that add it
+    up: AAD's ``value``, CTBIL's ``value``, ``raw`` and ``raw_by_dimension``.
+    """
+    aad = raw.get("aad") or {}
+    cells = (aad.get("details") or {}).get("cells") or {}
+    moved = {k: v * cells[k] / 2 for block in ("by_variable", "by_pair") for k, v in (aad.get(block) or {}).items()
+             if _is_number(v) and _is_number(cells.get(k))}
+    few = {k for k, m in moved.items() if 0 < m < state.min_cell - 1e-9}
+    ctbil = raw.get("ctbil") or {}
+    dims = ((ctbil.get("details") or {}).get("raw_by_dimension") or {})
+    few_ctbil = bool(few) or any(_is_number(v) and 0 < v / 2 < state.min_cell - 1e-9 for v in dims.values())
+    if few and "aad" in out:
+        safe = dict(out["aad"])
+        for block in ("by_variable", "by_pair"):
+            if isinstance(safe.get(block), dict):
+                safe[block] = {k: (None if k in few else v) for k, v in safe[block].items()}
+        if safe.get("value") is not None:
+            safe["value"] = None
+            safe["withheld"] = (f"safe mode: the value adds up tables in which fewer than {state.min_cell} records "
+                                "moved, which it would give back")
+        state.withheld += len(few) + 1
+        out["aad"] = safe
+    if few_ctbil and "ctbil" in out and out["ctbil"].get("value") is not None:
+        safe = dict(out["ctbil"])
+        safe["details"] = {k: (None if k in ("raw", "raw_by_dimension") else v)
+                           for k, v in (safe.get("details") or {}).items()}
+        safe["value"] = None
+        safe["withheld"] = (f"safe mode: the value adds up tables in which fewer than {state.min_cell} records "
+                            "moved, which it would give back")
+        state.withheld += 3
+        out["ctbil"] = safe
 
 
 def safe_analyses(analyses: dict[str, Any], min_cell: int,

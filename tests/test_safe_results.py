@@ -487,6 +487,25 @@ def test_a_share_whose_count_is_the_records_less_a_few_is_withheld():
     assert safe["withheld"].startswith("safe mode: the value is a share of 'records_used', the file's records less")
 
 
+def test_aad_and_ctbil_do_not_give_back_a_few_records_moved():
+    # AAD x cells is twice the records moved: 3 regions recoded gave records_changed's withheld 3 back
+    rng = np.random.default_rng(0)
+    orig = pd.DataFrame({"region": rng.choice(list("NSEW"), 120), "sex": rng.choice(["f", "m"], 120)})
+    prot = orig.copy()
+    prot.loc[prot.index[prot.region != "N"][:3], "region"] = "N"
+    spec = {"variables": {"region": {"scale": "nominal"}, "sex": {"scale": "nominal"}}}
+    report = infoloss.compare(orig, prot, spec, measures=["aad", "ctbil", "records_changed"], aggregates=False)
+    full = report.to_dict()["scenarios"][0]["measures"]
+    assert full["aad"]["by_variable"]["region"] * full["aad"]["details"]["cells"]["region"] == pytest.approx(6.0)
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]
+    assert safe["records_changed"]["by_variable"]["region"] is None
+    assert safe["aad"]["by_variable"]["region"] is None and safe["aad"]["by_pair"]["region|sex"] is None
+    assert safe["aad"]["by_variable"]["sex"] == 0.0 and safe["aad"]["value"] is None
+    assert safe["ctbil"]["value"] is None and safe["ctbil"]["details"]["raw_by_dimension"] is None
+    # with min_cell 3 the three records are enough
+    assert report.to_dict(safe=True, min_cell=3)["scenarios"][0]["measures"]["aad"]["value"] is not None
+
+
 def test_shares_of_records_per_variable_are_counts():
     # lambda of a nominal variable is the share of records changed: 0.015 of 200 records is 3 records
     m = {"lambda": {"value": 0.2, "by_variable": {"sex": 0.015, "age": 0.32, "zip": 0.33}, "details": {"n_records": 200}},

@@ -423,20 +423,20 @@ def aad(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResult:
     names = _categorical(pair)
     use_w, wdetails = _weighting(pair, weighted, "aad")
     scale = _scale(pair, use_w)
-    by_variable = {}
+    by_variable, cells = {}, {}
     for name in names:
-        diff, size = _abs_diff(pair, (name,), use_w, scale)
-        by_variable[name] = diff / size
+        diff, cells[name] = _abs_diff(pair, (name,), use_w, scale)
+        by_variable[name] = diff / cells[name]
     by_pair = {}
     for combo in _pairs(names):
-        diff, size = _abs_diff(pair, combo, use_w, scale)
-        by_pair[_key(combo)] = diff / size
+        diff, cells[_key(combo)] = _abs_diff(pair, combo, use_w, scale)
+        by_pair[_key(combo)] = diff / cells[_key(combo)]
     values = list(by_variable.values()) + list(by_pair.values())
     return MeasureResult(
         value=float(np.mean(values)),
         by_variable=by_variable,
         by_pair=by_pair or None,
-        details={"tables": len(values), "scale": scale, **wdetails},
+        details={"tables": len(values), "cells": cells, "scale": scale, **wdetails},
     )
 
 
