@@ -579,9 +579,16 @@ def _concentrated(block: dict[str, Any], min_cell: int) -> set:
     return {v for v, k in off.items() if _is_number(k) and 0 < k < min_cell} if isinstance(off, dict) else set()
 
 
+#: measures whose value sums up per-variable terms of every variable without listing them: the GDU aggregates
+#: (of ldu_uni's and ldu_biv's values) and the joint ECDF distances of the continuous variables
+EVERY_VARIABLE = frozenset({"aldu_uni", "aldu_biv", "gdu", "ecdf_max", "ecdf_mean"})
+
+
 def _over_every_variable(mid: str, result: dict[str, Any], registry: Any) -> bool:
-    """A moments measure of the continuous variables' matrices (covariances, correlations, components): its value
-    takes in every continuous variable, and it has no per-variable values to withhold one by one."""
+    """A measure whose value takes in every (continuous) variable and has no per-variable values to withhold one by
+    one: the moments measures of the matrices (covariances, correlations, components) and :data:`EVERY_VARIABLE`."""
+    if mid in EVERY_VARIABLE:
+        return True
     try:
         family = registry.get(mid).family
     except KeyError:
@@ -598,8 +605,8 @@ def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bo
     each withheld term back, whichever others were withheld with them.  Every
     entry of theirs in the blocks of ``details`` keyed by variable is withheld
     too (an original mean, a normality check's n, mean and sd), computed or not.
-    ``every_variable``: the value takes in every continuous variable (a covariance or correlation matrix),
-    so it is withheld whenever there is such a variable.
+    ``every_variable``: the value takes in every variable (a covariance or correlation matrix, the GDU
+    aggregates, the joint ECDF), so it is withheld whenever there is such a variable.
     """
     if not state.few_values:
         return result
@@ -627,6 +634,8 @@ def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bo
     if isinstance(result.get("details"), dict):
         out["details"] = _null_in_blocks(result["details"], set(state.few_values) | hidden,
                                          hide=lambda v: v is not None)
+        if hidden and _is_number(out["details"].get("max")):  # the largest per-variable value may be a hidden one
+            out["details"] = dict(out["details"], max=None)
     return out
 
 

@@ -347,7 +347,8 @@ def test_no_measure_value_or_detail_gives_back_a_mostly_constant_variable():
     orig, prot = _mostly_one_value(2)
     prot["rent"] = 0.0  # the protection zeroes the two amounts: each term is then the original's own statistic
     spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}}
-    ids = ["xbar_mae", "xbar_mse", "s_mae", "s_mse", "x_mae", "v_mae", "v_mse", "ldu_biv", "ldu_uni", "il1s"]
+    ids = ["xbar_mae", "xbar_mse", "s_mae", "s_mse", "x_mae", "v_mae", "v_mse", "ldu_biv", "ldu_uni", "il1s", "ks",
+           "aldu_uni", "aldu_biv", "gdu", "ecdf_max", "ecdf_mean"]
     report = infoloss.compare(orig, prot, spec, measures=ids, aggregates=False)
     full = report.to_dict()["scenarios"][0]["measures"]
     safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]
@@ -357,6 +358,7 @@ def test_no_measure_value_or_detail_gives_back_a_mostly_constant_variable():
         assert safe[mid]["value"] is None and safe[mid]["withheld"].startswith("safe mode: the value takes in rent"), mid
         assert (safe[mid].get("by_variable") or {}).get("rent") is None, mid
     assert safe["ldu_biv"]["details"]["normality"]["rent"] is None
+    assert full["ks"]["details"]["max"] is not None and safe["ks"]["details"]["max"] is None
     assert safe["ldu_biv"]["details"]["normality"]["age"] is not None
     assert safe["xbar_mae"]["by_variable"]["age"] is not None  # no partner withheld: the value is gone instead
     text = json.dumps(safe)
