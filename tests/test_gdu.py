@@ -851,3 +851,19 @@ def test_a_weighted_pearson_pair_without_degrees_of_freedom_is_left_out():
     unweighted = infoloss.compare(orig, prot, spec, measures=["ldu_biv"], options={"ldu_biv": {"weighted": False}},
                                   statistics=False, aggregates=False, tables=False)
     assert unweighted.value("ldu_biv") is not None
+
+
+def test_a_pair_tested_weighted_in_one_file_and_unweighted_in_the_other_says_both():
+    # x1 recoded into classes: weighted Pearson in the original, Spearman (no weighted form) in the protected file
+    rng = np.random.default_rng(1)
+    n = 300
+    x1 = rng.normal(size=n)
+    orig = pd.DataFrame({"x1": x1, "x2": x1 + rng.normal(size=n), "w": np.exp(rng.normal(size=n))})
+    breaks = [-100, -1, 0, 1, 100]
+    prot = orig.assign(x1=pd.cut(orig.x1, breaks, right=False, labels=breaks[:-1]).astype(float))
+    spec = {"variables": {"x1": {"scale": "continuous", "recode": {"breaks": breaks}}, "x2": {"scale": "continuous"},
+                          "w": {"role": "weight"}}, "pairing": "row"}
+    rep = infoloss.compare(orig, prot, spec, measures=["ldu_biv"], statistics=False, aggregates=False, tables=False)
+    pair = rep.to_dict()["scenarios"][0]["measures"]["ldu_biv"]["details"]["pairs"]["x1|x2"]
+    assert (pair["test_orig"], pair["test_prot"]) == ("pearson", "spearman")
+    assert pair["weights"].startswith("original: weighted") and "protected: no weighted form" in pair["weights"]

@@ -772,6 +772,8 @@ def _combine(item: dict[str, Any], o: dict[str, Any], p: dict[str, Any], thresho
     for k in ("dof", "group_variable", "weights"):
         if k in o:
             info[k] = o[k]
+    if p.get("weights") and o.get("weights") and p["weights"] != o["weights"]:  # e.g. Pearson weighted, Spearman not
+        info["weights"] = f"original: {o['weights']}; protected: {p['weights']}"
     # the direction statistic, reported whatever step decides
     if test_o in _CORRELATION_TESTS:
         sign_p = p.get("sign")
