@@ -867,3 +867,15 @@ def test_a_pair_tested_weighted_in_one_file_and_unweighted_in_the_other_says_bot
     pair = rep.to_dict()["scenarios"][0]["measures"]["ldu_biv"]["details"]["pairs"]["x1|x2"]
     assert (pair["test_orig"], pair["test_prot"]) == ("pearson", "spearman")
     assert pair["weights"].startswith("original: weighted") and "protected: no weighted form" in pair["weights"]
+
+
+def test_a_variable_whose_protected_values_all_weigh_zero_is_named_so_in_its_pairs():
+    rng = np.random.default_rng(0)
+    n = 40
+    orig = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n), "w": 1.0 + rng.random(n)})
+    prot = orig.assign(x=np.where(np.arange(n) < 20, np.nan, orig.x), w=np.where(np.arange(n) < 20, 1.0, 0.0))
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "w": {"role": "weight"}},
+            "pairing": "row"}
+    rep = infoloss.compare(orig, prot, spec, measures=["ldu_biv"], statistics=False, aggregates=False, tables=False)
+    note = rep.to_dict()["scenarios"][0]["measures"]["ldu_biv"]["details"]["pairs"]["x|y"]["note"]
+    assert note == "no protected value of x has a positive weight: treated like a removed variable"  # not "missing"

@@ -434,6 +434,13 @@ def _blank(pair: EncodedPair, var: _Var, use_w: bool) -> bool:
     return side.n_valid == 0 or (use_w and not _positive_weight(side, pair.weights(PROTECTED)))
 
 
+def _blank_note(name: str, var: _Var) -> str:
+    """Why a pair with the blank variable ``name`` (:func:`_blank`) scores like one with a removed variable."""
+    if var.prot.n_valid == 0:
+        return f"every protected value of {name} is missing: treated like a removed variable"
+    return f"no protected value of {name} has a positive weight: treated like a removed variable"
+
+
 def _positive_weight(side: _Side, w: np.ndarray) -> bool:
     """Whether a non-missing value of the side has a positive weight."""
     if side.n_valid == 0:
@@ -730,7 +737,7 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
         if item.get("removed"):
             by_pair[key] = 0.0
             pairs[key] = {"step": "removed", "ldu": 0.0, "note": "a variable of the pair was removed" if "blank" not in item
-                          else f"every protected value of {item['blank']} is missing: treated like a removed variable"}
+                          else _blank_note(item["blank"], variables[item["blank"]])}
             continue
         if "excluded" in item:
             excluded[key] = item["excluded"]
