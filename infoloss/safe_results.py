@@ -277,7 +277,8 @@ def safe_risk_utility(block: dict[str, Any], min_cell: int, registry: Any,
     except KeyError:
         counts = False
     withheld_points = _withheld_points(mid, scenarios)
-    if not counts and not withheld_points:
+    withheld_losses = _withheld_points(block.get("utility_measure"), scenarios) - {"original"}
+    if not counts and not withheld_points and not withheld_losses:
         return block
     state = _Safe(int(min_cell), frozenset())
     points = []
@@ -287,14 +288,19 @@ def safe_risk_utility(block: dict[str, Any], min_cell: int, registry: Any,
         if point.get("risk") is not None and ((counts and state.small(point.get("risk"))) or key in withheld_points):
             point["risk"] = None
             state.withhold()
+        if key in withheld_losses:  # the scenario's safe JSON withholds its utility measure: its loss too
+            point.update(loss=None, utility_value=None, pareto=None)
+            state.withhold()
         points.append(point)
     out = {**block, "points": points}
-    if state.withheld and isinstance(block.get("decisions"), dict):
+    if withheld_losses:
+        out = _without_loss_rules(out, sorted(withheld_losses))
+    if state.withheld and isinstance(out.get("decisions"), dict):
         # the decision rules quote the least or lowest risk: a withheld count there is withheld too
         import re
 
         decisions = {}
-        for name, rule in block["decisions"].items():
+        for name, rule in out["decisions"].items():
             rule = dict(rule) if isinstance(rule, dict) else rule
             if isinstance(rule, dict) and isinstance(rule.get("reason"), str):
                 reason = re.sub(r"has the least risk among them \([^)]*\)",
@@ -305,6 +311,19 @@ def safe_risk_utility(block: dict[str, Any], min_cell: int, registry: Any,
             decisions[name] = rule
         out["decisions"] = decisions
     return out
+
+
+def _without_loss_rules(block: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """The map without what the withheld losses of ``names`` decide: the Pareto front and the rules that bound or
+    rank by the loss (their eligible scenarios and ranking would bound the withheld values)."""
+    why = f"withheld in safe mode: the loss of {', '.join(names)} is withheld"
+    decisions = {}
+    for name, rule in (block.get("decisions") or {}).items():
+        if isinstance(rule, dict) and "loss" in (rule.get("bound"), rule.get("minimise")) \
+                and rule.get("threshold") is not None:
+            rule = dict(rule, eligible=None, ranking=None, choice=None, reason=why)
+        decisions[name] = rule
+    return {**block, "pareto_front": None, "pareto_note": why, "decisions": decisions}
 
 
 def _withheld_points(mid: str | None, scenarios: list[dict[str, Any]] | None) -> set[str]:

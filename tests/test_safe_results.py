@@ -366,6 +366,27 @@ def test_no_measure_value_or_detail_gives_back_a_mostly_constant_variable():
         assert f"{value:.6g}" not in text and f"{value:.3g}" not in text
 
 
+def test_the_risk_utility_map_keeps_no_loss_the_safe_json_withholds():
+    # gdu withheld (it takes in rent), but the map's points kept 1 - gdu and the --max-loss rule ranked by it
+    orig, prot = _mostly_one_value(2)
+    orig["sex"] = prot["sex"] = ["f", "m"] * 15
+    spec = {"variables": {**{v: {"scale": "continuous"} for v in ("age", "rent", "wage")},
+                          "sex": {"scale": "nominal", "role": "key"}}}
+    report = infoloss.compare(orig, [prot, orig.copy()], spec, measures=["gdu", "global_risk"], aggregates=False,
+                              risk_utility={"max_loss": 0.5})
+    full = report.to_dict()["risk_utility"]
+    assert all(p["loss"] is not None for p in full["points"]) and full["decisions"]["max_loss"]["choice"]
+    safe = report.to_dict(safe=True)
+    assert all(s["measures"]["gdu"]["value"] is None for s in safe["scenarios"])
+    points = [p for p in safe["risk_utility"]["points"] if not p["original"]]
+    assert all(p["loss"] is None and p["utility_value"] is None and p["pareto"] is None for p in points)
+    rule = safe["risk_utility"]["decisions"]["max_loss"]
+    assert rule["choice"] is None and rule["ranking"] is None and rule["reason"].startswith("withheld in safe mode")
+    assert safe["risk_utility"]["pareto_front"] is None
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", report.to_html(safe=True)))
+    assert "Maximum loss, least risk (--max-loss): withheld in safe mode: the loss of" in page
+
+
 def test_the_safe_page_says_why_the_mean_of_a_mostly_constant_variable_is_not_drawn():
     orig, prot = _mostly_one_value(1)
     prot.loc[5, "rent"] = 50.0  # a change, so that rent's plots and their data table are drawn

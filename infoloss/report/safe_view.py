@@ -75,7 +75,8 @@ class SafeReport:
         from .. import registry
         from ..safe_results import safe_risk_utility
 
-        block = safe_risk_utility(self.raw.risk_utility(**choice), self.min_cell, registry)
+        safe_json = [s.safe_json for s in self.scenarios if getattr(s, "safe_json", None) is not None]
+        block = safe_risk_utility(self.raw.risk_utility(**choice), self.min_cell, registry, safe_json)
         return withhold_points(block, self.scenarios)
 
     def __getattr__(self, name: str) -> Any:
