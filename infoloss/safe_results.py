@@ -209,8 +209,9 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     {'min_cell': 5, 'withheld': 3}
     """
     state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values))
-    out = {mid: _safe_measure(mid, _without_few_values(m, state, _over_every_variable(mid, m, registry)), state,
-                              registry) for mid, m in measures.items()}
+    out = {mid: _safe_measure(mid, _without_few_values(m, state, _over_every_variable(mid, m, registry),
+                                                       pair_average=mid in PAIR_AVERAGES), state, registry)
+           for mid, m in measures.items()}
     _same_variables_withheld(out, measures, state, registry)
     _few_records_moved(out, measures, state)
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
@@ -598,6 +599,11 @@ def _concentrated(block: dict[str, Any], min_cell: int) -> set:
     return {v for v, k in off.items() if _is_number(k) and 0 < k < min_cell} if isinstance(off, dict) else set()
 
 
+#: measures whose per-variable values average the pairs of each variable (aldu_biv: ldu_biv's pairs)
+PAIR_AVERAGES = frozenset({"aldu_biv"})
+#: ``details`` entries that are the measure's value by another convention or a summary of its terms (il1s's
+#: sdcMicro form, the unbounded mean variation, the ECDF's other summary, the largest term)
+VALUE_FORMS = ("sdcmicro", "unbounded_value", "mean_squared", "max")
 #: measures whose value sums up per-variable terms of every variable without listing them: the GDU aggregates
 #: (of ldu_uni's and ldu_biv's values) and the joint ECDF distances of the continuous variables
 EVERY_VARIABLE = frozenset({"aldu_uni", "aldu_biv", "gdu", "ecdf_max", "ecdf_mean"})
@@ -615,7 +621,8 @@ def _over_every_variable(mid: str, result: dict[str, Any], registry: Any) -> boo
     return family == "moments" and not isinstance(result.get("by_variable"), dict)
 
 
-def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bool = False) -> dict[str, Any]:
+def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bool = False,
+                        pair_average: bool = False) -> dict[str, Any]:
     """A measure without what rests on the variables with few values (:func:`few_values`).
 
     Their per-variable (and per-pair) values are withheld, and so is the
@@ -625,14 +632,18 @@ def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bo
     entry of theirs in the blocks of ``details`` keyed by variable is withheld
     too (an original mean, a normality check's n, mean and sd), computed or not.
     ``every_variable``: the value takes in every variable (a covariance or correlation matrix, the GDU
-    aggregates, the joint ECDF), so it is withheld whenever there is such a variable.
+    aggregates, the joint ECDF), so it is withheld whenever there is such a variable; ``pair_average``: each
+    per-variable value averages that variable's pairs, one of them with such a variable, so all are withheld.
     """
     if not state.few_values:
         return result
     out = dict(result)
     hidden: set = set()
-    for field_name, involved in (("by_variable", lambda k: k in state.few_values),
-                                 ("by_pair", lambda k: bool(set(str(k).split("|")) & state.few_values))):
+    def in_pair(key: Any) -> bool:
+        return bool(set(str(key).split("|")) & state.few_values)
+
+    own = (lambda k: True) if pair_average else (lambda k: k in state.few_values)
+    for field_name, involved in (("by_variable", own), ("by_pair", in_pair)):
         block = result.get(field_name)
         if not isinstance(block, dict):
             continue
@@ -653,8 +664,8 @@ def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bo
     if isinstance(result.get("details"), dict):
         out["details"] = _null_in_blocks(result["details"], set(state.few_values) | hidden,
                                          hide=lambda v: v is not None)
-        if hidden and _is_number(out["details"].get("max")):  # the largest per-variable value may be a hidden one
-            out["details"] = dict(out["details"], max=None)
+        if hidden:  # the value by another convention, or the largest term, may be a hidden one's
+            out["details"] = {k: (None if k in VALUE_FORMS and _is_number(v) else v) for k, v in out["details"].items()}
     return out
 
 

@@ -359,6 +359,10 @@ def test_no_measure_value_or_detail_gives_back_a_mostly_constant_variable():
         assert (safe[mid].get("by_variable") or {}).get("rent") is None, mid
     assert safe["ldu_biv"]["details"]["normality"]["rent"] is None
     assert full["ks"]["details"]["max"] is not None and safe["ks"]["details"]["max"] is None
+    assert full["il1s"]["details"]["sdcmicro"] is not None and safe["il1s"]["details"]["sdcmicro"] is None
+    # aldu_biv's per-variable values average each variable's pairs, rent's pair among them
+    assert all(v is not None for v in full["aldu_biv"]["by_variable"].values())
+    assert all(v is None for v in safe["aldu_biv"]["by_variable"].values())
     assert safe["ldu_biv"]["details"]["normality"]["age"] is not None
     assert safe["xbar_mae"]["by_variable"]["age"] is not None  # no partner withheld: the value is gone instead
     text = json.dumps(safe)
