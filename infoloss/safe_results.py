@@ -406,7 +406,32 @@ def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, 
         block["withheld"] = {v: (f"fewer than {min_cell} records with a value" if v in small else
                                  f"fewer than {min_cell} records with a value other than the most common one")
                              for v in names if v in hidden}
+    for side in ("orig", "prot"):
+        withheld += _few_complete_cases(out, side, min_cell, n_records)
     return out, withheld
+
+
+def _few_complete_cases(stats: dict[str, Any], side: str, min_cell: int, n_records: tuple[int, ...]) -> int:
+    """Withhold one file's covariance and correlation matrices when they rest on 1 to ``min_cell`` − 1 complete
+    cases (records with every continuous variable present: beside a variable observed in 2 records, every
+    covariance is one of those 2 records' differences), and the count of complete cases when it or the file's
+    records less it is small; returns the values withheld."""
+    block = stats.get(side)
+    if not isinstance(block, dict) or not _is_number(block.get("n_complete")):
+        return 0
+    block = stats[side] = dict(block)
+    k = block["n_complete"]
+    withheld = 0
+    if 0 < k < min_cell:
+        for key in ("cov", "corr"):
+            if isinstance(block.get(key), list):
+                withheld += sum(x is not None for row in block[key] if isinstance(row, list) for x in row)
+                block[key] = [[None] * len(row) if isinstance(row, list) else row for row in block[key]]
+        block["withheld_matrices"] = f"the covariances and correlations rest on fewer than {min_cell} complete cases"
+    if 0 < k < min_cell or any(0 < n - k < min_cell for n in n_records):
+        block["n_complete"] = None
+        withheld += 1
+    return withheld
 
 
 # ---------------------------------------------------------------------------

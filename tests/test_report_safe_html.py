@@ -306,7 +306,9 @@ def test_a_variable_observed_in_few_records_has_no_mean_interval_or_correlation(
     assert not re.search(r"<title>bonus × [^<]*not computed", small_safe)
     text = _text(small_safe)
     assert "Not drawn (safe mode): bonus (fewer than 5 records with a value in the original)." in text
-    assert "Left out (safe mode): bonus (fewer than 5 records with a value in a file)" in text
+    # bonus's 3 records are the only complete cases: every covariance rests on them, so none is drawn
+    assert ("No correlations drawn (safe mode): the covariances and correlations rest on fewer than 5 complete "
+            "cases in a file.") in text
     full = small_report.to_html()
     assert re.search(r"<title>bonus × age", full)
 

@@ -464,6 +464,26 @@ def test_a_ratio_with_a_mostly_constant_variable_is_withheld():
     assert safe["ratio(wage / age) | all"]["original"]["value"] is not None
 
 
+def test_matrices_over_a_few_complete_cases_are_withheld_whole():
+    # beside a variable observed in 2 records the complete cases are those 2: var(income) was (x1 - x2)^2 / 2
+    rng = np.random.default_rng(6)
+    orig = pd.DataFrame({"income": rng.normal(3e4, 8e3, 80).round(), "age": rng.integers(20, 70, 80).astype(float),
+                         "rare": np.nan})
+    orig.loc[[4, 40], "rare"] = [3.0, 8.0]
+    prot = orig.assign(income=orig.income + rng.normal(0, 500, 80))
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}}
+    report = infoloss.compare(orig, prot, spec, measures=["il1s"])
+    full = report.to_dict()["scenarios"][0]["statistics"]["orig"]
+    assert full["n_complete"] == 2 and abs(full["corr"][0][1]) == pytest.approx(1.0)  # two points: r = ±1
+    safe = report.to_dict(safe=True)["scenarios"][0]["statistics"]["orig"]
+    assert all(x is None for row in safe["cov"] + safe["corr"] for x in row) and safe["n_complete"] is None
+    assert safe["withheld_matrices"] == "the covariances and correlations rest on fewer than 5 complete cases"
+    assert safe["mean"]["income"] is not None  # the means rest on every record with a value
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", report.to_html(safe=True)))
+    assert ("No correlations drawn (safe mode): the covariances and correlations rest on fewer than 5 complete "
+            "cases in a file.") in page
+
+
 def test_a_proportion_that_stands_for_a_few_records_is_withheld():
     # 3 of 40 records are in category "tiny": a share of 0.075 is 3 records; "big" (37) is safe, but its
     # complement is those same 3 records, so both shares of dom are withheld; g's shares (8 of 40) stay

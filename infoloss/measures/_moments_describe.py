@@ -69,6 +69,7 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
         sd[name] = numeric.unscale(math.sqrt(v), e) if v is not None else None
     cov, corr = _describe_matrices(pair, which, w_all)
     return {"n": n, "mean": mean, "mean_ci": ci, "sd": sd, "variance": var, "cov": cov, "corr": corr,
+            "n_complete": int(_complete(pair, which).n),
             "off_mode": {name: _off_mode(pair, name, which) for name in names}}
 
 
@@ -193,9 +194,10 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
     -------
     dict
         ``{"variables": [...], "weighted": bool, "confidence": 0.95,
-        "orig": {"n", "mean", "mean_ci", "sd", "variance", "cov", "corr", "off_mode"},
+        "orig": {"n", "mean", "mean_ci", "sd", "variance", "cov", "corr", "n_complete", "off_mode"},
         "prot": {...}}``; per-variable entries are dicts keyed by variable,
-        ``cov`` and ``corr`` lists of rows in ``variables`` order;
+        ``cov`` and ``corr`` lists of rows in ``variables`` order, over the
+        ``n_complete`` complete cases;
         ``off_mode`` counts the records whose value is not the variable's
         most common one (unweighted; what safe mode needs, see
         :func:`infoloss.safe_results.safe_statistics`).

@@ -411,6 +411,11 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
 
 
 def _correlations(names: list[str], first: dict, stats: list) -> Markup:
+    # safe mode: matrices over too few complete cases are withheld whole, in a file or several
+    thin = next(filter(None, [first["orig"].get("withheld_matrices")]
+                       + [s.statistics["prot"].get("withheld_matrices") for _, s in stats]), None)
+    if thin:
+        return Markup('<p class="note">No correlations drawn (safe mode): {} in a file.</p>').format(thin)
     # safe mode: a variable whose statistics some file withholds has no correlation shown
     why = {v: _withheld(first["orig"], v) or next(filter(None, (_withheld(s.statistics["prot"], v) for _, s in stats)),
                                                    None) for v in names}
