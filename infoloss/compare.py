@@ -855,7 +855,7 @@ def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = Fals
     known = set(scenario.get("measures", {})) | set(scenario.get("not_computed", {}))
     if scenario.get("tables"):
         known |= set(scenario["tables"].get("one_way", {}))
-    scenario["not_computed"] = {k: sanitise_reason(v, known) for k, v in scenario["not_computed"].items()}
+    scenario["not_computed"] = {k: sanitise_reason(v, known, min_cell) for k, v in scenario["not_computed"].items()}
     _make_results_safe(scenario, min_cell)
 
 

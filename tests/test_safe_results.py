@@ -484,6 +484,20 @@ def test_matrices_over_a_few_complete_cases_are_withheld_whole():
             "cases in a file.") in page
 
 
+def test_a_not_computed_reason_gives_no_small_count():
+    # "it needs at least 7 records with every continuous variable present in both files, and there are 3"
+    rng = np.random.default_rng(6)
+    orig = pd.DataFrame({"income": rng.normal(3e4, 8e3, 80), "age": rng.normal(40, 9, 80), "rare": np.nan})
+    orig.loc[[4, 40, 41], "rare"] = [3.0, 8.0, 5.0]
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}}
+    report = infoloss.compare(orig, orig * 1.01, spec, measures=["interval_disclosure_robust"], aggregates=False)
+    full = report.to_dict()["scenarios"][0]["not_computed"]["interval_disclosure_robust"]
+    assert full.endswith("and there are 3")
+    safe = report.to_dict(safe=True)["scenarios"][0]["not_computed"]["interval_disclosure_robust"]
+    assert safe.endswith("and there are fewer than 5") and "3" not in safe
+    assert "there are fewer than 5" in report.to_html(safe=True)
+
+
 def test_a_proportion_that_stands_for_a_few_records_is_withheld():
     # 3 of 40 records are in category "tiny": a share of 0.075 is 3 records; "big" (37) is safe, but its
     # complement is those same 3 records, so both shares of dom are withheld; g's shares (8 of 40) stay

@@ -99,7 +99,7 @@ def _reason_filter(report: Any, policy: Policy):
     if not policy.safe:
         return lambda text: text
     known = set(report.original.get("variables", {})) | known_ids()
-    return lambda text: sanitise_reason(text, known)
+    return lambda text: sanitise_reason(text, known, policy.min_cell)
 
 
 def _file_name(path: str | None) -> str:

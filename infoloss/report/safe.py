@@ -133,10 +133,11 @@ def hide_smallest_in_line(hidden: np.ndarray, total: np.ndarray, axis: int, k: i
     return True
 
 
-def sanitise_reason(reason: str, known: set[str]) -> str:
+def sanitise_reason(reason: str, known: set[str], min_cell: int = 0) -> str:
     """A not-computed reason without record values: quoted strings that are
     not variable or measure names become '…', numbers are rounded to 2
-    significant digits.
+    significant digits, and a count of 1 to ``min_cell`` − 1 records
+    ("and there are 3", "only 2 records") becomes "fewer than ``min_cell``".
 
     >>> sanitise_reason("the breaks of 'income' (0 to 100) do not cover the values (e.g. 987654.321) of 'Ruritania'", {"income"})
     "the breaks of 'income' (0 to 100) do not cover the values (e.g. 990000) of '…'"
@@ -161,4 +162,28 @@ def sanitise_reason(reason: str, known: set[str]) -> str:
         parts.append(quoted(m))
         last = m.end()
     parts.append(_NUMBER.sub(number, reason[last:]))
-    return "".join(parts)
+    return _small_counts(("".join(parts)), min_cell) if min_cell else "".join(parts)
+
+
+#: a count of records in a reason: "there are 3", "there is only 1", "3 records", "2 complete cases"
+_COUNT = re.compile(r"(?P<lead>\bthere (?:are|is) (?:only )?)(?P<n>\d+)\b(?! ?%)|"
+                    r"(?:\bonly )?\b(?P<n2>\d+)(?P<unit> (?:records?|complete cases?|values?)\b)")
+
+
+def _small_counts(reason: str, min_cell: int) -> str:
+    """``reason`` with its counts of 1 to ``min_cell`` − 1 records written "fewer than ``min_cell``".
+
+    >>> _small_counts("it needs at least 7 records with every variable present, and there are 3", 5)
+    'it needs at least 7 records with every variable present, and there are fewer than 5'
+    >>> _small_counts("only 2 records have a value; 40 records in all", 5)
+    'fewer than 5 records have a value; 40 records in all'
+    """
+    def small(m: re.Match) -> str:
+        n = int(m.group("n") if m.group("n") is not None else m.group("n2"))
+        if not 0 < n < min_cell:
+            return m.group(0)
+        if m.group("lead") is not None:
+            return f"{m.group('lead').replace('only ', '')}fewer than {min_cell}"
+        return f"fewer than {min_cell}{m.group('unit')}"
+
+    return _COUNT.sub(small, reason)
