@@ -391,6 +391,19 @@ def test_the_risk_utility_map_keeps_no_loss_the_safe_json_withholds():
     assert "Maximum loss, least risk (--max-loss): withheld in safe mode: the loss of" in page
 
 
+def test_the_overview_computes_no_distance_for_a_mostly_constant_variable():
+    # with ks withheld, the overview fell back to a KS distance from the plot histograms: 0.98 x 150 records gave
+    # back the 3 records away from the most common value
+    orig, prot = _mostly_one_value(2)
+    prot["rent"] = 0.0
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}, "pairing": "none"}
+    report = infoloss.compare(orig, prot, spec, measures=["ks", "pmse"])
+    page = report.to_html(safe=True)
+    assert 'title="rent in scenario1: distribution distance: withheld in safe mode' in page
+    assert "rent in scenario1: Kolmogorov" not in page
+    assert "rent in scenario1: Kolmogorov" in report.to_html()  # the full page keeps its distance
+
+
 def test_the_safe_page_says_why_the_mean_of_a_mostly_constant_variable_is_not_drawn():
     orig, prot = _mostly_one_value(1)
     prot.loc[5, "rent"] = 50.0  # a change, so that rent's plots and their data table are drawn

@@ -90,7 +90,17 @@ def _loss(report: Any, s: Any, name: str, kind: str, policy: Policy) -> Loss:
             if suppressed / n > cell.value:
                 cell = _share(suppressed, n, "share of values suppressed", policy)
             return cell
+    if policy.safe and kind == "continuous" and _statistics_withheld(s, name):
+        # few records with a value, or few away from the most common value: a distribution distance (from the
+        # plot data, or ks) would count them
+        return Loss(None, "distribution distance: withheld in safe mode (the variable's statistics are)", "withheld")
     return _safe_distance(_distribution_loss(s, name, kind, agg), n, policy)
+
+
+def _statistics_withheld(s: Any, name: str) -> bool:
+    """Whether the scenario's safe statistics withhold the variable in a file (their ``withheld`` names it)."""
+    stats = getattr(s, "statistics", None) or {}
+    return any(name in ((stats.get(side) or {}).get("withheld") or {}) for side in ("orig", "prot"))
 
 
 def _safe_distance(cell: Loss, n: int, policy: Policy) -> Loss:
