@@ -404,6 +404,23 @@ def test_the_overview_computes_no_distance_for_a_mostly_constant_variable():
     assert "rent in scenario1: Kolmogorov" in report.to_html()  # the full page keeps its distance
 
 
+def test_a_family_whose_headline_measures_are_withheld_is_not_scored_by_the_rest():
+    # gdu withheld: the GDU family was scored on grc alone (1 by construction), raising every overall score
+    from infoloss.report.plotdata import Policy
+    from infoloss.report.safe_view import safe_report
+    from infoloss.report.scores import compute_scores
+
+    orig, prot = _mostly_one_value(2)
+    prot["rent"] = 0.0
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}}
+    report = infoloss.compare(orig, [prot, orig.copy()], spec, measures=["gdu", "grc", "pmse"], aggregates=False)
+    full = {f.family: f for f in compute_scores(report).families}
+    assert full["gdu"].measures == ["gdu"]
+    safe = {f.family: f for f in compute_scores(safe_report(report, Policy(safe=True, min_cell=5))).families}
+    assert safe["gdu"].measures == [] and safe["gdu"].left_out["gdu"].startswith("withheld in safe mode")
+    assert safe["propensity"].measures == ["pmse"]
+
+
 def test_the_safe_page_says_why_the_mean_of_a_mostly_constant_variable_is_not_drawn():
     orig, prot = _mostly_one_value(1)
     prot.loc[5, "rent"] = 50.0  # a change, so that rent's plots and their data table are drawn

@@ -197,8 +197,11 @@ def _family_score(report: Any, family: str, title: str, kinds: Mapping[str, str]
     headline = [m for m in run if get(m).headline]
     left_out: dict[str, str] = {}
     chosen = _scoreable(report, headline, left_out) if headline else []
-    if not chosen:
-        chosen = _scoreable(report, run, left_out)
+    reasons = [left_out.get(m, "") for m in headline]
+    withheld = any(r.startswith("withheld") for r in reasons) and all(r.startswith(("withheld", "not computed"))
+                                                                        for r in reasons)
+    if not chosen and not withheld:  # a family whose headline measures the safe JSON withholds is not scored
+        chosen = _scoreable(report, run, left_out)  # by what is left (grc alone for GDU: 1 by construction)
     if not chosen:
         return FamilyScore(family, title, [], 0, [None] * len(report.scenarios), left_out=left_out)
     used: set[str] = set()
