@@ -209,8 +209,8 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     {'min_cell': 5, 'withheld': 3}
     """
     state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values))
-    out = {mid: _safe_measure(mid, _without_few_values(m, state, _over_every_variable(mid, m, registry),
-                                                       pair_average=mid in PAIR_AVERAGES), state, registry)
+    out = {mid: _safe_measure(mid, m if _counts_records(mid, registry) else _without_few_values(
+               m, state, _over_every_variable(mid, m, registry), pair_average=mid in PAIR_AVERAGES), state, registry)
            for mid, m in measures.items()}
     _same_variables_withheld(out, measures, state, registry)
     _few_records_moved(out, measures, state)
@@ -632,6 +632,15 @@ VALUE_FORMS = ("sdcmicro", "unbounded_value", "mean_squared", "max")
 #: measures whose value sums up per-variable terms of every variable without listing them: the GDU aggregates
 #: (of ldu_uni's and ldu_biv's values) and the joint ECDF distances of the continuous variables
 EVERY_VARIABLE = frozenset({"aldu_uni", "aldu_biv", "gdu", "ecdf_max", "ecdf_mean"})
+
+
+def _counts_records(mid: str, registry: Any) -> bool:
+    """A count measure (suppressions, records changed, ...): its per-variable numbers count records, not values,
+    and the small-count rules govern them (a variable's few values are no reason to withhold its 0 suppressions)."""
+    try:
+        return registry.get(mid).unit == "count"
+    except KeyError:
+        return False
 
 
 def _over_every_variable(mid: str, result: dict[str, Any], registry: Any) -> bool:

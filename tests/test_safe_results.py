@@ -421,6 +421,18 @@ def test_a_family_whose_headline_measures_are_withheld_is_not_scored_by_the_rest
     assert safe["propensity"].measures == ["pmse"]
 
 
+def test_a_scenario_identical_to_the_original_suppressed_nothing_whatever_its_few_values():
+    # the few-values rule withheld the count measures' zeros, which the page read as suppressions
+    orig, _ = _mostly_one_value(2)
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig.columns}}
+    report = infoloss.compare(orig, orig.copy(), spec, measures=["suppressions", "records_changed"])
+    safe = report.to_dict(safe=True)["scenarios"][0]["measures"]
+    assert safe["suppressions"]["by_variable"] == {"age": 0.0, "rent": 0.0, "wage": 0.0}
+    assert safe["records_changed"]["value"] == 0.0
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", report.to_html(safe=True)))
+    assert "suppressed values" not in page
+
+
 def test_the_safe_page_says_why_the_mean_of_a_mostly_constant_variable_is_not_drawn():
     orig, prot = _mostly_one_value(1)
     prot.loc[5, "rent"] = 50.0  # a change, so that rent's plots and their data table are drawn
