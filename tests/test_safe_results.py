@@ -389,6 +389,10 @@ def test_the_risk_utility_map_keeps_no_loss_the_safe_json_withholds():
     assert safe["risk_utility"]["pareto_front"] is None
     page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", report.to_html(safe=True)))
     assert "Maximum loss, least risk (--max-loss): withheld in safe mode: the loss of" in page
+    assert "whose risk or loss the safe JSON withholds (the value takes in rent, with fewer than 5" in page
+    # only the original is left to draw: no map (its loss axis read 0, 0, 0)
+    assert 'aria-label="risk-utility map"' not in report.to_html(safe=True)
+    assert 'aria-label="risk-utility map"' in report.to_html()
 
 
 def test_the_overview_computes_no_distance_for_a_mostly_constant_variable():

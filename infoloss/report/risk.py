@@ -38,7 +38,8 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
     if withheld:
         block = _without_withheld(block)
     index = {s.name: i for i, s in enumerate(report.scenarios)}
-    chart = ru_chart(block, index)
+    # safe mode: with the original alone left there is no map to draw (its loss axis would read 0, 0, 0)
+    chart = ru_chart(block, index) if sum(not p["original"] for p in block["points"]) else Markup("")
     rows = join(
         Markup('<tr><td>{}{}</td><td class="num">{}</td>'
                '<td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>').format(
@@ -63,9 +64,8 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
         "Lower left is better.{}"
     ).format(block["risk_measure"], block["risk_description"], block["loss_definition"], block["utility_measure"],
              block["utility_description"],
-             Markup(" Not drawn (safe mode): {}, whose risk or loss the safe JSON withholds (a count of fewer "
-                    "than {} records, or a value that would give such a count back).").format(
-                 ", ".join(withheld), policy.min_cell) if withheld else "")
+             Markup(" Not drawn (safe mode): {}, whose risk or loss the safe JSON withholds ({}).").format(
+                 ", ".join(withheld), _withheld_why(report, block, policy)) if withheld else "")
     return Markup('<p class="note">{}</p><div class="charts"><figure class="chart">{}</figure>{}</div>'
                   '<div class="decisions">{}</div>{}').format(note, chart, table, decisions, missing)
 
@@ -73,6 +73,20 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
 def _withheld_cell(policy: Policy) -> Markup:
     return Markup('<span title="withheld in safe mode (null in the safe JSON): a count of fewer than {} records, '
                   'or a value that would give one back">withheld</span>').format(policy.min_cell)
+
+
+def _withheld_why(report: Any, block: dict[str, Any], policy: Policy) -> str:
+    """Why the safe JSON withholds the map's risk or utility measure: the measures' own reasons, once each."""
+    reasons = []
+    for s in report.scenarios:
+        for mid in (block.get("risk_measure"), block.get("utility_measure")):
+            result = s.measures.get(mid)
+            why = getattr(result, "withheld", None) if result is not None else None
+            if why and why not in reasons:
+                reasons.append(why)
+    if not reasons:
+        return f"a count of fewer than {policy.min_cell} records, or a value that would give such a count back"
+    return "; ".join(r.removeprefix("safe mode: ") for r in reasons)
 
 
 def _without_withheld(block: dict[str, Any]) -> dict[str, Any]:
