@@ -227,7 +227,33 @@ def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None 
             lines = hidden.sum(axis=1 - axis)
             for k in np.flatnonzero(lines == 1):
                 changed |= hide_smallest_in_line(hidden, total, axis, k, empty_ok=True)
+        for c in counts:
+            changed |= _no_cell_alone(c, hidden)
     return hidden
+
+
+def _no_cell_alone(table: np.ndarray, hidden: np.ndarray) -> bool:
+    """Hide more cells (in place) where one file's table has a line with a single hidden cell that its margins do
+    not already fix: a hidden cell in a row or column empty in that file is known to be 0, so it hides nothing
+    there (a small cell beside such zeros came back as its row total less the cells shown)."""
+    rows, cols = table.sum(axis=1) > 0, table.sum(axis=0) > 0
+    changed = False
+    for axis, live, crossing in ((0, rows, cols), (1, cols, rows)):
+        for k in np.flatnonzero(live):
+            line_hidden = hidden[k] if axis == 0 else hidden[:, k]
+            if np.count_nonzero(line_hidden & crossing) != 1:
+                continue
+            free = np.flatnonzero(~line_hidden & crossing)
+            if free.size == 0:
+                continue
+            line = table[k] if axis == 0 else table[:, k]
+            j = free[np.argmin(np.where(line[free] > 0, line[free], np.inf))] if (line[free] > 0).any() else free[0]
+            if axis == 0:
+                hidden[k, j] = True
+            else:
+                hidden[j, k] = True
+            changed = True
+    return changed
 
 
 def _rounded(values: np.ndarray) -> list:

@@ -713,6 +713,29 @@ def test_the_original_two_way_table_is_suppressed_alike_in_every_scenario():
     assert alone[0] != alone[1]  # each made alone, the secondary cells differ (the case above)
 
 
+def test_a_secondary_cell_is_never_a_zero_the_margins_fix():
+    # the protected file suppressed some reg values: "missing" is a column of the tables, empty in the original;
+    # its cells were taken as the complements of the small A x r1, so A x r1 came back exactly from the original's
+    # row and column totals (its other hidden cells were zeros known from an empty margin)
+    counts = {"A": [2, 60, 58], "B": [40, 45, 50], "C": [30, 35, 33], "D": [25, 20, 27]}
+    rows = [(c, r) for c, cnt in counts.items() for r, k in zip(["r1", "r2", "r3"], cnt) for _ in range(k)]
+    orig = pd.DataFrame(rows, columns=["cat", "reg"])
+    prot = orig.copy()
+    prot.loc[np.flatnonzero(orig.cat == "B")[:3], "reg"] = np.nan  # 3 suppressions: a small missing cell
+    prot.loc[np.flatnonzero(orig.cat == "C")[:2], "reg"] = np.nan
+    spec = {"variables": {"cat": {"scale": "nominal", "role": "key"}, "reg": {"scale": "nominal", "role": "key"}},
+            "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["suppressions"])
+    table = report.to_dict(safe=True)["scenarios"][0]["tables"]["two_way"]["cat|reg"]
+    o = table["original"]["count"]
+    hidden = np.array([[c is None for c in row] for row in o])
+    full = np.array(report.to_dict()["scenarios"][0]["tables"]["two_way"]["cat|reg"]["original"]["count"], float)
+    live_rows, live_cols = full.sum(axis=1) > 0, full.sum(axis=0) > 0
+    useful = hidden & live_rows[:, None] & live_cols[None, :]  # hidden cells the original's margins do not fix
+    for line in (*useful, *useful.T):
+        assert line.sum() != 1, o  # every hidden cell has a partner the margins leave unknown
+
+
 def test_aliased_category_labels_are_not_named():
     m = {"pmse": {"value": 0.01, "details": {"aliased": ["disease=HIV"], "k": 4}}}
     out = safe_measures(m, 5, registry, (200,))[0]["pmse"]["details"]
