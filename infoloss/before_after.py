@@ -246,8 +246,8 @@ def _no_cell_alone(table: np.ndarray, hidden: np.ndarray) -> bool:
             free = np.flatnonzero(~line_hidden & crossing)
             if free.size == 0:
                 continue
-            line = table[k] if axis == 0 else table[:, k]
-            j = free[np.argmin(np.where(line[free] > 0, line[free], np.inf))] if (line[free] > 0).any() else free[0]
+            line = (table[k] if axis == 0 else table[:, k])[free]
+            j = free[np.argmin(np.where(line > 0, line, np.inf))]  # the smallest non-empty cell, else the first
             if axis == 0:
                 hidden[k, j] = True
             else:

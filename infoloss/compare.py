@@ -109,7 +109,7 @@ class Report:
             "risk_utility": self.risk_utility(),
         }
         if safe:
-            from .safe_results import safe_risk_utility
+            from .safe_risk_utility import safe_risk_utility
 
             out["risk_utility"] = safe_risk_utility(out["risk_utility"], min_cell, registry, out["scenarios"])
             out["safe"] = {"min_cell": int(min_cell),
@@ -861,7 +861,8 @@ def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = Fals
 
 def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
-    from .safe_results import few_values, record_counts, safe_analyses, safe_measures, safe_statistics
+    from .safe_results import record_counts, safe_analyses, safe_measures
+    from .safe_statistics import few_values, safe_statistics
 
     counts = record_counts(scenario)
     scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts,

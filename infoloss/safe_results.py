@@ -49,10 +49,13 @@ in ``not_computed`` instead).  The rules:
    ``min_cell`` records in or out of its category (``p·n`` or
    ``(1 − p)·n``; as the HTML report's analyses section does).  Regression
    coefficients are model summaries and stay as they are.
-5. **Descriptive statistics.**  Every statistic of a continuous variable
-   observed in fewer than ``min_cell`` records of a file (``statistics``:
-   its n, mean, interval, sd, variance and covariance/correlation row and
-   column) is withheld.
+5. **Descriptive statistics** and **variables with few values**: the
+   ``statistics`` block's rules are in :mod:`infoloss.safe_statistics`
+   (with :func:`~infoloss.safe_statistics.few_values`, the variables observed
+   in fewer than ``min_cell`` records or with fewer than ``min_cell`` records
+   away from their most common value); every measure withholds what rests on
+   those variables (:func:`_without_few_values`).  The risk-utility map's
+   rules are in :mod:`infoloss.safe_risk_utility`.
 6. **Differencing.**  Where parts add up to a total the reader knows
    (per-variable counts and their sum, per-variable shares of records of
    :data:`SHARE_BY_VARIABLE` and their mean, the cells of
@@ -85,8 +88,7 @@ import numpy as np
 
 from .report.safe import round_sig
 
-__all__ = ["COUNT_KEYS", "few_values", "record_counts", "safe_measures", "safe_analyses", "safe_risk_utility",
-           "safe_statistics"]
+__all__ = ["COUNT_KEYS", "record_counts", "safe_measures", "safe_analyses"]
 
 #: Detail keys whose numbers (and every number inside a dict or list under them) count records.
 COUNT_KEYS = frozenset({
@@ -158,7 +160,7 @@ class _Safe:
     record_counts: frozenset[int]
     withheld: int = 0
     extra: dict = field(default_factory=dict)  # analyses: (row id, side) -> "n" or "all", withheld besides rule 4
-    few_values: frozenset = frozenset()  # continuous variables observed in fewer than min_cell records of a file
+    few_values: frozenset = frozenset()  # infoloss.safe_statistics.few_values: what rests on them is withheld
 
     def small(self, x: Any) -> bool:
         return _is_number(x) and 0 < x < self.min_cell
@@ -187,7 +189,8 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     n_records : tuple of int
         The numbers of records of the files (lists this long are per-record).
     few_values : set of str
-        Variables observed in fewer than ``min_cell`` records of a file (:func:`few_values`): their
+        Variables observed in fewer than ``min_cell`` records of a file, or with fewer than ``min_cell``
+        away from their most common value (:func:`infoloss.safe_statistics.few_values`): their
         per-variable values are withheld (a loss measure of three values, its mean or spread, gives them back).
 
     Returns
@@ -264,84 +267,6 @@ def safe_analyses(analyses: dict[str, Any], min_cell: int,
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
 
 
-def safe_risk_utility(block: dict[str, Any], min_cell: int, registry: Any,
-                      scenarios: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The risk-utility map with the risks the safe measures withhold withheld too (a new dict).
-
-    A count risk measure's small values are withheld; given the scenarios' safe JSON (``scenarios``), so is
-    every point whose risk that JSON withholds (a share of a withheld count: the scenario's measure value, or
-    the original's in ``details.original``).
-    """
-    mid = block.get("risk_measure")
-    try:
-        counts = mid is not None and registry.get(mid).unit == "count"
-    except KeyError:
-        counts = False
-    withheld_points = _withheld_points(mid, scenarios)
-    withheld_losses = _withheld_points(block.get("utility_measure"), scenarios) - {"original"}
-    if not counts and not withheld_points and not withheld_losses:
-        return block
-    state = _Safe(int(min_cell), frozenset())
-    points = []
-    for point in block.get("points", []):
-        point = dict(point)
-        key = "original" if point.get("original") else point.get("name")
-        if point.get("risk") is not None and ((counts and state.small(point.get("risk"))) or key in withheld_points):
-            point["risk"] = None
-            state.withhold()
-        if key in withheld_losses:  # the scenario's safe JSON withholds its utility measure: its loss too
-            point.update(loss=None, utility_value=None, pareto=None)
-            state.withhold()
-        points.append(point)
-    out = {**block, "points": points}
-    if withheld_losses:
-        out = _without_loss_rules(out, sorted(withheld_losses))
-    if state.withheld and isinstance(out.get("decisions"), dict):
-        # the decision rules quote the least or lowest risk: a withheld count there is withheld too
-        import re
-
-        decisions = {}
-        for name, rule in out["decisions"].items():
-            rule = dict(rule) if isinstance(rule, dict) else rule
-            if isinstance(rule, dict) and isinstance(rule.get("reason"), str):
-                reason = re.sub(r"has the least risk among them \([^)]*\)",
-                                "has the least risk among them (withheld in safe mode)", rule["reason"])
-                reason = re.sub(r"\(the lowest is [^)]*\)", "(the lowest is withheld in safe mode)", reason) \
-                    if rule.get("bound") == "risk" else reason
-                rule["reason"] = reason
-            decisions[name] = rule
-        out["decisions"] = decisions
-    return out
-
-
-def _without_loss_rules(block: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    """The map without what the withheld losses of ``names`` decide: the Pareto front and the rules that bound or
-    rank by the loss (their eligible scenarios and ranking would bound the withheld values)."""
-    why = f"withheld in safe mode: the loss of {', '.join(names)} is withheld"
-    decisions = {}
-    for name, rule in (block.get("decisions") or {}).items():
-        if isinstance(rule, dict) and "loss" in (rule.get("bound"), rule.get("minimise")) \
-                and rule.get("threshold") is not None:
-            rule = dict(rule, eligible=None, ranking=None, choice=None, reason=why)
-        decisions[name] = rule
-    return {**block, "pareto_front": None, "pareto_note": why, "decisions": decisions}
-
-
-def _withheld_points(mid: str | None, scenarios: list[dict[str, Any]] | None) -> set[str]:
-    """Names of the map's points whose risk measure the safe scenarios withhold ("original" for the original)."""
-    out: set[str] = set()
-    for scenario in scenarios or []:
-        result = (scenario.get("measures") or {}).get(mid)
-        if not isinstance(result, dict):
-            continue
-        if result.get("value") is None and "withheld" in result:
-            out.add(scenario.get("name"))
-        original = (result.get("details") or {}).get("original")
-        if isinstance(original, dict) and "value" in original and original["value"] is None:
-            out.add("original")
-    return out
-
-
 def record_counts(scenario: dict[str, Any]) -> tuple[int, ...]:
     """The numbers of records of the files behind a scenario's JSON (the scenario's and the measures' ``n_records``)."""
     found = {scenario.get("n_records")}
@@ -349,89 +274,6 @@ def record_counts(scenario: dict[str, Any]) -> tuple[int, ...]:
         n = (result.get("details") or {}).get("n_records")
         found.update(n.values() if isinstance(n, dict) else [n])
     return tuple(sorted(int(n) for n in found if _is_number(n) and n > 0))
-
-
-def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, ...] = ()) -> tuple[dict[str, Any], int]:
-    """The descriptive ``statistics`` block with every statistic of a variable observed in fewer than
-    ``min_cell`` records of a file withheld (its n, mean, interval, sd, variance, covariance and
-    correlation row and column); returns the block and the number of values withheld.
-
-    A variable whose values differ from its most common value in 1 to ``min_cell`` − 1 records
-    (``off_mode``) has the same statistics withheld but its n kept: its mean times n, less the
-    most common value times its records, would be the total of those few records (an amount that
-    is zero but for three records).  ``off_mode`` itself is a count of records and never shown.
-    Each file's ``withheld`` names the variables withheld and why.
-
-    >>> s = {"variables": ["a", "b"], "orig": {"n": {"a": 3, "b": 50}, "mean": {"a": 1.0, "b": 2.0},
-    ...      "corr": [[1.0, 0.5], [0.5, 1.0]]}}
-    >>> out, withheld = safe_statistics(s, 5)
-    >>> out["orig"]["n"], out["orig"]["mean"], out["orig"]["corr"], withheld
-    ({'a': None, 'b': 50}, {'a': None, 'b': 2.0}, [[None, None], [None, 1.0]], 5)
-    >>> s["orig"]["n"]["a"], s["orig"]["off_mode"] = 40, {"a": 2, "b": 45}
-    >>> out, withheld = safe_statistics(s, 5)
-    >>> out["orig"]["n"], out["orig"]["mean"], "off_mode" in out["orig"], out["orig"]["withheld"]
-    ({'a': 40, 'b': 50}, {'a': None, 'b': 2.0}, False, {'a': 'fewer than 5 records with a value other than the most common one'})
-    """
-    names = list(stats.get("variables") or [])
-    out = dict(stats)
-    withheld = 0
-    for side in ("orig", "prot"):
-        block = stats.get(side)
-        if not isinstance(block, dict) or not isinstance(block.get("n"), dict):
-            continue
-        small = {v for v, n in block["n"].items() if _is_number(n) and 0 < n < min_cell}
-        concentrated = _concentrated(block, min_cell) - small
-        block = {k: x for k, x in block.items() if k != "off_mode"}
-        out[side] = block
-        # the records without a value (the file's records minus n) are a count too: missing_values withholds it
-        few_missing = {v for v, n in block["n"].items() if _is_number(n) and v not in small
-                       and any(0 < total - n < min_cell for total in n_records)}
-        if few_missing:
-            block["n"] = {v: (None if v in few_missing else n) for v, n in block["n"].items()}
-            withheld += len(few_missing)
-        hidden = small | concentrated
-        if not hidden:
-            continue
-        for key, value in block.items():
-            these = small if key == "n" else hidden
-            if isinstance(value, dict):
-                block[key] = {v: (None if v in these else x) for v, x in value.items()}
-                withheld += sum(1 for v in these if value.get(v) is not None)
-            elif isinstance(value, list) and len(value) == len(names):  # a matrix in the order of ``variables``
-                rows = [[None if (names[i] in hidden or names[j] in hidden) else x for j, x in enumerate(row)]
-                        if isinstance(row, list) else row for i, row in enumerate(value)]
-                withheld += sum(r.count(None) for r in rows if isinstance(r, list)) - sum(
-                    r.count(None) for r in value if isinstance(r, list))
-                block[key] = rows
-        block["withheld"] = {v: (f"fewer than {min_cell} records with a value" if v in small else
-                                 f"fewer than {min_cell} records with a value other than the most common one")
-                             for v in names if v in hidden}
-    for side in ("orig", "prot"):
-        withheld += _few_complete_cases(out, side, min_cell, n_records)
-    return out, withheld
-
-
-def _few_complete_cases(stats: dict[str, Any], side: str, min_cell: int, n_records: tuple[int, ...]) -> int:
-    """Withhold one file's covariance and correlation matrices when they rest on 1 to ``min_cell`` − 1 complete
-    cases (records with every continuous variable present: beside a variable observed in 2 records, every
-    covariance is one of those 2 records' differences), and the count of complete cases when it or the file's
-    records less it is small; returns the values withheld."""
-    block = stats.get(side)
-    if not isinstance(block, dict) or not _is_number(block.get("n_complete")):
-        return 0
-    block = stats[side] = dict(block)
-    k = block["n_complete"]
-    withheld = 0
-    if 0 < k < min_cell:
-        for key in ("cov", "corr"):
-            if isinstance(block.get(key), list):
-                withheld += sum(x is not None for row in block[key] if isinstance(row, list) for x in row)
-                block[key] = [[None] * len(row) if isinstance(row, list) else row for row in block[key]]
-        block["withheld_matrices"] = f"the covariances and correlations rest on fewer than {min_cell} complete cases"
-    if 0 < k < min_cell or any(0 < n - k < min_cell for n in n_records):
-        block["n_complete"] = None
-        withheld += 1
-    return withheld
 
 
 # ---------------------------------------------------------------------------
@@ -605,25 +447,6 @@ def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _S
             result["details"] = _null_in_blocks(result["details"], more, skip=("original",))
 
 
-def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:
-    """The variables the ``statistics`` block counts fewer than ``min_cell`` (but some) values of, in a file,
-    or fewer than ``min_cell`` (but some) values other than the most common one (:func:`safe_statistics`)."""
-    out = set()
-    for side in ("orig", "prot"):
-        block = (statistics or {}).get(side) or {}
-        counts = block.get("n")
-        if isinstance(counts, dict):
-            out |= {v for v, n in counts.items() if _is_number(n) and 0 < n < min_cell}
-        out |= _concentrated(block, min_cell)
-    return frozenset(out)
-
-
-def _concentrated(block: dict[str, Any], min_cell: int) -> set:
-    """The variables of one file's statistics with 1 to ``min_cell`` − 1 records away from their most common value."""
-    off = block.get("off_mode")
-    return {v for v, k in off.items() if _is_number(k) and 0 < k < min_cell} if isinstance(off, dict) else set()
-
-
 #: measures whose per-variable values average the pairs of each variable (aldu_biv: ldu_biv's pairs)
 PAIR_AVERAGES = frozenset({"aldu_biv"})
 #: ``details`` entries that are the measure's value by another convention or a summary of its terms (il1s's
@@ -657,7 +480,7 @@ def _over_every_variable(mid: str, result: dict[str, Any], registry: Any) -> boo
 
 def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bool = False,
                         pair_average: bool = False) -> dict[str, Any]:
-    """A measure without what rests on the variables with few values (:func:`few_values`).
+    """A measure without what rests on the variables with few values (:func:`infoloss.safe_statistics.few_values`).
 
     Their per-variable (and per-pair) values are withheld, and so is the
     measure's value when one of them went into it: two measures over the same

@@ -755,7 +755,7 @@ def test_details_that_solve_for_a_withheld_number_of_suppressed_records_are_with
 
 
 def test_statistics_n_is_withheld_when_few_records_lack_a_value():
-    from infoloss.safe_results import safe_statistics
+    from infoloss.safe_statistics import safe_statistics
 
     stats = {"variables": ["age", "x"], "prot": {"n": {"age": 197, "x": 150}, "mean": {"age": 40.0, "x": 1.0}}}
     out, withheld = safe_statistics(stats, 5, (200,))
@@ -764,7 +764,7 @@ def test_statistics_n_is_withheld_when_few_records_lack_a_value():
 
 
 def test_decision_rules_quote_no_withheld_risk():
-    from infoloss.safe_results import safe_risk_utility
+    from infoloss.safe_risk_utility import safe_risk_utility
 
     block = {"risk_measure": "k_anonymity_violations", "points": [{"name": "a", "risk": 1.0}, {"name": "b", "risk": 9.0}],
              "decisions": {"max_loss": {"bound": "loss", "minimise": "risk",
@@ -787,7 +787,7 @@ def test_shares_beside_withheld_counts_in_the_original_block_and_per_variable_de
 
 
 def test_the_map_withholds_a_share_risk_the_safe_measures_withhold():
-    from infoloss.safe_results import safe_risk_utility
+    from infoloss.safe_risk_utility import safe_risk_utility
 
     block = {"risk_measure": "sample_uniques", "points": [{"name": "original", "original": True, "risk": 0.0033},
                                                           {"name": "p", "original": False, "risk": 0.005},

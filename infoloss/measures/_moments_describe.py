@@ -200,7 +200,7 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
         ``n_complete`` complete cases;
         ``off_mode`` counts the records whose value is not the variable's
         most common one (unweighted; what safe mode needs, see
-        :func:`infoloss.safe_results.safe_statistics`).
+        :func:`infoloss.safe_statistics.safe_statistics`).
 
     Raises
     ------

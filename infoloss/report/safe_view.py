@@ -73,7 +73,7 @@ class SafeReport:
 
     def risk_utility(self, **choice: Any) -> dict[str, Any]:
         from .. import registry
-        from ..safe_results import safe_risk_utility
+        from ..safe_risk_utility import safe_risk_utility
 
         safe_json = [s.safe_json for s in self.scenarios if getattr(s, "safe_json", None) is not None]
         block = safe_risk_utility(self.raw.risk_utility(**choice), self.min_cell, registry, safe_json)
