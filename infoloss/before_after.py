@@ -132,7 +132,8 @@ def before_after_tables(
 # ---------------------------------------------------------------------------
 # safe mode
 # ---------------------------------------------------------------------------
-def _other(min_cell: int) -> str:
+def other_label(min_cell: int) -> str:
+    """The label of the row of categories merged in a safe table."""
     return f"other (categories merged, min. cell {min_cell})"
 
 
@@ -312,7 +313,7 @@ def _groupings(block: dict[str, Any], min_cell: int, merged_labels: dict[str, se
         if merged_labels is not None:
             merged |= np.array([c in merged_labels.get(name, ()) for c in t["categories"]], dtype=bool)
         pos, size = _grouping(merged)
-        cats = [c for c, m in zip(t["categories"], merged) if not m] + ([_other(min_cell)] if merged.any() else [])
+        cats = [c for c, m in zip(t["categories"], merged) if not m] + ([other_label(min_cell)] if merged.any() else [])
         out[name] = (pos, size, cats, merged)
     return out
 
@@ -341,7 +342,7 @@ def safe_tables(block: dict[str, Any], min_cell: int, merged_labels: dict[str, s
     out["one_way"] = {}
     for name, t in block["one_way"].items():
         pos, size, _, merged = all_groupings[name]
-        cats = [c for c, m in zip(t["categories"], merged) if not m] + ([_other(min_cell)] if merged.any() else [])
+        cats = [c for c, m in zip(t["categories"], merged) if not m] + ([other_label(min_cell)] if merged.any() else [])
         groupings[name] = (pos, size, cats)
         if merged.any():
             merged_info[name] = int(merged.sum())

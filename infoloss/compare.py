@@ -116,6 +116,11 @@ class Report:
                            "withheld": sum(s["safe"]["withheld"] for s in out["scenarios"])}
         return registry.json_plain(out)
 
+    def safe_scenarios(self, min_cell: int = 5) -> list[dict[str, Any]]:
+        """The scenarios' safe JSON, as :meth:`to_dict` with ``safe=True`` has them (what the safe page shows)."""
+        _check_safe_settings(True, min_cell)
+        return self._scenarios(True, min_cell)
+
     def _scenarios(self, safe: bool, min_cell: int) -> list[dict[str, Any]]:
         """The scenarios' JSON; in safe mode the original's tables are merged and suppressed alike in all."""
         if not safe or sum(1 for s in self.scenarios if s.tables is not None) < 2:
@@ -861,7 +866,8 @@ def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = Fals
 
 def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
-    from .safe_results import record_counts, safe_analyses, safe_measures
+    from .safe_analyses import safe_analyses
+    from .safe_results import record_counts, safe_measures
     from .safe_statistics import few_values, safe_statistics
 
     counts = record_counts(scenario)
@@ -871,7 +877,7 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
         scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts)
         summary["withheld"] += more
     if scenario.get("analyses") is not None:
-        scenario["analyses"], more = safe_analyses(scenario["analyses"], min_cell, counts)
+        scenario["analyses"], more = safe_analyses(scenario["analyses"], min_cell, counts, scenario.get("tables"))
         summary["withheld"] += more["withheld"]
     scenario["safe"] = summary
 

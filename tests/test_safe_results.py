@@ -815,7 +815,7 @@ def test_a_t_closeness_of_one_minus_c_over_n_is_withheld_for_few_records():
 
 
 def test_more_counts_behind_regressions_classes_and_the_originals_t_closeness():
-    from infoloss.safe_results import safe_analyses
+    from infoloss.safe_analyses import safe_analyses
 
     m = {"aecs": {"value": 0.1, "details": {"arx": 8.0, "k": 1, "classes": 20, "suppressed": 0}},
          "t_closeness": {"value": 0.4, "by_variable": {"d": 0.4}, "details": {
@@ -880,7 +880,7 @@ def test_a_weighted_proportion_of_few_records_is_withheld_by_its_records():
 
 def test_unnamed_categories_keep_no_sorted_place():
     # "region=(…, 1)" sat between East and North, so the hidden label sorted between them
-    from infoloss.safe_results import safe_analyses
+    from infoloss.safe_analyses import safe_analyses
 
     def row(domain, n):
         side = {"value": 1.0, "se": 0.1, "lower": 0.8, "upper": 1.2, "n": n, "method": "linearisation"}
@@ -901,7 +901,7 @@ def test_suda_details_msu_share_goes_with_a_withheld_records_with_msu():
 
 
 def test_complements_of_small_counts_are_withheld():
-    from infoloss.safe_results import safe_analyses
+    from infoloss.safe_analyses import safe_analyses
 
     m = {"missing_values": {"value": 11.0, "by_variable": {"a": 11.0},
                             "details": {"total_original": 10, "increase": 1, "n_records": 300,

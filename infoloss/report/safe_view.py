@@ -142,10 +142,10 @@ def safe_report(report: Any, policy: Any) -> Any:
         return report
 
     def build() -> SafeReport:
-        scenarios = [SafeScenario(s, policy.cached(f"safe_json:{i}",
-                                                   lambda s=s: s.to_dict(safe=True, min_cell=policy.min_cell)))
-                     for i, s in enumerate(report.scenarios)]
-        return SafeReport(report, scenarios, policy.min_cell)
+        # the scenarios as the safe JSON has them: the original's tables made safe alike in every scenario, and
+        # each scenario's analyses made safe beside those tables (Report.to_dict)
+        safe_json = report.safe_scenarios(policy.min_cell)
+        return SafeReport(report, [SafeScenario(s, j) for s, j in zip(report.scenarios, safe_json)], policy.min_cell)
 
     return policy.cached("safe_report", build)
 

@@ -1,0 +1,91 @@
+"""Safe analyses beside the safe tables of the same JSON (infoloss/safe_analyses.py).
+
+The hand-built file: region A (40 records: 20 f, 20 m), Y (30: 24 f, 6 m), X (12: 4 f, 8 m), D (2: 1 f,
+1 m).  The safe one-way table of region merges D (2 records) and X, the next smallest, into "other"; its
+two-way table with sex shows every cell (A, Y and "other" per sex, none below 5).  The analyses' own partner
+of D in sex=m is Y, the smallest category there (6 records), whose cell the table shows: before, X | m was
+shown, and D | m came back as 1 − A | m − X | m − Y | m, Y | m being 6/35 from the table.  Income is missing
+in 24 of Y's records, so the analyses' smallest domain beside D is Y (6 values), not X, the one the table
+merged D with: before, X's n was shown and D's came back as "other" (14) less X's 12.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import infoloss
+from infoloss.safe_analyses import _line_partners
+
+SPEC = {
+    "variables": {"region": {"scale": "nominal", "role": "key"}, "sex": {"scale": "nominal", "role": "key"},
+                  "income": {"scale": "continuous"}},
+    "analyses": {"estimates": [{"statistic": "proportion", "variable": "region", "by": ["sex"]},
+                               {"statistic": "proportion", "variable": "region"},
+                               {"statistic": "mean", "variable": "income", "by": ["region"]}]},
+}
+
+
+@pytest.fixture(scope="module")
+def safe():
+    parts = [("A", "f", 20), ("A", "m", 20), ("Y", "f", 24), ("Y", "m", 6), ("X", "f", 4), ("X", "m", 8), ("D", "f", 1),
+             ("D", "m", 1)]
+    df = pd.DataFrame([(r, s) for r, s, k in parts for _ in range(k)], columns=["region", "sex"])
+    df["income"] = np.random.default_rng(3).lognormal(10, 0.5, len(df)).round()
+    df.loc[df.index[df.region == "Y"][:24], "income"] = np.nan
+    report = infoloss.compare(df, df.copy(), SPEC, measures=["estimate_ci_overlap"])
+    return report.to_dict(safe=True, min_cell=5)["scenarios"][0]
+
+
+def _rows(scenario, estimate):
+    return [r for r in scenario["analyses"]["estimates"] if r["estimate"] == estimate]
+
+
+def test_the_fixture_is_what_the_docstring_says(safe):
+    one_way = safe["tables"]["one_way"]["region"]
+    assert one_way["categories"] == ["A", "Y", "other (categories merged, min. cell 5)"]
+    assert one_way["original"]["count"] == [40, 30, 14]
+    assert safe["tables"]["two_way"]["region|sex"]["original"]["count"] == [[20, 20], [24, 6], [5, 9]]
+
+
+def test_no_proportion_of_a_category_the_tables_merge_is_shown(safe):
+    for row in _rows(safe, "proportion(region)"):
+        if row["category"] not in ("A", "Y"):  # X, and D under its placeholder
+            assert row["original"]["value"] is None and row["protected"]["value"] is None, row["key"]
+
+
+def test_no_proportion_of_a_cell_the_two_way_table_suppresses_is_shown(safe):
+    table = safe["tables"]["two_way"]["region|sex"]
+    for row in _rows(safe, "proportion(region)"):
+        if row["domain"] == "all" or row["category"] not in table["rows"]:
+            continue
+        sex = row["domain"].split("=")[1]
+        if table["original"]["count"][table["rows"].index(row["category"])][table["columns"].index(sex)] is None:
+            assert row["original"]["value"] is None, row["key"]
+
+
+def test_the_one_record_category_of_a_domain_does_not_come_back(safe):
+    table = safe["tables"]["two_way"]["region|sex"]
+    m_total = sum(row[1] for row in table["original"]["count"])
+    rows = [r for r in _rows(safe, "proportion(region)") if r["domain"] == "sex=m"]
+    shown = sum(r["original"]["value"] for r in rows if r["original"]["value"] is not None)
+    # the withheld ones the table shows: their cell over the domain's records
+    from_table = sum(table["original"]["count"][table["rows"].index(r["category"])][1] / m_total
+                     for r in rows if r["original"]["value"] is None and r["category"] in table["rows"])
+    rest = [r["category"] for r in rows if r["original"]["value"] is None and r["category"] not in table["rows"]]
+    assert len(rest) >= 2, f"1 − {shown:.3f} − {from_table:.3f} would be the proportion of {rest}"
+
+
+def test_a_withheld_domain_merged_in_the_tables_has_a_merged_partner(safe):
+    rows = {r["domain"]: r for r in _rows(safe, "mean(income)")}
+    assert rows["region=X"]["original"]["n"] is None  # D's n is 14 (the tables' "other") less X's
+    assert rows["region=Y"]["original"]["n"] is not None or rows["region=A"]["original"]["n"] is not None
+
+
+def test_line_partners_join_the_smallest_shown_parts_of_each_known_sum():
+    units = {"a": 2, "b": 30, "c": 9, "d": 40, "e": 0}
+    assert _line_partners(units, {"a"}, [["a", "b", "c"], ["c", "d"]], 5) == {"c", "d"}
+    assert _line_partners(units, {"e"}, [["e", "b"]], 5) == set()  # an empty part withheld discloses nothing
+    assert _line_partners(units, {"a", "c"}, [["a", "b", "c"]], 5) == set()
+    assert _line_partners(units, {"a"}, [["a"]], 5) == set()  # nothing to join
