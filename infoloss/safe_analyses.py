@@ -259,7 +259,7 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
             out[side] = values
             continue
         n = values.get("n")
-        small_share = row.get("statistic") == "proportion" and small_proportion(values, state.min_cell)
+        small_share = _share_of_few(row, values, state.min_cell)
         # a mean, total or ratio where a few records hold another value than the rest: n and the common value (and
         # for a ratio the other variable's total) give their total
         off = values.get("off_mode")
@@ -406,6 +406,11 @@ def _estimate_partitions(rows: list, min_cell: int, record_counts: frozenset | t
                    and _is_number(r[side].get("off_mode"))}
             for rid in partition_withheld(off, min_cell)[0] if additive else ():
                 extra[(rid, side)] = "all"
+            # the domains' records below the poverty line (the whole file's line) add up to the file's: a domain's
+            # rate withheld for its few poor records would be the others' less the file's
+            poor = {id(r): _poor_records(r.get(side)) for r in group if group[0].get("statistic") == "arpr"}
+            for rid in partition_withheld({k: v for k, v in poor.items() if v is not None}, min_cell)[0]:
+                extra[(rid, side)] = "all"
         for group in categories.values():
             units = {id(r): (r[side]["n_category"] if _is_number(r[side].get("n_category"))
                              else r[side]["value"] * r[side]["n"])
@@ -539,6 +544,23 @@ def _unnamed(name: str, min_cell: int, k: int) -> str:
     if "[" in name:
         return name[: name.index("[")] + f"[a category of fewer than {min_cell} records, {k}]"
     return name  # the intercept or a continuous term: its name holds no category
+
+
+def _share_of_few(row: dict[str, Any], side: dict[str, Any], min_cell: int) -> bool:
+    """A proportion, or an at-risk-of-poverty rate (a percentage of the domain's records below the line), that
+    stands for 1 to ``min_cell`` − 1 records in or out of its category (:func:`small_proportion`)."""
+    if row.get("statistic") == "proportion":
+        return small_proportion(side, min_cell)
+    if row.get("statistic") == "arpr" and _is_number(side.get("value")):
+        return small_proportion({"value": side["value"] / 100.0, "n": side.get("n")}, min_cell)
+    return False
+
+
+def _poor_records(side: Any) -> float | None:
+    """An at-risk-of-poverty rate's records below the line, ``value/100 · n`` (weighted: about that)."""
+    if isinstance(side, dict) and _is_number(side.get("value")) and _is_number(side.get("n")):
+        return side["value"] / 100.0 * side["n"]
+    return None
 
 
 def small_proportion(side: dict[str, Any], min_cell: int) -> bool:

@@ -70,7 +70,12 @@ analyses consistent with the safe tables of the same JSON.  The rules:
    the records without one are few; quantiles with fewer than ``min_cell``
    records beyond them, regression coefficients resting on fewer than
    ``min_cell`` records (their ``n_records``) and the labels of small
-   domains and categories are withheld (docs/measures.md).
+   domains and categories are withheld (docs/measures.md).  Numbers that
+   solve for a withheld count go with it: suda_dis's ``Dis`` with U or P
+   (:func:`_dis_solved`), l_diversity's per-record summaries with a cell
+   of ``distinct_counts`` (:func:`_class_summaries_of_withheld_cells`),
+   dcr_holdout's ``zero_share`` of few copies
+   (:func:`_zero_distance_shares`).
 7. **Rounding.**  Every other non-integer number of the ``details`` and of
    the analyses block is rounded to 3 significant digits
    (:func:`infoloss.report.safe.round_sig`), like the descriptive
@@ -313,7 +318,10 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
         details = _partitions_in_proportions(details, state)
         _suppressed_solved(mid, out, details, state)
         _t_closeness_tails(mid, out, details, state, n)
+        _dis_solved(mid, details, state)
+        _zero_distance_shares(mid, details, state)
         out["details"] = _walk(details, state, parent="details", counting=False)
+        _class_summaries_of_withheld_cells(mid, out["details"], state)
         if mid == "missing_values" and isinstance(out["details"], dict) and out.get("value") is not None \
                 and out["details"].get("total_original") is None and out["details"].get("increase") is not None:
             # the value minus the increase, or minus the suppressions (the missing values added), would be the
@@ -412,6 +420,63 @@ def _suppressed_solved(mid: str, out: dict[str, Any], details: dict[str, Any], s
         if details.get(key) is not None:
             details[key] = None
             state.withhold()
+
+
+def _dis_solved(mid: str, details: dict[str, Any], state: _Safe) -> None:
+    """suda_dis: the file's Dis = U·f / (U·f + P·(1 − f)) with ``f`` gives a withheld U (records unique on
+    every key) back from P (records in pairs), and P from U: Dis is withheld with either (each file's block)."""
+    if mid != "suda_dis":
+        return
+    for owner, key in ((None, None), (details, "original")):
+        block = details if owner is None else owner.get(key)
+        if not isinstance(block, dict) or block.get("Dis") is None:
+            continue
+        if any(state.small(block.get(k)) for k in ("uniques_U", "uniques_exact", "pair_records_P")):
+            if owner is None:
+                details["Dis"] = None
+            else:
+                owner[key] = dict(block, Dis=None)  # a copy: the full result's block stays whole
+            state.withhold()
+
+
+def _zero_distance_shares(mid: str, details: dict[str, Any], state: _Safe) -> None:
+    """dcr_holdout: the share of zero distances to the closest original record counts exact copies (those
+    exact_copies withholds when few): withheld when it stands for 1 to ``min_cell`` − 1 records of a file."""
+    if mid != "dcr_holdout":
+        return
+    for key in ("dcr_protected", "dcr_holdout"):
+        block = details.get(key)
+        share = block.get("zero_share") if isinstance(block, dict) else None
+        if _is_number(share) and any(state.small(share * n) for n in state.record_counts):
+            details[key] = dict(block, zero_share=None)
+            state.withhold()
+
+
+#: per-class summaries (mean and quartiles of a per-record value) beside the class counts that l_diversity's
+#: ``distinct_counts`` partition
+_CLASS_SUMMARIES = ("distinct", "entropy", "recursive")
+
+
+def _class_summaries_of_withheld_cells(mid: str, details: Any, state: _Safe) -> None:
+    """l_diversity: where a cell of ``distinct_counts`` is withheld, the mean and quartiles of the per-record l
+    are withheld too: over n records with the other cells shown, the mean of the integer distinct l gives the
+    withheld cells back (8 records of l 1 or 2 with mean 1.75: 2 and 6).  Changes ``details`` (the safe
+    pass's own copy) in place."""
+    if mid != "l_diversity" or not isinstance(details, dict):
+        return
+    for top in (details, details.get("original")):
+        per = top.get("by_variable") if isinstance(top, dict) else None
+        for block in per.values() if isinstance(per, dict) else ():
+            cells = block.get("distinct_counts") if isinstance(block, dict) else None
+            if not (isinstance(cells, dict) and any(v is None for v in cells.values())):
+                continue
+            for key in _CLASS_SUMMARIES:
+                summary = block.get(key)
+                if isinstance(summary, dict):
+                    for stat, v in summary.items():
+                        if v is not None:
+                            summary[stat] = None
+                            state.withhold()
 
 
 def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _Safe, registry: Any) -> None:

@@ -89,3 +89,19 @@ def test_line_partners_join_the_smallest_shown_parts_of_each_known_sum():
     assert _line_partners(units, {"e"}, [["e", "b"]], 5) == set()  # an empty part withheld discloses nothing
     assert _line_partners(units, {"a", "c"}, [["a", "b", "c"]], 5) == set()
     assert _line_partners(units, {"a"}, [["a"]], 5) == set()  # nothing to join
+
+
+def test_an_arpr_of_one_poor_record_is_withheld_like_the_proportion():
+    rng = np.random.default_rng(1)
+    income = rng.normal(1000, 50, 400)
+    income[0] = 100.0  # the one record below 60 % of the median, in domain a
+    df = pd.DataFrame({"inc": income, "g": np.where(np.arange(400) < 200, "a", "b")})
+    spec = {"variables": {"inc": {"scale": "continuous"}, "g": {"scale": "nominal"}},
+            "analyses": {"estimates": [{"statistic": "arpr", "variable": "inc", "by": "g"}],
+                         "ci": {"replicates": 20, "seed": 1}}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["estimate_ci_overlap"])
+    full = {r["domain"]: r for r in report.to_dict()["scenarios"][0]["analyses"]["estimates"]}
+    assert full["g=a"]["original"]["value"] == pytest.approx(0.5)  # 1 record of 200, in percent
+    safe = {r["domain"]: r for r in report.to_dict(safe=True)["scenarios"][0]["analyses"]["estimates"]}
+    assert safe["g=a"]["original"]["value"] is None and safe["g=a"]["original"]["lower"] is None
+    assert safe["g=b"]["original"]["value"] == 0.0  # no poor record: nothing to hide

@@ -1083,3 +1083,43 @@ def test_safe_tables_keep_categories_whose_small_net_flow_is_part_of_many_shown_
     t = infoloss.compare(df, prot, spec, measures=["records_changed"]).to_dict(safe=True)["scenarios"][0][
         "tables"]["one_way"]["t"]
     assert t["categories"] == ["free", "mortgage", "owner", "rent"]
+
+
+def test_numbers_that_solve_for_a_withheld_count_go_with_it():
+    # suda_dis: Dis = U f / (U f + P (1 - f)) with f = 0.01 gives U = Dis P (1 - f) / (f (1 - Dis)) = 2 back
+    suda = {"value": 0.001, "details": {"dis_fraction": 0.01, "uniques_U": 2, "uniques_exact": 2,
+                                        "pair_records_P": 6, "Dis": 0.02 / (0.02 + 6 * 0.99),
+                                        "original": {"uniques_U": 40, "uniques_exact": 40, "pair_records_P": 3,
+                                                     "Dis": 0.4 / (0.4 + 3 * 0.99)}}}
+    # l_diversity: 8 records of distinct l 1 or 2 with mean 1.75 are 2 and 6
+    summary = {"min": 1.0, "q1": 1.75, "median": 2.0, "mean": 1.75, "q3": 2.0, "max": 2.0}
+    ldiv = {"value": 0.25, "by_variable": {"s": 0.25}, "details": {"n_records": 8, "by_variable": {"s": {
+        "share_below_l": 0.25, "distinct": dict(summary), "entropy": dict(summary), "recursive": dict(summary),
+        "distinct_counts": {"0": 0, "1": 2, "2": 6, "3": 0, "4+": 0}}}}}
+    # dcr_holdout: 0.00222 of 900 records are 2 exact copies
+    dcr = {"value": 0.5, "details": {"dcr_protected": {"median": 0.2, "q05": 0.1, "zero_share": 2 / 900},
+                                     "dcr_holdout": {"median": 0.2, "q05": 0.1, "zero_share": 0.0}}}
+    raw = {"suda_dis": suda, "l_diversity": ldiv, "dcr_holdout": dcr}
+    before = json.dumps(raw, sort_keys=True)
+    out = safe_measures(raw, 5, registry, (8, 900))[0]
+    d = out["suda_dis"]["details"]
+    assert d["Dis"] is None and d["uniques_U"] is None
+    assert d["original"]["Dis"] is None and d["original"]["pair_records_P"] is None  # P = 3 from U = 40 and Dis
+    block = out["l_diversity"]["details"]["by_variable"]["s"]
+    assert block["distinct_counts"]["1"] is None
+    assert all(v is None for key in ("distinct", "entropy", "recursive") for v in block[key].values())
+    assert out["dcr_holdout"]["details"]["dcr_protected"]["zero_share"] is None
+    assert out["dcr_holdout"]["details"]["dcr_holdout"]["zero_share"] == 0.0
+    assert out["dcr_holdout"]["details"]["dcr_protected"]["median"] == 0.2
+    assert json.dumps(raw, sort_keys=True) == before  # the full results are untouched
+
+
+def test_numbers_beside_counts_that_are_shown_stay():
+    suda = {"value": 0.001, "details": {"dis_fraction": 0.01, "uniques_U": 20, "uniques_exact": 20,
+                                        "pair_records_P": 60, "Dis": 0.2 / (0.2 + 60 * 0.99)}}
+    summary = {"min": 1.0, "q1": 2.0, "median": 2.0, "mean": 1.8, "q3": 2.0, "max": 2.0}
+    ldiv = {"value": 0.2, "by_variable": {"s": 0.2}, "details": {"n_records": 100, "by_variable": {"s": {
+        "share_below_l": 0.2, "distinct": dict(summary), "distinct_counts": {"0": 0, "1": 20, "2": 80}}}}}
+    out = safe_measures({"suda_dis": suda, "l_diversity": ldiv}, 5, registry, (100,))[0]
+    assert out["suda_dis"]["details"]["Dis"] is not None
+    assert out["l_diversity"]["details"]["by_variable"]["s"]["distinct"]["mean"] == 1.8
