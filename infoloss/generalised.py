@@ -21,6 +21,7 @@ The module also gives the hierarchy-aware views that other families use:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import Any, Callable
@@ -264,13 +265,30 @@ def _original_leaves(rule: Any, name: str, labels: list, codes: np.ndarray) -> t
                 f"hierarchy {hierarchy.source}; add a row for it to the hierarchy (every original value must be a leaf)."
             )
         lookup[i] = leaf
-    if hierarchy.first_row_apart and not (lookup == 0).any():
+    if hierarchy.first_row_apart and not (lookup == 0).any() and _header_like(hierarchy, name):
         raise InputError(
             f"the first row of the hierarchy {hierarchy.source} of variable {name!r} looks like a header row: its "
             f"value {hierarchy.leaves[0]!r} is not in the original and it shares no group with any other row; "
             "delete that row (ARX hierarchy files have no header)."
         )
     return hierarchy, lookup[codes]
+
+
+#: labels of a hierarchy file's levels, as a header row would name them: level1, Level 2, lvl_3, L4, gen5
+_LEVEL_NAME = re.compile(r"(level|lvl|l|gen|generali[sz]ation)[\s_-]*\d+", re.IGNORECASE)
+
+
+def _header_like(hierarchy: Hierarchy, name: str) -> bool:
+    """Whether a hierarchy's first row, apart from the others and not a value of the data, reads as a header:
+    its first cell names the variable, or its other cells name levels (``sex;level1;level2``).  Otherwise it is
+    a leaf the data lacks, in a group of its own (``Never-worked;Unemployed`` in a file without a root column)."""
+    cells = [hierarchy.labels[node] for node in hierarchy.table[0]]
+
+    def plain(text: str) -> str:
+        return re.sub(r"[\s_-]+", "", text).casefold()
+
+    uppers = [c for c in cells[1:] if c != "*"]
+    return plain(cells[0]) == plain(name) or (bool(uppers) and all(_LEVEL_NAME.fullmatch(c.strip()) for c in uppers))
 
 
 def _protected_nodes(hierarchy: Hierarchy, name: str, labels: list, codes: np.ndarray) -> tuple[np.ndarray, int | None]:

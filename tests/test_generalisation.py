@@ -480,6 +480,9 @@ def test_a_root_label_other_than_star_is_a_suppression_in_the_tables(tmp_path):
     ("sex;level1;level2", True),  # a header row: a value not in the data, a top of its own
     ("x;level1;*", False),  # a value not in the data under the common top: a leaf the data lacks
     ("u;unknown;none", False),  # apart from the others, but a value of the data
+    ("Sex;group;top", True),  # the variable's name
+    ("value;Level 1;level_2", True),  # levels named
+    ("Never-worked;Unemployed;none", False),  # a leaf the data lacks, in a group of its own (no root column)
 ])
 def test_a_header_row_in_a_hierarchy_file_is_refused(tmp_path, first, refused):
     (tmp_path / "h.csv").write_text(f"{first}\nm;mf;*\nf;mf;*\n" + ("" if first.startswith("u;") else "u;u;*\n"))
@@ -546,3 +549,14 @@ def test_igpl_counts_only_the_observed_cells_of_a_large_joint_table(monkeypatch)
     sparse = measure("igpl", encode_pair(orig, prot, spec))
     assert sparse.value == pytest.approx(dense.value, rel=1e-12) and dense.value > 0
     assert sparse.details["table"]["a"]["info_gain"] == pytest.approx(dense.details["table"]["a"]["info_gain"], rel=1e-12)
+
+
+def test_loss_metric_gives_iyengars_sum_beside_the_mean():
+    orig = pd.DataFrame({"zip": ["7501", "7502", "7601", "7602"], "sex": ["m", "f", "m", "f"]})
+    prot = pd.DataFrame({"zip": ["750*", "750*", "7601", "*"], "sex": ["*", "*", "m", "f"]})
+    spec = {"variables": {"zip": {"scale": "nominal", "role": "key", "hierarchy": {"mask": "right"}},
+                          "sex": {"scale": "nominal", "role": "key", "hierarchy": {"mask": "right"}}}}
+    lm_zip, lm_sex = (1 / 3 + 1 / 3 + 0 + 1) / 4, (1 + 1 + 0 + 0) / 4  # (L − 1)/(|D| − 1) per record
+    result = measure("loss_metric", encode_pair(orig, prot, spec))
+    assert result.value == pytest.approx((lm_zip + lm_sex) / 2)
+    assert result.details["sum"] == pytest.approx(lm_zip + lm_sex)  # seed 003: "summed together"

@@ -42,8 +42,10 @@ def loss_metric(pair: EncodedPair) -> MeasureResult:
         LM(v) = \frac{U_v - L_v}{U - L}\ \text{(numeric interval)}
 
     0 for a leaf, 1 for a suppressed value.  ``by_variable`` holds ``LM_a``,
-    the mean over records; ``value`` their arithmetic mean (the literature's
-    aggregate).  The numeric form applies to continuous variables with an
+    the mean over records; ``value`` their arithmetic mean, in [0, 1] and
+    comparable between specs with different numbers of variables;
+    ``details["sum"]`` is their sum, Iyengar's aggregate as seed 003 states
+    it ("the loss of each attribute is then summed").  The numeric form applies to continuous variables with an
     ``intervals`` hierarchy (interval bounds, domain = the outer breaks); a
     hierarchy file uses leaf counts, as ARX does.
 
@@ -85,7 +87,8 @@ def loss_metric(pair: EncodedPair) -> MeasureResult:
             "arx_geometric": float(np.prod([1.0 + v for v in values]) ** (1.0 / len(values)) - 1.0),
             "arx_arithmetic": float(np.mean(values)),
             "form": forms,
-            "aggregate": "arithmetic mean over variables",
+            "sum": float(np.sum(list(by_variable.values()))),
+            "aggregate": "arithmetic mean over variables (details.sum: their sum, Iyengar's aggregate)",
         },
     )
 
