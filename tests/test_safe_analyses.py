@@ -105,3 +105,24 @@ def test_an_arpr_of_one_poor_record_is_withheld_like_the_proportion():
     safe = {r["domain"]: r for r in report.to_dict(safe=True)["scenarios"][0]["analyses"]["estimates"]}
     assert safe["g=a"]["original"]["value"] is None and safe["g=a"]["original"]["lower"] is None
     assert safe["g=b"]["original"]["value"] == 0.0  # no poor record: nothing to hide
+
+
+def test_a_gini_over_few_records_away_from_the_common_value_is_withheld():
+    # an amount that is 0 but for 2 records: its Gini coefficient gives the two amounts' shares of their total
+    amount = np.zeros(200)
+    amount[[5, 17]] = [700.0, 1300.0]
+    df = pd.DataFrame({"amount": amount, "income": np.random.default_rng(2).lognormal(10, 0.5, 200)})
+    spec = {"variables": {"amount": {"scale": "continuous"}, "income": {"scale": "continuous"}},
+            "analyses": {"estimates": [{"statistic": "gini", "variable": "amount"},
+                                       {"statistic": "gini", "variable": "income"}],
+                         "ci": {"replicates": 20, "seed": 1}}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["estimate_ci_overlap"])
+    full = {r["estimate"]: r for r in report.to_dict()["scenarios"][0]["analyses"]["estimates"]}
+    assert full["gini(amount)"]["original"]["off_mode"] == 2
+    # laeken's Gini in percent: 100 · (2 Σ i x_(i) / (n Σ x) − (n + 1)/n) over the sorted values
+    x = np.sort(amount)
+    expected = 100 * (2 * np.sum(np.arange(1, 201) * x) / (200 * x.sum()) - 201 / 200)
+    assert full["gini(amount)"]["original"]["value"] == pytest.approx(expected)
+    safe = {r["estimate"]: r for r in report.to_dict(safe=True)["scenarios"][0]["analyses"]["estimates"]}
+    assert safe["gini(amount)"]["original"]["value"] is None
+    assert safe["gini(income)"]["original"]["value"] is not None

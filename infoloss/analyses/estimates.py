@@ -59,8 +59,9 @@ class _Block:
     undefined: np.ndarray | None = None  # per domain, the replicates with an undefined Gini or QSR
     scale: int = 0  # the estimates were computed on values times 2**-scale (numeric.scaled): rows scale them back
     category_n: np.ndarray | None = None  # proportions: the records of each category in its domain (unweighted)
-    off_mode: np.ndarray | None = None  # means, totals, ratios: per domain, the records away from its most common
-    # value (a ratio: the fewer of its two variables', when both have some)
+    # means, totals, ratios, Gini, QSR: per domain, the records away from its most common value (a ratio: the fewer
+    # of its two variables', when both have some)
+    off_mode: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -202,6 +203,9 @@ def _indicator_block(data: FileData, est: Estimate, known: dict, tasks: list) ->
     block = _Block(est, domains.labels, None, np.full(domains.size, np.nan), task.counts.copy(), "bootstrap")
     block.boot = (tasks.index(task), key)
     block.scale = task.scale if statistic == "quantile" else 0  # Gini, QSR and ARPR do not depend on the scale
+    if statistic in ("gini", "qsr"):  # shares of the total: with few records away from the common value, theirs
+        valid = ~np.isnan(task.x) & (task.domain >= 0)
+        block.off_mode = off_mode(task.x[valid], task.domain[valid], domains.size)
     return block
 
 
