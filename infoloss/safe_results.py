@@ -180,8 +180,8 @@ class _Safe:
 
 
 def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
-                  n_records: tuple[int, ...] = (), few_values: frozenset = frozenset()
-                  ) -> tuple[dict[str, Any], dict[str, int]]:
+                  n_records: tuple[int, ...] = (), few_values: frozenset = frozenset(),
+                  few_complete: bool = False) -> tuple[dict[str, Any], dict[str, int]]:
     """The measures' JSON (``scenario["measures"]``) under the safe-to-share rules.
 
     Parameters
@@ -198,6 +198,10 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
         Variables observed in fewer than ``min_cell`` records of a file, or with fewer than ``min_cell``
         away from their most common value (:func:`infoloss.safe_statistics.few_values`): their
         per-variable values are withheld (a loss measure of three values, its mean or spread, gives them back).
+    few_complete : bool
+        A file has 1 to ``min_cell`` − 1 complete cases
+        (:func:`infoloss.safe_statistics.few_complete_cases`): the measures over complete cases are
+        withheld whole (their matrices rest on those records).
 
     Returns
     -------
@@ -223,7 +227,30 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
            for mid, m in measures.items()}
     _same_variables_withheld(out, measures, state, registry)
     _few_records_moved(out, measures, state)
+    if few_complete:
+        for mid in out:
+            out[mid] = _without_complete_cases(out[mid], state)
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
+
+
+def _without_complete_cases(result: dict[str, Any], state: _Safe) -> dict[str, Any]:
+    """A measure over each file's complete cases (``details["missing"]``), with 1 to ``min_cell`` − 1 of them in a
+    file: every number withheld but its parameters (covariances of 2 records are their values' differences)."""
+    details = result.get("details")
+    if not (isinstance(details, dict) and "complete cases" in str(details.get("missing", ""))):
+        return result
+    out = dict(result)
+    for key in ("value", "by_variable", "by_pair"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: None for k in out[key]}
+            state.withheld += len(out[key])
+        elif out.get(key) is not None:
+            out[key] = None
+            state.withhold()
+    out["details"] = {k: (v if isinstance(v, str) or k in ("n_elements", "n_compared") else None)
+                      for k, v in details.items()}
+    out["withheld"] = f"safe mode: it rests on the complete cases of a file, fewer than {state.min_cell}"
+    return out
 
 
 def _few_records_moved(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from .safe_results import _is_number
 
-__all__ = ["few_values", "safe_statistics"]
+__all__ = ["few_complete_cases", "few_values", "safe_statistics"]
 
 
 def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, ...] = ()) -> tuple[dict[str, Any], int]:
@@ -112,6 +112,13 @@ def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:
             out |= {v for v, n in counts.items() if _is_number(n) and 0 < n < min_cell}
         out |= _concentrated(block, min_cell)
     return frozenset(out)
+
+
+def few_complete_cases(statistics: dict[str, Any] | None, min_cell: int) -> bool:
+    """Whether a file's statistics count 1 to ``min_cell`` − 1 complete cases (records with every continuous
+    variable present): the measures over complete cases rest on those few records then."""
+    return any(_is_number(k) and 0 < k < min_cell
+               for k in (((statistics or {}).get(side) or {}).get("n_complete") for side in ("orig", "prot")))
 
 
 def _concentrated(block: dict[str, Any], min_cell: int) -> set:

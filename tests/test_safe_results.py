@@ -1123,3 +1123,22 @@ def test_numbers_beside_counts_that_are_shown_stay():
     out = safe_measures({"suda_dis": suda, "l_diversity": ldiv}, 5, registry, (100,))[0]
     assert out["suda_dis"]["details"]["Dis"] is not None
     assert out["l_diversity"]["details"]["by_variable"]["s"]["distinct"]["mean"] == 1.8
+
+
+def test_measures_over_few_complete_cases_are_withheld_whole():
+    # x observed in records 0-99, y in 98-199: 2 complete cases, though neither variable has few values
+    rng = np.random.default_rng(0)
+    x, y, z = rng.normal(size=(3, 200))
+    x[100:], y[:98] = np.nan, np.nan
+    orig = pd.DataFrame({"x": x, "y": y, "z": z})
+    prot = orig + rng.normal(scale=0.1, size=orig.shape)
+    spec = {"variables": {c: {"scale": "continuous"} for c in "xyz"}}
+    report = infoloss.compare(orig, prot, spec, measures=["c_mse", "r_mse", "x_mse"])
+    full, safe = report.to_dict()["scenarios"][0], report.to_dict(safe=True)["scenarios"][0]
+    assert full["statistics"]["orig"]["n_complete"] == 2
+    for mid in ("c_mse", "r_mse"):
+        assert full["measures"][mid]["value"] is not None
+        assert safe["measures"][mid]["value"] is None and "complete cases" in safe["measures"][mid]["withheld"]
+        assert all(v is None for v in safe["measures"][mid]["details"].values() if not isinstance(v, str)
+                   and v not in (3, 9))
+    assert safe["measures"]["x_mse"]["value"] == full["measures"]["x_mse"]["value"]  # cell by cell, not cases
