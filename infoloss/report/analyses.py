@@ -230,7 +230,9 @@ def _estimates(blocks: Sequence, level: float, policy: Policy) -> Markup:
     note = ("✓: the scenario's estimate lies inside the original's interval; J: interval overlap. Small chart: the "
             "original's interval as a grey band, each scenario's interval in its colour.")
     if hidden:
-        note += f" Safe mode: {hidden} estimates of fewer than {policy.min_cell} records (or minima/maxima, or shares standing for fewer records) are hidden."
+        note += (f" Safe mode: {hidden} estimates are hidden: of fewer than {policy.min_cell} records, minima and "
+                 "maxima, shares standing for fewer records, and those that would give a hidden one back (by "
+                 "subtraction, or beside the cells the safe JSON's tables suppress).")
     return Markup('<h4>Estimates</h4><p class="note">{}</p>{}').format(note, table)
 
 
