@@ -735,12 +735,21 @@ def _cached_original(cache: dict | None, var: VariableSpec, compute: Callable[[]
     return cache[key]
 
 
+def _all_missing_in_original(var: VariableSpec) -> str:
+    """The refusal of a variable missing in every record of the original (for a key variable, what removing it changes)."""
+    text = f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
+    if var.role == "key":
+        text += (" As a key variable it matches every record: removing it leaves fk and the frequency risk measures "
+                 "unchanged with their defaults (missing_keys=wildcard, alpha=1), but not sdcMicro's fk "
+                 "(missing_keys=sdcmicro), fk with alpha below 1, or the SUDA scores, which depend on the number "
+                 "of key variables.")
+    return text
+
+
 def _original_float(var: VariableSpec, o: pd.Series, missing: set[str]) -> np.ndarray:
     orig = _as_float(var, o, "original", missing)
     if np.isnan(orig).all():
-        raise InputError(
-            f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
-        )
+        raise InputError(_all_missing_in_original(var))
     return orig
 
 
@@ -1007,9 +1016,7 @@ def _check_same_kind(
 def _original_factors(var: VariableSpec, o: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str], Any]:
     o_codes, o_labels, o_distinct = _factorize(var, o, missing)
     if (o_codes < 0).all():
-        raise InputError(
-            f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
-        )
+        raise InputError(_all_missing_in_original(var))
     return o_codes, o_labels, o_distinct
 
 

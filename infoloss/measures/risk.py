@@ -11,6 +11,9 @@ weight column, the household id its ``role: household`` column and the
 sensitive variables its ``role: sensitive`` variables.  Conventions are
 sdcMicro 5.8.1's (``freqCalc``, ``indivRisk``, ``measure_risk``, ``suda2``,
 ``ldiversity``); where infoloss departs from them the docstring says so.
+The frequency measures follow the published missing-value wildcard by
+default and sdcMicro's ``freqCalc`` rules for records whose keys are all
+missing with ``missing_keys="sdcmicro"`` (see :func:`global_risk`).
 Files without weights (e.g. synthetic files) get the unweighted risk ``1/fk``
 (``details["weighted"]`` says which).
 
@@ -41,6 +44,7 @@ from ..risk.files import (
     sensitive_codes,
     sensitive_names,
 )
+from ..risk.freq import MISSING_KEYS as FREQ_MISSING_KEYS
 from ..risk.suda import DIS_INTERVALS
 
 __all__ = [
@@ -60,10 +64,23 @@ __all__ = [
 #: files the value is the original's own risk, ``details["original"]["value"]``, not the ideal.
 FILE_RISK_MEASURES: set[str] = set()
 
-ALPHA = Option("alpha", "float", 1.0, "weight of a match with a record whose key value is missing (sdcMicro's alpha)",
-               low=0.0, high=1.0)
+ALPHA = Option("alpha", "float", 1.0, "weight of a match with a record of another key pattern that has missing key "
+               "values (sdcMicro's alpha)", low=0.0, high=1.0)
+MISSING_KEYS = Option(
+    "missing_keys", "choice", "wildcard",
+    "records with missing key values: the published wildcard for every record, or sdcMicro's freqCalc, which does not "
+    "count records with every key missing for records without missing values",
+    choices=FREQ_MISSING_KEYS,
+)
 K_VALUES = (2, 3, 5)
-SDCMICRO_NOTE = "sdcMicro 5.8.1 conventions (freqCalc with the missing-value wildcard, indivRisk approx)"
+#: ``details["convention"]`` of the frequency measures, by ``missing_keys``
+CONVENTIONS = {
+    "wildcard": ("a missing key value matches any value, for every record (the published wildcard); individual risk "
+                 "as sdcMicro 5.8.1's indivRisk (approx)"),
+    "sdcmicro": ("sdcMicro 5.8.1's freqCalc: a missing key value matches any value, but a record with every key "
+                 "missing gets fk = n and, with two or more keys, is not counted in the fk of records without "
+                 "missing values; individual risk as indivRisk (approx)"),
+}
 
 
 def _risk_measure(id: str, **kwargs: Any) -> Callable:
@@ -82,13 +99,14 @@ def _original_figures(orig: FileRisk, figures: Callable[[], dict[str, Any]]) -> 
     return figures()
 
 
-def _frequency_details(pair: EncodedPair, alpha: float) -> dict[str, Any]:
-    prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
+def _frequency_details(pair: EncodedPair, alpha: float, missing_keys: str) -> dict[str, Any]:
+    prot, orig = file_risk(pair, PROTECTED, alpha, missing_keys), file_risk(pair, ORIGINAL, alpha, missing_keys)
     return {
         "key_variables": key_names(pair),
         "weighted": {"protected": prot.weighted, "original": orig.weighted},
         "alpha": alpha,
-        "convention": SDCMICRO_NOTE,
+        "missing_keys": missing_keys,
+        "convention": CONVENTIONS[missing_keys],
         "n_records": {"protected": prot.n, "original": orig.n},
     }
 
@@ -100,9 +118,9 @@ def _frequency_details(pair: EncodedPair, alpha: float) -> dict[str, Any]:
     "global_risk",
     description="global re-identification risk: expected re-identifications / records (sdcMicro's global risk)",
     range=(0.0, 1.0),
-    options=(ALPHA,),
+    options=(ALPHA, MISSING_KEYS),
 )
-def global_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
+def global_risk(pair: EncodedPair, *, alpha: float = 1.0, missing_keys: str = "wildcard") -> MeasureResult:
     """Global risk: the mean individual re-identification risk of the protected file.
 
     ``global risk = ER / n`` with ``ER = sum_i r_i`` the expected number of
@@ -116,13 +134,30 @@ def global_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     * ``fk``/``Fk`` count (sum the weights of) the records that agree with the
       record on every key variable, a missing value matching any value.
 
+    Parameters
+    ----------
+    alpha : float, default 1
+        Weight of a match with a record of another key pattern that has
+        missing key values (sdcMicro's ``alpha``); records with the same
+        pattern count 1.
+    missing_keys : {"wildcard", "sdcmicro"}, default "wildcard"
+        ``"wildcard"``: record ``r`` counts for record ``i`` when, for every
+        key, ``r_v = i_v`` or either is missing (the published definition,
+        conventions.md section 2), for every record.  ``"sdcmicro"``:
+        sdcMicro's ``freqCalc``, which with two or more keys does not count
+        records whose keys are all missing in the ``fk`` of records without
+        missing values, and gives such records ``fk = n`` (the wildcard gives
+        them ``n`` too when ``alpha = 1``).  The other frequency measures
+        take the same two options.
+
     Returns
     -------
     MeasureResult
         ``value`` = the protected file's global risk; ``details``:
         ``expected_reidentifications`` and ``percent`` of both files,
-        ``original`` (the original's values), the key variables and whether
-        each file was weighted.
+        ``original`` (the original's values), the key variables, whether
+        each file was weighted, ``alpha``, ``missing_keys`` and
+        ``convention`` (the rule used, in words).
 
     References
     ----------
@@ -142,8 +177,8 @@ def global_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     >>> r.value, r.details["original"]["value"]  # 1/fk: (1/2 + 1/2 + 1/3 + 1/3 + 1/3) / 5 and 3/5
     (0.4, 0.6)
     """
-    prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
-    details = _frequency_details(pair, alpha)
+    prot, orig = file_risk(pair, PROTECTED, alpha, missing_keys), file_risk(pair, ORIGINAL, alpha, missing_keys)
+    details = _frequency_details(pair, alpha, missing_keys)
     details.update({
         "expected_reidentifications": prot.expected_reidentifications,
         "percent": 100.0 * prot.global_risk,
@@ -158,12 +193,14 @@ def global_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     "expected_reidentifications",
     description="expected number of re-identifications: the sum of the individual risks (sdcMicro's global_risk_ER)",
     range=(0.0, None),
-    options=(ALPHA,),
+    options=(ALPHA, MISSING_KEYS),
 )
-def expected_reidentifications(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
+def expected_reidentifications(pair: EncodedPair, *, alpha: float = 1.0,
+                               missing_keys: str = "wildcard") -> MeasureResult:
     """Expected number of re-identifications ``ER = sum_i r_i`` in the protected file.
 
-    The individual risks ``r_i`` are those of :func:`global_risk`.
+    The individual risks ``r_i`` are those of :func:`global_risk` (with its
+    options ``alpha`` and ``missing_keys``).
 
     References
     ----------
@@ -178,8 +215,8 @@ def expected_reidentifications(pair: EncodedPair, *, alpha: float = 1.0) -> Meas
     >>> expected_reidentifications(orig, orig, spec).value  # 1/2 + 1/2 + 1 + 1
     3.0
     """
-    prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
-    details = _frequency_details(pair, alpha)
+    prot, orig = file_risk(pair, PROTECTED, alpha, missing_keys), file_risk(pair, ORIGINAL, alpha, missing_keys)
+    details = _frequency_details(pair, alpha, missing_keys)
     details["global_risk"] = prot.global_risk
     details["original"] = _original_figures(orig, lambda: {"value": orig.expected_reidentifications,
                                                            "global_risk": orig.global_risk})
@@ -199,15 +236,17 @@ def _violations(risk: FileRisk, k: int) -> dict[str, float]:
     unit="count",
     description="records violating k-anonymity: fk < k (details: k = 2, 3, 5, unweighted and weighted Fk < k)",
     range=(0.0, None),
-    options=(Option("k", "int", 3, "the k of k-anonymity", low=2), ALPHA),
+    options=(Option("k", "int", 3, "the k of k-anonymity", low=2), ALPHA, MISSING_KEYS),
 )
-def k_anonymity_violations(pair: EncodedPair, *, k: int = 3, alpha: float = 1.0) -> MeasureResult:
+def k_anonymity_violations(pair: EncodedPair, *, k: int = 3, alpha: float = 1.0,
+                           missing_keys: str = "wildcard") -> MeasureResult:
     """Number of records of the protected file that violate k-anonymity (``fk < k``).
 
     ``fk`` counts the records sharing the record's key values, a missing value
     matching any value (sdcMicro's ``freqCalc``; its print shows the counts
     for k = 2 and 3).  The weighted count uses the population frequency
-    ``Fk < k`` instead.
+    ``Fk < k`` instead.  ``alpha`` and ``missing_keys`` are the options of
+    :func:`global_risk`.
 
     Returns
     -------
@@ -232,8 +271,8 @@ def k_anonymity_violations(pair: EncodedPair, *, k: int = 3, alpha: float = 1.0)
     (3.0, 1)
     """
     ks = sorted(set(K_VALUES) | {k})
-    prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
-    details = _frequency_details(pair, alpha)
+    prot, orig = file_risk(pair, PROTECTED, alpha, missing_keys), file_risk(pair, ORIGINAL, alpha, missing_keys)
+    details = _frequency_details(pair, alpha, missing_keys)
     details["k"] = k
     details["by_k"] = {str(j): _violations(prot, j) for j in ks}
     details["original"] = {"value": float(np.count_nonzero(orig.fk < k)),
@@ -245,10 +284,13 @@ def k_anonymity_violations(pair: EncodedPair, *, k: int = 3, alpha: float = 1.0)
     "sample_uniques",
     description="share of records unique in the file on the key variables (fk = 1, missing values matching any value)",
     range=(0.0, 1.0),
-    options=(ALPHA,),
+    options=(ALPHA, MISSING_KEYS),
 )
-def sample_uniques(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
+def sample_uniques(pair: EncodedPair, *, alpha: float = 1.0, missing_keys: str = "wildcard") -> MeasureResult:
     """Share of sample uniques: records whose key values no other record shares (``fk = 1``).
+
+    ``fk`` is that of :func:`global_risk`, with its options ``alpha`` and
+    ``missing_keys``.
 
     References
     ----------
@@ -264,8 +306,8 @@ def sample_uniques(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     >>> sample_uniques(orig, orig, spec).value
     0.5
     """
-    prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
-    details = _frequency_details(pair, alpha)
+    prot, orig = file_risk(pair, PROTECTED, alpha, missing_keys), file_risk(pair, ORIGINAL, alpha, missing_keys)
+    details = _frequency_details(pair, alpha, missing_keys)
     details["count"] = int(np.count_nonzero(prot.fk == 1))
     details["original"] = {"value": float(np.mean(orig.fk == 1)), "count": int(np.count_nonzero(orig.fk == 1))}
     return MeasureResult(value=float(np.mean(prot.fk == 1)), details=details)
@@ -275,15 +317,16 @@ def sample_uniques(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     "household_risk",
     description="household (hierarchical) risk: mean over persons of 1 − Π(1 − individual risk) within the household",
     range=(0.0, 1.0),
-    options=(ALPHA,),
+    options=(ALPHA, MISSING_KEYS),
 )
-def household_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
+def household_risk(pair: EncodedPair, *, alpha: float = 1.0, missing_keys: str = "wildcard") -> MeasureResult:
     """Household risk: the risk that at least one member of a record's household is re-identified.
 
     Each record gets ``1 - prod_{j in household} (1 - r_j)`` (``r`` the
-    individual risks of :func:`global_risk`); the value is their mean over
-    the records, sdcMicro's ``hier_risk`` (``hier_risk_ER`` their sum, in
-    details).  Needs a ``role: household`` column.  Variables marked
+    individual risks of :func:`global_risk`, with its options ``alpha`` and
+    ``missing_keys``); the value is their mean over the records, sdcMicro's
+    ``hier_risk`` (``hier_risk_ER`` their sum, in details).  Needs a
+    ``role: household`` column.  Variables marked
     ``level: household`` in the spec must be equal within every household of
     the original; otherwise the household id is not used and the measure is
     not computed, with the reason.
@@ -302,13 +345,13 @@ def household_risk(pair: EncodedPair, *, alpha: float = 1.0) -> MeasureResult:
     >>> household_risk(orig, orig, spec).value  # households: 1-(1/2)^2 = 3/4 twice, 1 twice
     0.875
     """
-    prot, orig = file_risk(pair, PROTECTED, alpha), file_risk(pair, ORIGINAL, alpha)
+    prot, orig = file_risk(pair, PROTECTED, alpha, missing_keys), file_risk(pair, ORIGINAL, alpha, missing_keys)
     for risk in (prot, orig):
         if risk.household is None and risk.risk is not None:  # the household ids do not fit the data
             raise NotComputed(risk.household_reason or "no household id")
     if prot.household is None:
         raise NotComputed(prot.household_reason)
-    details = _frequency_details(pair, alpha)
+    details = _frequency_details(pair, alpha, missing_keys)
     details["household_id"] = pair.spec.names_with_role("household")[0]
     details["expected_reidentifications"] = float(prot.household.sum())
     details["original"] = _original_figures(orig, lambda: {"value": float(orig.household.mean()),

@@ -251,11 +251,30 @@ def _risk_table(report: Any, policy: Policy) -> Markup | None:
             name, join(Markup('<td class="num">{}</td>').format(values[name].get(c, "–"))
                        for c in [m for m, _ in columns] + [f"k{k}" for k in ks]))
         for name in names if values[name])
-    note = ("Risk of each file on the key variables (sdcMicro's conventions: a missing key value matches any value). "
+    note = (f"Risk of each file on the key variables ({_missing_keys_note(report, [m for m, _ in columns])}). "
             "k-anonymity: records whose key values fewer than k records share (fk), and whose weighted "
             "frequency is below k (Fk).")
     return Markup('<h4>Disclosure risk per file</h4><p class="note">{}</p><div class="scroll" tabindex="0"><table class="measures risk">'
                   "<thead><tr><th scope=col>file</th>{}</tr></thead><tbody>{}</tbody></table></div>").format(note, head, body)
+
+
+#: the frequency measures' ``details.missing_keys`` in the note of the risk table
+_MISSING_KEYS_NOTES = {
+    "wildcard": "a missing key value matches any value",
+    "sdcmicro": ("sdcMicro's freqCalc: a missing key value matches any value, but with two or more key variables a "
+                 "record with every key missing is not counted for the records without missing values"),
+}
+
+
+def _missing_keys_note(report: Any, ids: list[str]) -> str:
+    """How missing key values were matched by the frequency measures of the table (their ``missing_keys``)."""
+    used = {(r.details or {}).get("missing_keys") for s in report.scenarios
+            for mid in [*ids, "k_anonymity_violations"] if (r := s.measures.get(mid)) is not None}
+    used = sorted(u for u in used if u in _MISSING_KEYS_NOTES)
+    if len(used) > 1:
+        return ("the frequency measures were run with different missing_keys options (" + ", ".join(used)
+                + "): each measure's details say which")
+    return _MISSING_KEYS_NOTES[used[0] if used else "wildcard"]
 
 
 def _original_withheld(report: Any, mid: str) -> bool:

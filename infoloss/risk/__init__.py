@@ -4,8 +4,8 @@ The measures themselves are registered in :mod:`infoloss.measures.risk` and
 :mod:`infoloss.measures.risk_distance`; this package holds the kernels, each a
 plain numpy function that can be tested on its own:
 
-* :mod:`.freq` -- sample and population frequencies ``fk``/``Fk`` with
-  sdcMicro's missing-value wildcard, individual, global and household risk;
+* :mod:`.freq` -- sample and population frequencies ``fk``/``Fk`` with the
+  missing-value wildcard (or sdcMicro's variant), individual, global and household risk;
 * :mod:`.suda` -- SUDA2 minimal sample uniques, SUDA and DIS-SUDA scores;
 * :mod:`.diversity` -- l-diversity and t-closeness of sensitive variables;
 * :mod:`.distance` -- interval disclosure, record linkage, distance to the

@@ -194,13 +194,16 @@ class FileRisk:
         return self.expected_reidentifications / self.n
 
 
-def file_risk(pair: EncodedPair, which: str, alpha: float = 1.0) -> FileRisk:
-    """fk, Fk, individual and household risk of one file (cached; the original's once)."""
+def file_risk(pair: EncodedPair, which: str, alpha: float = 1.0, missing_keys: str = "wildcard") -> FileRisk:
+    """fk, Fk, individual and household risk of one file (cached; the original's once).
+
+    ``alpha`` and ``missing_keys`` are those of :func:`infoloss.risk.freq.frequencies`.
+    """
     keys = key_codes(pair, which)
 
     def compute() -> FileRisk:
         weights = pair.weights(which)
-        fk, Fk = frequencies(keys, weights, alpha=alpha)
+        fk, Fk = frequencies(keys, weights, alpha=alpha, missing_keys=missing_keys)
         risk = individual_risk(fk, Fk, weighted=weights is not None)
         # the risk is a probability of sampling weights (at least 1: Fk >= fk); weights below 1 give values above 1
         below = weights is not None and bool((Fk < fk * (1.0 - 1e-12)).any())
@@ -212,7 +215,7 @@ def file_risk(pair: EncodedPair, which: str, alpha: float = 1.0) -> FileRisk:
         household, reason = _household(pair, which, risk)
         return FileRisk(fk, Fk, risk, weights is not None, household, reason)
 
-    return cached_for(pair, which, ("file_risk", alpha), compute)
+    return cached_for(pair, which, ("file_risk", alpha, missing_keys), compute)
 
 
 def _household(pair: EncodedPair, which: str, risk: np.ndarray) -> tuple[np.ndarray | None, str | None]:

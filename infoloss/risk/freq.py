@@ -1,16 +1,24 @@
 """Sample and population frequencies of key patterns, and the risks derived from them.
 
-Conventions are sdcMicro 5.8.1's (``freqCalc``, ``indivRisk``, ``measure_risk``):
+Conventions are sdcMicro 5.8.1's (``freqCalc``, ``indivRisk``, ``measure_risk``),
+with the published wildcard by default:
 
 * ``fk`` of a record counts the records that agree with it on every key
-  variable, a missing key value matching any value (the wildcard); ``Fk`` sums
-  their sampling weights.  Matches contributed by records with a missing key
-  value are multiplied by ``alpha`` (sdcMicro's ``alpha``, default 1).
-* Two quirks of ``freqCalc`` are kept, so that every record gets sdcMicro's
-  number: a record whose key values are all missing gets ``fk = n`` (and
-  ``Fk`` = the total weight); with two or more key variables such records are
-  *not* counted in the ``fk`` of records without missing values (they are with
-  one key variable, and in the ``fk`` of records with some missing values).
+  variable, a missing key value matching any value (the wildcard): record
+  ``r`` counts for ``i`` when, for every key, ``r_v = i_v`` or either is
+  missing.  ``Fk`` sums their sampling weights.  Records with the record's
+  own pattern (missing values included) count 1; a match with a record of
+  another pattern that has missing key values counts ``alpha`` (sdcMicro's
+  ``alpha``, default 1, which aggregates identical patterns first).
+* ``missing_keys="wildcard"`` (default) applies that definition to every
+  record (conventions.md section 2).  ``missing_keys="sdcmicro"`` adds two
+  quirks of ``freqCalc``, so that every record gets sdcMicro's number: a
+  record whose key values are all missing gets ``fk = n`` (and ``Fk`` = the
+  total weight; the wildcard gives the same with ``alpha = 1``), and with two
+  or more key variables such records are *not* counted in the ``fk`` of
+  records without missing values (sdcMicro's ``addAllNAtoKeys <- FALSE``;
+  they are counted with one key variable, and in the ``fk`` of records with
+  some missing values).
 * Individual risk is the Benedetti-Franconi approximation of ``indivRisk``
   (``method = "approx"``); without weights it is ``1/fk``.
 * Global risk: expected re-identifications ``ER = sum(risk)``, global risk
@@ -37,7 +45,11 @@ __all__ = [
     "individual_risk",
     "household_risk",
     "household_groups",
+    "MISSING_KEYS",
 ]
+
+#: the conventions for records with missing key values (see the module docstring)
+MISSING_KEYS = ("wildcard", "sdcmicro")
 
 _LIMIT = np.int64(1) << np.int64(62)
 
@@ -106,9 +118,9 @@ def patterns(keys: np.ndarray, weights: np.ndarray | None = None) -> Patterns:
 
 
 def frequencies(
-    keys: np.ndarray, weights: np.ndarray | None = None, *, alpha: float = 1.0
+    keys: np.ndarray, weights: np.ndarray | None = None, *, alpha: float = 1.0, missing_keys: str = "wildcard"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``fk`` and ``Fk`` of every record, with sdcMicro's missing-value wildcard.
+    """``fk`` and ``Fk`` of every record, with the missing-value wildcard.
 
     Parameters
     ----------
@@ -117,17 +129,25 @@ def frequencies(
     weights : ndarray, optional
         Sampling weights (``Fk`` = ``fk`` without them).
     alpha : float
-        Weight of a match contributed by a record with missing key values
-        (sdcMicro's ``alpha``; 1 counts it fully, 0 ignores it).
+        Weight of a match with a record of *another* pattern that has missing
+        key values (sdcMicro's ``alpha``; 1 counts it fully, 0 ignores it).
+        Records with the same pattern always count 1, missing values or not.
+    missing_keys : {"wildcard", "sdcmicro"}
+        ``"wildcard"``: the symmetric definition below for every record.
+        ``"sdcmicro"``: sdcMicro's ``freqCalc``, which adds two rules for
+        records whose key values are all missing (module docstring).
 
     Returns
     -------
     fk, Fk : ndarray of float
-        For record i, ``fk_i = sum_r a(r)`` over the records ``r`` that agree
-        with ``i`` wherever both are observed (``a(r) = 1`` for ``r = i`` or
-        ``r`` without missing values, ``alpha`` otherwise), except sdcMicro's
-        two all-missing rules (see the module docstring); ``Fk`` sums
-        ``a(r) * w_r``.
+        For record i, ``fk_i = sum_r a(i, r)`` over the records ``r`` such
+        that, for every key ``v``, ``r_v = i_v`` or either is missing, where
+        ``a(i, r) = 1`` when ``r`` has the same key pattern as ``i``
+        (missing values included) or no missing key value, and ``alpha``
+        otherwise; ``Fk_i = sum_r a(i, r) w_r``.  With ``"sdcmicro"``, a
+        record with every key missing gets ``fk = n`` and ``Fk`` = the total
+        weight, and with two or more keys such records are left out of the
+        sums of records without missing values.
 
     References
     ----------
@@ -144,9 +164,18 @@ def frequencies(
     [3.0, 1.0, 4.0, 2.0, 2.0, 2.0, 1.0, 3.0]
     >>> Fk.tolist()
     [108.0, 45.5, 125.0, 56.0, 100.0, 100.0, 123.5, 108.0]
+
+    A record with every key missing matches every record; sdcMicro does not
+    count it for the records without missing values:
+
+    >>> keys = np.array([[1, 1], [1, 1], [2, 5], [-1, -1]])
+    >>> frequencies(keys)[0].tolist(), frequencies(keys, missing_keys="sdcmicro")[0].tolist()
+    ([3.0, 3.0, 2.0, 4.0], [2.0, 2.0, 1.0, 4.0])
     """
+    if missing_keys not in MISSING_KEYS:
+        raise ValueError(f"missing_keys must be one of {', '.join(MISSING_KEYS)}, got {missing_keys!r}")
     keys = np.asarray(keys)
-    n, m = keys.shape
+    m = keys.shape[1]
     pat = patterns(keys, weights)
     f, F = pat.count.copy(), pat.weight.copy()
     missing = pat.values < 0
@@ -154,14 +183,18 @@ def frequencies(
     if n_missing.any():
         complete, all_missing = n_missing == 0, n_missing == m
         partial = ~complete & ~all_missing
-        total_f, total_F = pat.count.sum(), pat.weight.sum()
-        if m == 1:
-            f[complete] += alpha * pat.count[all_missing].sum()
-            F[complete] += alpha * pat.weight[all_missing].sum()
-        else:
+        c_all, w_all = pat.count[all_missing].sum(), pat.weight[all_missing].sum()
+        if m == 1 or missing_keys == "wildcard":  # the records with every key missing match the complete ones
+            f[complete] += alpha * c_all
+            F[complete] += alpha * w_all
+        if m > 1:
             _wildcard_matches(pat, missing, complete, partial, all_missing, f, F, alpha)
-        f[all_missing] = total_f
-        F[all_missing] = total_F
+        if missing_keys == "sdcmicro":
+            f[all_missing] = pat.count.sum()
+            F[all_missing] = pat.weight.sum()
+        else:  # one all-missing pattern: itself, the complete records fully, the partial ones with alpha
+            f[all_missing] = c_all + pat.count[complete].sum() + alpha * pat.count[partial].sum()
+            F[all_missing] = w_all + pat.weight[complete].sum() + alpha * pat.weight[partial].sum()
     return f[pat.index], F[pat.index]
 
 

@@ -28,7 +28,7 @@ from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from .files import file_l_diversity, file_risk, file_suda, file_t_closeness, sensitive_names
 
-__all__ = ["record_table", "write_records", "FORMATS"]
+__all__ = ["record_table", "write_records", "frequency_options", "FORMATS"]
 
 FORMATS = ("csv", "parquet")
 
@@ -38,7 +38,8 @@ def record_table(pair: EncodedPair, which: str = PROTECTED, options: dict[str, d
     """The per-record risk values of one file of the pair (``"orig"`` or ``"prot"``) as a DataFrame.
 
     ``options`` are the measures' options as given to ``compare`` (``alpha``
-    of ``global_risk``, ``dis_fraction`` and ``uniques`` of ``suda_dis``,
+    and ``missing_keys`` of the frequency measures, see
+    :func:`frequency_options`; ``dis_fraction`` and ``uniques`` of ``suda_dis``,
     ``c`` of ``l_diversity``, ``k`` of ``interval_disclosure``, ``ties`` of
     ``record_linkage``); the measures' defaults otherwise.
     """
@@ -52,8 +53,31 @@ def record_table(pair: EncodedPair, which: str = PROTECTED, options: dict[str, d
     return pd.DataFrame(out)
 
 
+#: the measures built on fk/Fk, in the order their options are looked up for the per-record values
+FREQUENCY_MEASURES = ("global_risk", "expected_reidentifications", "household_risk", "k_anonymity_violations",
+                      "sample_uniques")
+
+
+def frequency_options(options: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``alpha`` and ``missing_keys`` of the per-record fk, Fk and risks.
+
+    Each is taken from the first of :data:`FREQUENCY_MEASURES` that sets it
+    (``global_risk`` first), so that the file uses the convention of the
+    measures that were run with it; the default otherwise.
+
+    >>> frequency_options({"sample_uniques": {"missing_keys": "sdcmicro"}, "global_risk": {"alpha": 0.5}})
+    {'alpha': 0.5, 'missing_keys': 'sdcmicro'}
+    """
+    out: dict[str, Any] = {"alpha": 1.0, "missing_keys": "wildcard"}
+    for name in out:
+        given = [options[m][name] for m in FREQUENCY_MEASURES if name in options.get(m, {})]
+        if given:
+            out[name] = given[0]
+    return out
+
+
 def _frequency_columns(pair: EncodedPair, which: str, options: dict) -> dict[str, np.ndarray]:
-    risk = file_risk(pair, which, options.get("global_risk", {}).get("alpha", 1.0))
+    risk = file_risk(pair, which, **frequency_options(options))
     cols = {"fk": risk.fk, "Fk": risk.Fk}
     if risk.risk is not None:
         cols["individual_risk"] = risk.risk
