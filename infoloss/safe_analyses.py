@@ -507,6 +507,7 @@ def safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> d
                 block["df_residual"] = None  # n_used minus the coefficients, which the reader can count
                 state.withhold()
             reg[side] = block
+    _safe_references(reg, raw, state)
     coefficients = reg.get("coefficients")
     raw_coefficients = (raw or {}).get("coefficients") or []
     if isinstance(coefficients, list):
@@ -537,6 +538,29 @@ def safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> d
             out.append(c)
         reg["coefficients"] = out + coefficients[len(out):]
     return reg
+
+
+def _safe_references(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
+    """Each side's reference categories without their counts, and a reference of fewer than ``min_cell``
+    records (in either file) unnamed, here and in the coefficients' notes."""
+    rare: list = []
+    for side in ("original", "protected"):
+        for ref in (((raw or {}).get(side) or {}).get("references") or {}).values():
+            if isinstance(ref, dict) and _is_number(ref.get("n_records")) and 0 < ref["n_records"] < state.min_cell:
+                rare.append(ref.get("category"))
+    text = f"(a category of fewer than {state.min_cell} records)"
+    for side in ("original", "protected"):
+        block = reg.get(side)
+        if isinstance(block, dict) and isinstance(block.get("references"), dict):
+            block = reg[side] = dict(block)
+            block["references"] = {factor: {"category": text if r.get("category") in rare else r.get("category"),
+                                            "n_records": None}
+                                   for factor, r in block["references"].items() if isinstance(r, dict)}
+            state.withhold()
+    for c in reg.get("coefficients") or []:
+        for label in rare:
+            if isinstance(c, dict) and isinstance(c.get("note"), str) and f"category {label!r}" in c["note"]:
+                c["note"] = c["note"].replace(f"category {label!r}", f"category {text}")
 
 
 def _unnamed(name: str, min_cell: int, k: int) -> str:

@@ -28,6 +28,10 @@ under (quasi-)complete separation — found exactly for 0/1 columns (every recor
 same outcome) and with Konis's (2007) linear program otherwise — and, when a protected file has categories
 the original lacks (a recoding), the coefficients of that variable (the file is then coded on its own).
 
+A factor's reference category must have records in both files' fits: when it has none in one of them, both
+files move to the first category that has records in both, or, when none has or the reference cannot be
+moved, the coefficients that depend on it are withheld in the file that lacks it (:mod:`.references`).
+
 References
 ----------
 Konis, K. (2007). *Linear programming algorithms for detecting separated data in binary logistic regression
@@ -48,6 +52,13 @@ import pandas as pd
 from ..errors import InputError, NotComputed
 from .data import FileData, label_values
 from .fitting import FitResult, aliased_columns, glm_fit, linear_fit
+from .references import (
+    common_references,
+    dependent_columns,
+    factor_references,
+    moved_levels,
+    own_references,
+)
 from .spec import Analyses, Regression, where_code
 
 #: |R_jj| / ||x_j|| below this makes column j aliased (R's lm uses tol = 1e-7 in its QR)
@@ -70,28 +81,121 @@ class Fit:
     result: dict[str, Any]
     design: tuple | None = field(default=None, repr=False)  # (y design_info, X design_info) of the original
     categorical: dict[str, list] = field(default_factory=dict, repr=False)  # variable -> levels used
+    present: dict[str, frozenset] = field(default_factory=dict, repr=False)  # factor -> categories with records
+    common: dict[str, Any] = field(default_factory=dict, repr=False)  # variable -> a reference both files have
 
 
 def fit_regressions(data: FileData, analyses: Analyses, reference: list[Fit] | None = None) -> list[Fit]:
-    """Fit every declared regression on ``data``; ``reference`` is the original's fits (None: this is it)."""
-    out = []
-    for k, reg in enumerate(analyses.regressions):
-        ref = None if reference is None else reference[k]
-        try:
-            out.append(_fit_one(data, reg, analyses.ci.level, ref))
-        except (InputError, NotComputed) as exc:
-            if reference is None and isinstance(exc, InputError):
-                raise
-            out.append(Fit({"name": reg.name, "family": reg.family, "formula": reg.formula, "fitted": False,
-                            "note": f"not fitted on the {data.name} file: {str(exc).rstrip('.')}"}))
-    return out
+    """Fit every declared regression on ``data``; ``reference`` is the original's fits (None: this is it).
+
+    A protected file that lacks a reference category of the original's coding gets that reference's
+    coefficients withheld (see :mod:`.references`); :func:`fit_protected` refits both files instead when
+    a category has a record in both.
+    """
+    return [_fit_or_note(data, reg, analyses.ci.level, None if reference is None else reference[k])
+            for k, reg in enumerate(analyses.regressions)]
 
 
-def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None) -> Fit:
+def fit_protected(original: FileData, protected: FileData, analyses: Analyses,
+                  reference: list[Fit]) -> tuple[list[Fit], list[Fit]]:
+    """The protected file's fits, and the original's fits to compare them with.
+
+    The original's fits are ``reference`` (computed once for every scenario) except for a regression where
+    the protected file has no record of a reference category of the original's coding and another category
+    has a record in both files: both files are then refitted with the first such category as the reference,
+    so that the coefficients keep their names and their meaning (see :mod:`.references`).
+    """
+    level = analyses.ci.level
+    prot = fit_regressions(protected, analyses, reference)
+    orig = list(reference)
+    for k, fit in enumerate(prot):
+        if fit.common:
+            reg = analyses.regressions[k]
+            moves = {v: (label, protected.name) for v, label in fit.common.items()}
+            orig[k] = _fit_or_note(original, reg, level, None, moves)
+            prot[k] = _fit_or_note(protected, reg, level, orig[k], moves)
+    return orig, prot
+
+
+def _fit_or_note(data: FileData, reg: Regression, level: float, ref: Fit | None, moves: dict | None = None) -> Fit:
+    """The fit, or a Fit with the note saying why it could not be made (an input error of the original raises)."""
+    try:
+        return _fit_one(data, reg, level, ref, moves or {})
+    except (InputError, NotComputed) as exc:
+        if ref is None and isinstance(exc, InputError):
+            raise
+        return Fit({"name": reg.name, "family": reg.family, "formula": reg.formula, "fitted": False,
+                    "note": f"not fitted on the {data.name} file: {str(exc).rstrip('.')}"})
+
+
+@dataclass
+class _Model:
+    """A regression's data in one file: the frame, the matrices and the records used."""
+
+    frame: pd.DataFrame
+    y: pd.DataFrame
+    X: pd.DataFrame
+    recoded: list[str]
+    y_vec: np.ndarray  # the used records' response, model matrix and weights
+    X_vec: np.ndarray
+    w: np.ndarray
+    counts: dict[str, int]
+    response_note: str
+    rows: np.ndarray  # the frame's index of the used records
+
+    @property
+    def used(self) -> pd.DataFrame:
+        """The frame's records that the fit uses (finite, with a positive weight)."""
+        return self.frame.loc[self.rows[self.w > 0]]
+
+
+def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None, moves: dict[str, tuple]) -> Fit:
+    """One regression on one file; ``moves``: variable -> (reference category, file lacking the previous one)."""
+    model = _model(data, reg, ref, moves)
+    refs = factor_references(model.X.design_info, model.used, _plain_factor_variable)
+    if ref is None:
+        own = {v: (label, data.name) for v, label in own_references(refs).items() if v not in moves}
+        if own:
+            return _fit_one(data, reg, level, None, {**moves, **own})
+    result = {"name": reg.name, "family": reg.family, "formula": reg.formula, "where": reg.where, "fitted": True,
+              **model.counts, "weighted": bool(reg.weighted and data.design.weighted),
+              "references": {r.factor: {"category": _label(r.label), "n_records": r.n_reference} for r in refs}}
+    notes = [model.response_note] if model.response_note else []
+    notes += [_moved_note(v, lacking) for v, (_, lacking) in moves.items()]
+    if model.recoded:
+        notes.append(f"the {data.name} file has categories of {', '.join(model.recoded)} that the original lacks "
+                     "(recoded?), so it is coded on its own and those coefficients are not compared")
+    names = list(model.X.columns)
+    kinds = _column_kinds(model.X.design_info)
+    coefficients, fit_stats = _estimate(model.y_vec, model.X_vec, model.w, names, kinds, reg.family, level,
+                                        data.name, notes, model.y.columns[0])
+    for c, n_records in zip(coefficients, _records_behind(model.X_vec, model.X.design_info)):
+        c["n_records"] = n_records
+    for c in coefficients:
+        if model.recoded and _term_variables(model.X, c["name"]) & set(model.recoded):
+            c["recoded"] = True
+    _withhold_absent_references(coefficients, refs, model.X.design_info, data.name, moves)
+    result.update(fit_stats)
+    result["coefficients"] = coefficients
+    result["notes"] = notes
+    fit = Fit(result, present={r.factor: r.present for r in refs})
+    if ref is None:
+        fit.design = (model.y.design_info, model.X.design_info)
+        fit.categorical = _categorical_levels(model.frame)
+    elif not moves:
+        fit.common = {v: label for v, label in common_references(refs, ref.present).items()
+                      if v not in model.recoded}
+    return fit
+
+
+def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tuple]) -> _Model:
+    """The records, matrices and counts of one regression on one file (NotComputed: no record to fit)."""
     import patsy
 
-    levels = ref.categorical if ref is not None else None
-    frame = data.frame(reg.variables, levels=_frame_levels(data, reg, levels))
+    frame = data.frame(reg.variables, levels=_frame_levels(data, reg, ref.categorical if ref is not None else None))
+    if moves and ref is None:
+        levels = moved_levels(_categorical_levels(frame), {v: label for v, (label, _) in moves.items()})
+        frame = data.frame(reg.variables, levels=levels)
     n_all = len(frame)
     keep = _where(data, reg) if reg.where else np.ones(n_all, dtype=bool)
     complete = _complete(data, reg)
@@ -109,35 +213,66 @@ def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None) -> 
     y_vec, response_note = _response(y, reg, data.name)
     Xv = X.to_numpy(dtype=float)
     finite = np.isfinite(y_vec) & np.isfinite(Xv).all(axis=1)
+    n_not_finite = int((keep & complete).sum() - len(y) + (~finite).sum())
     counts = {"n_records": n_all, "n_filtered_out": int(n_all - keep.sum()), "n_missing": n_missing,
-              "n_not_finite": int((keep & complete).sum() - len(y) + (~finite).sum())}
+              "n_not_finite": n_not_finite, "n_used": int(finite.sum())}
+    if not finite.any():
+        raise NotComputed(_no_record_text(reg, data.name, n_not_finite))
     rows = y.index.to_numpy()[finite]
-    yv, Xv = y_vec[finite], Xv[finite]
-    w = _weights(data, reg, rows)
-    counts["n_used"] = int(yv.size)
-    if yv.size == 0:
-        raise NotComputed(f"regression {reg.name!r} has no complete record in the {data.name} file")
-    names = list(X.columns)
-    result = {"name": reg.name, "family": reg.family, "formula": reg.formula, "where": reg.where, "fitted": True,
-              **counts, "weighted": bool(reg.weighted and data.design.weighted)}
-    notes = [response_note] if response_note else []
-    if recoded:
-        notes.append(f"the {data.name} file has categories of {', '.join(recoded)} that the original lacks "
-                     "(recoded?), so it is coded on its own and those coefficients are not compared")
-    coefficients, fit_stats = _estimate(yv, Xv, w, names, reg.family, level, data.name, notes, y.columns[0])
-    for c, n_records in zip(coefficients, _records_behind(Xv, X.design_info)):
-        c["n_records"] = n_records
-    for c in coefficients:
-        if recoded and _term_variables(X, c["name"]) & set(recoded):
-            c["recoded"] = True
-    result.update(fit_stats)
-    result["coefficients"] = coefficients
-    result["notes"] = notes
-    fit = Fit(result)
-    if ref is None:
-        fit.design = (y.design_info, X.design_info)
-        fit.categorical = {name: levels for name, levels in _categorical_levels(frame).items()}
-    return fit
+    return _Model(frame, y, X, recoded, y_vec[finite], Xv[finite], _weights(data, reg, rows), counts,
+                  response_note, rows)
+
+
+def _no_record_text(reg: Regression, which: str, n_not_finite: int) -> str:
+    if n_not_finite:
+        return (f"regression {reg.name!r} has no record in the {which} file whose response and terms are all "
+                f"finite: the response or a term of each of its {n_not_finite} complete records is not (e.g. "
+                "np.log(0))")
+    return f"regression {reg.name!r} has no complete record in the {which} file"
+
+
+def _label(value: Any) -> Any:
+    """A category as JSON has it: a number (int when whole) or text."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return int(value) if float(value).is_integer() else float(value)
+    return str(value)
+
+
+def _moved_note(variable: str, lacking: str) -> str:
+    return (f"reference category of {variable}: the first of its categories with a record in the records this "
+            f"regression uses in both files (see references), as the {lacking} file has none of the one before")
+
+
+def _withhold_absent_references(coefficients: list[dict], refs: list, info: Any, which: str,
+                                moves: dict[str, tuple]) -> None:
+    """Withhold the coefficients that depend on a reference category this file has no record of."""
+    by_name = {c["name"]: c for c in coefficients}
+    for r in refs:
+        if not r.absent:
+            continue
+        why = ("no category has a record in both files" if r.movable or r.variable in moves
+               else "its reference cannot be moved (an explicit reference, or a factor computed from a number)")
+        note = (f"not comparable, withheld: no record of {r.variable or r.factor}'s reference category "
+                f"{_label(r.label)!r} in the {which} file ({why})")
+        for name in dependent_columns(info, r.factor):
+            c = by_name[name]
+            c.update(estimate=None, se=None, lower=None, upper=None, p_value=None, note=note)
+
+
+def _column_kinds(info: Any) -> list[str]:
+    """Per column: ``"intercept"``, ``"categorical"`` (every factor of its term is) or ``"numeric"``."""
+    kinds = []
+    for term, sl in info.term_slices.items():
+        if not term.factors:
+            kind = "intercept"
+        elif all(info.factor_infos[f].type == "categorical" for f in term.factors):
+            kind = "categorical"
+        else:
+            kind = "numeric"
+        kinds += [kind] * len(info.column_names[sl])
+    return kinds
 
 
 # ---------------------------------------------------------------------------
@@ -228,6 +363,17 @@ def _factor_variable(code: str) -> str | None:
     return None
 
 
+def _plain_factor_variable(code: str) -> str | None:
+    """The variable of a factor coded by its levels' order: ``x``, ``C(x)`` or ``Q('x')``, not ``C(x, ...)``."""
+    import ast
+
+    node = ast.parse(code, mode="eval").body
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "C"
+            and (len(node.args) != 1 or node.keywords)):
+        return None
+    return _factor_variable(code)
+
+
 def _term_variables(X: pd.DataFrame, column: str) -> set[str]:
     """The names used by the term that produced ``column``."""
     import ast
@@ -312,8 +458,8 @@ def _weights(data: FileData, reg: Regression, rows: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # fitting
 # ---------------------------------------------------------------------------
-def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], family: str, level: float,
-              which: str, notes: list[str], response: str) -> tuple[list[dict], dict]:
+def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], kinds: list[str], family: str,
+              level: float, which: str, notes: list[str], response: str) -> tuple[list[dict], dict]:
     positive = w > 0
     y, X, w = y[positive], X[positive], w[positive]
     if y.size:
@@ -324,10 +470,7 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], fam
     coefficients = [{"name": n, "estimate": None, "se": None, "lower": None, "upper": None, "p_value": None}
                     for n in names]
     for j in np.flatnonzero(aliased):
-        absent = not np.any(X[:, j])
-        coefficients[j]["note"] = (f"not estimable: no record of the {which} file has this category"
-                                   if absent else
-                                   f"not estimable: collinear with earlier terms in the {which} file")
+        coefficients[j]["note"] = _aliased_note(X[:, j], names[j], kinds[j], which, "Intercept" in names)
     if keep.size == 0 or y.size <= keep.size:
         raise NotComputed(f"the {which} file has {y.size} complete records for {keep.size} coefficients")
     Xk = X[:, keep]
@@ -355,6 +498,18 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], fam
         c.update(estimate=_num(res.params[i]), se=_num(res.bse[i]), lower=_num(res.lower[i]),
                  upper=_num(res.upper[i]), p_value=_num(res.pvalues[i]))
     return coefficients, stats
+
+
+def _aliased_note(column: np.ndarray, name: str, kind: str, which: str, intercept: bool) -> str:
+    """Why a column's coefficient is not estimable: an absent category, a constant column or collinearity."""
+    if kind == "categorical" and not column.any():
+        return f"not estimable: no record of the {which} file has this category"
+    if not column.any():
+        return f"not estimable: {name} is 0 in every record the {which} file's fit uses"
+    if intercept and kind == "numeric" and np.ptp(column) == 0:
+        return (f"not estimable: {name} is constant ({column[0]:g}) in every record the {which} file's fit uses, "
+                "so it is collinear with the intercept")
+    return f"not estimable: collinear with earlier terms in the {which} file"
 
 
 def _records_behind(X: np.ndarray, info: Any) -> list[int]:

@@ -25,7 +25,7 @@ from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from . import compare as cmp
 from .data import FileData
 from .estimates import estimate_file
-from .regressions import Fit, fit_regressions
+from .regressions import Fit, fit_protected, fit_regressions
 from .scales import scale_results
 from .spec import Analyses, parse_analyses
 
@@ -73,8 +73,10 @@ def _block(pair: EncodedPair) -> dict[str, Any]:
     with threadpool_limits(limits=1, user_api="blas"):
         orig = pair.cached_original(key, lambda: _file(FileData(pair, ORIGINAL), analyses, None, shared))
         prot = _file(FileData(pair, PROTECTED), analyses, orig.fits, shared)
+        # a protected file without a record of a reference category: both refitted on a common one
+        orig_fits, prot.fits = fit_protected(FileData(pair, ORIGINAL), FileData(pair, PROTECTED), analyses, orig.fits)
     estimates = cmp.compare_estimates(orig.estimates["rows"], prot.estimates["rows"], prot.estimates["unavailable"])
-    regressions = cmp.compare_regressions([f.result for f in orig.fits], [f.result for f in prot.fits],
+    regressions = cmp.compare_regressions([f.result for f in orig_fits], [f.result for f in prot.fits],
                                           analyses.ci.level)
     scales = cmp.compare_scales(orig.scales, prot.scales)
     ci = analyses.ci
@@ -94,8 +96,9 @@ def _block(pair: EncodedPair) -> dict[str, Any]:
 
 
 def _file(data: FileData, analyses: Analyses, reference: list[Fit] | None, shared: dict) -> FileResults:
-    return FileResults(estimate_file(data, analyses, shared), fit_regressions(data, analyses, reference),
-                       scale_results(data, analyses))
+    """The original's results (``reference`` None), or the protected file's without its fits (fit_protected's)."""
+    fits = fit_regressions(data, analyses) if reference is None else []
+    return FileResults(estimate_file(data, analyses, shared), fits, scale_results(data, analyses))
 
 
 def _mean(values: list) -> float | None:

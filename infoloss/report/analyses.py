@@ -68,14 +68,13 @@ def _regression(k: int, blocks: Sequence, level: float, policy: Policy) -> Marku
     regs = [(i, s.name, s.analyses["regressions"][k]) for i, s in blocks]
     first = regs[0][2]
     rows = []
-    for c, coef in enumerate(first["coefficients"]):
+    for coef in first["coefficients"]:
         o = coef["original"]
         if not o or o.get("estimate") is None or not o.get("se"):
             continue
         scen = []
         for i, name, reg in regs:
-            p = reg["coefficients"][c]["protected"] if c < len(reg["coefficients"]) else None
-            scen.append((name, svg.colour(i), _interval(p)))
+            scen.append((name, svg.colour(i), _interval(_same_coefficient(reg, coef))))
         rows.append((coef["name"], _interval(o), scen, o["se"]))
     chart = _coefficient_chart(rows, level, label=f"coefficients of {first['name']}") if rows else Markup("")
     caption = (f"Grey band: the original's {level:.0%} interval; dots and lines: each scenario's estimate and "
@@ -86,6 +85,19 @@ def _regression(k: int, blocks: Sequence, level: float, policy: Policy) -> Marku
     figure = Markup('<figure class="chart wide">{}{}<figcaption>{}</figcaption></figure>').format(
         _legend(blocks), chart, caption) if rows else Markup('<p class="note">No coefficient to draw.</p>')
     return join([head, figure, _fit_table(regs, policy), _coefficient_notes(regs)])
+
+
+def _same_coefficient(reg: dict, coef: dict) -> dict | None:
+    """The protected side of ``coef`` in a scenario's regression ``reg``: the coefficient of that name whose
+    original side is the same (a scenario whose file lacks a reference category refits the original on another
+    reference, and its coefficients then mean something else)."""
+    def same(a: dict | None, b: dict | None) -> bool:  # the same up to rounding (another reference's fit)
+        values = [(x.get(k), y.get(k)) for x, y in [(a or {}, b or {})] for k in ("estimate", "se")]
+        return all(u == v or (isinstance(u, float) and isinstance(v, float) and math.isclose(u, v, rel_tol=1e-9))
+                   for u, v in values)
+
+    match = [c for c in reg["coefficients"] if c["name"] == coef["name"] and same(c["original"], coef["original"])]
+    return match[0]["protected"] if match else None
 
 
 def _interval(side: dict | None) -> tuple[float, float, float] | None:
