@@ -825,6 +825,11 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
         if key_s == "records" and isinstance(value, dict) and _small_split_complement(value, state):
             value = {k: None for k in value}  # the mining splits: their sum is the records with a target value
             state.withhold()
+        if key_s == "held_out_records" and value is not None:
+            # a share of the records with a target value (the test share): it bounds those without one
+            out[key] = None
+            state.withhold()
+            continue
         out[key] = _walk(value, state, parent=key_s, counting=child_counts)
         if key_s in COMPLEMENT_KEYS:
             out[key] = _without_small_complements(out[key], state)

@@ -60,7 +60,7 @@ def test_pair_counts_and_f_measures_by_brute_force():
         assert cl.f_weighted(a, b, 0.0) == pytest.approx(p)  # seed 003: w = 0 gives the precision
         assert (tp + tn) / (tp + fp + fn + tn) == pytest.approx(metrics.rand_score(a, b))
         assert np.sqrt(p * r) == pytest.approx(metrics.fowlkes_mallows_score(a, b))
-    assert cl.f_weighted(np.arange(5), np.arange(5)) is None  # no pair together anywhere
+    assert cl.f_weighted(np.arange(5), np.arange(5)) == 1.0  # no pair together anywhere: the same partition
 
 
 # ---------------------------------------------------------------------------
@@ -286,3 +286,11 @@ def test_fowlkes_mallows_of_two_identical_all_singleton_clusterings_is_one():
     spec = {"variables": {"x": {"scale": "continuous"}}, "pairing": "row"}
     assert cluster_fowlkes_mallows(orig, orig.copy(), spec, k=2).value == 1.0
     assert cluster_ari(orig, orig.copy(), spec, k=2).value == 1.0
+
+
+def test_f_measures_of_two_all_singleton_clusterings_are_1_like_fowlkes_mallows():
+    from infoloss.measures.clustering import f_weighted
+
+    one_each = np.array([0, 1, 2])
+    assert f_weighted(one_each, np.array([5, 6, 7])) == 1.0 == f_weighted(one_each, np.array([5, 6, 7]), 0.5)
+    assert f_weighted(one_each, np.array([0, 0, 1])) == 0.0  # FP 1: a pair together in one only

@@ -497,7 +497,8 @@ def test_a_class_with_one_training_record_turns_early_stopping_off():
     x = mm.md.matrix(pair, feats, "original", None)
     y = np.r_[np.zeros(1000), np.ones(499), 2.0]
     est, note, _ = mm.fit_model("classification", "hgb", feats, x, y, None, 0)
-    assert note == "a class has one training record, so the model runs without early stopping"
+    assert note == ("a class has too few training records for early stopping's stratified validation part, so the "
+                    "model runs without early stopping")  # how few is not said: a class of 1 is a unique record
     assert not est.get_params()["early_stopping"]
     rep = compare(df, df.copy(), spec, measures=["ml_score_ratio"], aggregates=False)
     assert rep.scenarios[0].measures["ml_score_ratio"].value == 1.0
@@ -651,3 +652,27 @@ def test_classification_measures_do_not_depend_on_the_labels_text_or_declared_or
     renamed = values(orig.replace({"tenure": rename}), prot.replace({"tenure": rename}))
     # the same split; the classes' order inside scikit-learn's fit moves at most the last bit
     assert declared == pytest.approx(text, rel=1e-12) and renamed == pytest.approx(text, rel=1e-12)
+
+
+def test_safe_json_keeps_the_missing_targets_count_out_of_texts_and_split_sizes():
+    rng = np.random.default_rng(3)
+    n = 200
+    orig = pd.DataFrame({"x": rng.normal(0, 1, n), "z": rng.normal(0, 1, n)})
+    orig["y"] = np.where(orig.x + orig.z > 0, "yes", "no")
+    prot = orig.copy()
+    prot["z"] += rng.normal(0, .3, n)
+    orig.loc[[3, 4], "y"] = None  # 2 original records without a target value
+    prot.loc[[10], "y"] = None  # 1 protected target suppressed
+    spec = {"variables": {"x": {"scale": "continuous"}, "z": {"scale": "continuous"},
+                          "y": {"scale": "nominal", "role": "target"}}, "pairing": "row"}
+    ids = ["ml_score_ratio", "ml_prediction_agreement"]
+    report = compare(orig, prot, spec, measures=ids, options={i: {"seeds": 1} for i in ids},
+                              statistics=False, aggregates=False, tables=False)
+    full = report.to_dict()["scenarios"][0]["measures"]
+    safe = report.to_dict(safe=True)["scenarios"][0]["measures"]
+    records = full["ml_score_ratio"]["details"]["targets"]["y"]["records"]
+    assert records["original_train"]["values"][0] - records["protected_train"]["values"][0] == 1
+    text = safe["ml_score_ratio"]["details"]["targets"]["y"]["protected_training"]
+    assert "without those whose target is missing" in text and not any(ch.isdigit() for ch in text)
+    assert full["ml_prediction_agreement"]["details"]["targets"]["y"]["held_out_records"] is not None
+    assert safe["ml_prediction_agreement"]["details"]["targets"]["y"]["held_out_records"] is None

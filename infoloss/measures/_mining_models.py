@@ -412,7 +412,8 @@ def fit_model(task: str, model: str, feats: Sequence[md.Feature], x: np.ndarray,
             # early stopping draws a validation part stratified by class, which needs two records of each (and
             # one of each class in both parts: at most MAX_CLASSES classes, at least 100 validation records)
             n_train = 0
-            note = "a class has one training record, so the model runs without early stopping"
+            note = ("a class has too few training records for early stopping's stratified validation part, so "
+                    "the model runs without early stopping")
         elif model == "hgb" and n_train >= HGB_EARLY_STOPPING and w is not None \
                 and np.count_nonzero(w > 0) < HGB_EARLY_STOPPING:
             # the 10 % validation part could then hold only records of weight 0, whose weighted loss is 0/0
@@ -650,7 +651,7 @@ def protected_rows(pair: EncodedPair, t: Target, s: Settings, seed: int) -> tupl
     if keep.shape[0] == 0:
         raise NotComputed(f"target {t.name!r} is missing in every protected training record, so no model can learn it")
     if keep.shape[0] < rows.shape[0]:
-        how += f", without the {rows.shape[0] - keep.shape[0]} whose target is missing there"
+        how += ", without those whose target is missing there"  # how many: the records' counts (details)
     return keep, how
 
 
@@ -688,8 +689,9 @@ def permutation_importance(predict_fn: Callable[[np.ndarray], Output], score_fn:
     score with column j shuffled, averaged over ``n_repeats`` shuffles), with
     its shuffles: one seed drawn from ``seed``, each column shuffled by the
     same sequence of ``RandomState(that seed).shuffle`` of the row numbers,
-    cumulatively from repeat to repeat, so that a column's importance does
-    not depend on the order of the columns.  Unlike scikit-learn, all
+    cumulatively from repeat to repeat, so that a column's shuffles do not
+    depend on the order of the columns (the fitted model can: scikit-learn's
+    gradient boosting breaks ties between equally good splits by column).  Unlike scikit-learn, all
     columns' shuffled copies of one repeat are stacked and predicted in one
     call: one predict of p·m rows instead of p predicts of m rows, several
     times faster for the tree ensembles.

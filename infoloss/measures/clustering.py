@@ -73,6 +73,8 @@ from ..numeric import safe_exponent, scaled
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MAX_SEED, MeasureResult, Option, measure
+
+_FILE = {ORIGINAL: "original", PROTECTED: "protected"}
 from . import _mining_data as md
 
 __all__ = [
@@ -174,7 +176,7 @@ def embed(pair: EncodedPair, sp: Space, which: str, rows: np.ndarray | None) -> 
         with np.errstate(over="ignore"):
             z = (x - sp.centre[j]) / sp.scale[j]
         if np.nanmax(np.abs(z), initial=0.0) > MAX_STANDARDISED:
-            raise NotComputed(f"some {which} values of {f.name} lie more than {MAX_STANDARDISED:.0e} original standard "
+            raise NotComputed(f"some {_FILE[which]} values of {f.name} lie more than {MAX_STANDARDISED:.0e} original standard "
                               "deviations from the original's mean, so the k-means distances would overflow")
         out[:, j] = np.where(np.isnan(z), 0.0, z)
     start = len(sp.numeric)
@@ -386,16 +388,22 @@ def pair_counts(reference: np.ndarray, clustering: np.ndarray) -> tuple[int, int
     return int(c[1, 1]), int(c[0, 1]), int(c[1, 0]), int(c[0, 0])
 
 
-def f_weighted(reference: np.ndarray, clustering: np.ndarray, w: float = 1.0) -> float | None:
-    r"""Seed 003's :math:`F_w = (1+w^2)TP / ((1+w^2)TP + w^2 FN + FP)` from pair counts; None if no pair is together.
+def f_weighted(reference: np.ndarray, clustering: np.ndarray, w: float = 1.0) -> float:
+    r"""Seed 003's :math:`F_w = (1+w^2)TP / ((1+w^2)TP + w^2 FN + FP)` from pair counts.
+
+    With no pair together in either clustering (TP = FP = FN = 0: both put
+    every record alone, the same partition) it is 1, the convention of the
+    Fowlkes-Mallows index for the same 0/0.
 
     >>> import numpy as np
     >>> f_weighted(np.array([0, 0, 1, 1]), np.array([0, 0, 0, 1]))   # TP 1, FP 2, FN 1: 2/(2+1+2)
     0.4
+    >>> f_weighted(np.array([0, 1, 2]), np.array([5, 6, 7]))
+    1.0
     """
     tp, fp, fn, _ = pair_counts(reference, clustering)
     denominator = (1 + w * w) * tp + w * w * fn + fp
-    return None if denominator == 0 else (1 + w * w) * tp / denominator
+    return 1.0 if denominator == 0 else (1 + w * w) * tp / denominator
 
 
 def _paired(pair: EncodedPair) -> None:
