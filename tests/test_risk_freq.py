@@ -489,6 +489,16 @@ def test_the_risk_utility_map_shows_the_measures_convention():
             assert "Risk of each file on the key variables (" in html
 
 
+def test_the_risk_table_note_states_suda_s_rule_when_it_shows_suda_only():
+    import infoloss
+
+    orig, _ = missing_key_frame(5)
+    rep = infoloss.compare(orig, missing_key_frame(6)[0], MISSING_SPEC, measures=["suda_dis"], aggregates=False,
+                           statistics=False)
+    html = rep.to_html()
+    assert "Risk of each file on the key variables (SUDA compares a missing key value as a value of its own)" in html
+
+
 def test_a_key_missing_in_every_original_record_is_refused_with_what_removing_it_changes():
     """Still refused (the pair encoding has no category for it); the message's claims, checked here."""
     from infoloss.errors import InputError

@@ -266,15 +266,24 @@ _MISSING_KEYS_NOTES = {
 }
 
 
+#: the risk measures that compare key values by SUDA's rule (a missing value is a value of its own)
+_SUDA_IDS = ("suda_dis", "msu_share")
+
+
 def _missing_keys_note(report: Any, ids: list[str]) -> str:
-    """How missing key values were matched by the frequency measures of the table (their ``missing_keys``)."""
-    used = {(r.details or {}).get("missing_keys") for s in report.scenarios
-            for mid in [*ids, "k_anonymity_violations"] if (r := s.measures.get(mid)) is not None}
-    used = sorted(u for u in used if u in _MISSING_KEYS_NOTES)
+    """How missing key values were matched by the measures of the table: the frequency measures' ``missing_keys``,
+    and SUDA's rule when SUDA measures are shown."""
+    found = [r for s in report.scenarios for mid in [*ids, "k_anonymity_violations"]
+             if mid not in _SUDA_IDS and (r := s.measures.get(mid)) is not None]
+    used = sorted({(r.details or {}).get("missing_keys") for r in found} & set(_MISSING_KEYS_NOTES))
     if len(used) > 1:
-        return ("the frequency measures were run with different missing_keys options (" + ", ".join(used)
-                + "): each measure's details say which")
-    return _MISSING_KEYS_NOTES[used[0] if used else "wildcard"]
+        parts = [("the frequency measures were run with different missing_keys options (" + ", ".join(used)
+                  + "): each measure's details say which")]
+    else:
+        parts = [_MISSING_KEYS_NOTES[used[0] if used else "wildcard"]] if found else []
+    if any(mid in _SUDA_IDS for mid in ids):
+        parts.append("SUDA compares a missing key value as a value of its own")
+    return "; ".join(parts) if parts else _MISSING_KEYS_NOTES["wildcard"]
 
 
 def _original_withheld(report: Any, mid: str) -> bool:
