@@ -867,13 +867,14 @@ def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = Fals
 def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
     from .safe_analyses import safe_analyses
-    from .safe_results import record_counts, safe_measures
+    from .safe_results import published_missing, record_counts, safe_measures
     from .safe_statistics import few_complete_cases, few_values, safe_statistics
 
     counts = record_counts(scenario)
     stats = scenario.get("statistics")
     scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts,
-                                                  few_values(stats, min_cell), few_complete_cases(stats, min_cell))
+                                                  few_values(stats, min_cell), few_complete_cases(stats, min_cell),
+                                                  published_missing(scenario.get("tables")))
     if scenario.get("statistics") is not None:
         scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts)
         summary["withheld"] += more

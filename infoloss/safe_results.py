@@ -121,7 +121,9 @@ PARTITION_KEYS = frozenset({"dis_table", "distinct_counts"})
 SHARE_BY_VARIABLE = frozenset({"lambda", "categorical_distance", "precision", "ncp", "iloss", "loss_metric",
                                "l_diversity"})
 #: Measures whose value is a share of the records named by a detail key (``value · details[key]`` records).
-SHARE_OF_RECORDS = {"record_linkage": "records_used"}
+SHARE_OF_RECORDS = {"record_linkage": "records_used", "interval_disclosure_robust": "records_used"}
+#: shares of the same records among a measure's details (``share · details[records]`` records each)
+SHARES_OF_RECORDS_IN_DETAILS = {"interval_disclosure_robust": ("risk1", "risk2")}
 #: Detail keys of counts of records with a value: the records without one (the file's records minus the
 #: count) are a count too.
 COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot", "records_with_change", "n", "n_compared", "n_complete", "n_fitted",
@@ -167,6 +169,7 @@ class _Safe:
     extra: dict = field(default_factory=dict)  # analyses: (row id, side) -> "n" or "all", withheld besides rule 4
     few_values: frozenset = frozenset()  # infoloss.safe_statistics.few_values: what rests on them is withheld
     tables: Any = None  # analyses: what the safe tables block publishes (infoloss.safe_analyses._Published)
+    published: frozenset = frozenset()  # variables whose missing counts the safe tables block shows
 
     def small(self, x: Any) -> bool:
         return _is_number(x) and 0 < x < self.min_cell
@@ -181,7 +184,8 @@ class _Safe:
 
 def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
                   n_records: tuple[int, ...] = (), few_values: frozenset = frozenset(),
-                  few_complete: bool = False) -> tuple[dict[str, Any], dict[str, int]]:
+                  few_complete: bool = False, published: frozenset = frozenset()
+                  ) -> tuple[dict[str, Any], dict[str, int]]:
     """The measures' JSON (``scenario["measures"]``) under the safe-to-share rules.
 
     Parameters
@@ -202,6 +206,10 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
         A file has 1 to ``min_cell`` − 1 complete cases
         (:func:`infoloss.safe_statistics.few_complete_cases`): the measures over complete cases are
         withheld whole (their matrices rest on those records).
+    published : set of str
+        Variables whose counts of missing values the same JSON's safe ``tables`` block shows
+        (:func:`published_missing`): the count measures do not pick them as partners of a withheld
+        per-variable count (the total less the counts shown and the table's would give it back).
 
     Returns
     -------
@@ -221,7 +229,8 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     >>> summary
     {'min_cell': 5, 'withheld': 3}
     """
-    state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values))
+    state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values),
+                  published=frozenset(published))
     out = {mid: _safe_measure(mid, m if _counts_records(mid, registry) else _without_few_values(
                m, state, _over_every_variable(mid, m, registry), pair_average=mid in PAIR_AVERAGES), state, registry)
            for mid, m in measures.items()}
@@ -231,6 +240,16 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
         for mid in out:
             out[mid] = _without_complete_cases(out[mid], state)
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
+
+
+def published_missing(tables: dict[str, Any] | None) -> frozenset:
+    """The variables whose one-way table in a safe ``tables`` block lists its missing values (not merged)."""
+    from .before_after import MISSING
+
+    one_way = (tables or {}).get("one_way") if isinstance(tables, dict) else None
+    if not isinstance(one_way, dict):
+        return frozenset()
+    return frozenset(v for v, t in one_way.items() if isinstance(t, dict) and MISSING in t.get("categories", ()))
 
 
 def _without_complete_cases(result: dict[str, Any], state: _Safe) -> dict[str, Any]:
@@ -360,6 +379,7 @@ def _safe_measure(mid: str, result: dict[str, Any], state: _Safe, registry: Any)
             state.withheld += 2
         behind = SHARE_MEASURES.get(mid)
         records = SHARE_OF_RECORDS.get(mid)
+        _shares_of_few_records(mid, out["details"], details.get(records), state)
         if records and _is_number(out.get("value")) and _is_number(details.get(records)) \
                 and state.small(out["value"] * details[records]):
             out["value"] = None
@@ -449,6 +469,18 @@ def _suppressed_solved(mid: str, out: dict[str, Any], details: dict[str, Any], s
             state.withhold()
 
 
+def _shares_of_few_records(mid: str, details: Any, records: Any, state: _Safe) -> None:
+    """Shares in a measure's details (:data:`SHARES_OF_RECORDS_IN_DETAILS`) that stand for 1 to ``min_cell`` − 1
+    of its ``records`` (or all but that many) are withheld, as its value is."""
+    if not (isinstance(details, dict) and _is_number(records)):
+        return
+    for key in SHARES_OF_RECORDS_IN_DETAILS.get(mid, ()):
+        share = details.get(key)
+        if _is_number(share) and (state.small(share * records) or state.small(records - share * records)):
+            details[key] = None
+            state.withhold()
+
+
 def _dis_solved(mid: str, details: dict[str, Any], state: _Safe) -> None:
     """suda_dis: the file's Dis = U·f / (U·f + P·(1 − f)) with ``f`` gives a withheld U (records unique on
     every key) back from P (records in pairs), and P from U: Dis is withheld with either (each file's block)."""
@@ -521,6 +553,7 @@ def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _S
     mids = [mid for mid in out if per_record(mid) and isinstance(out[mid].get("by_variable"), dict)]
     union = {k for mid in mids for k, v in out[mid]["by_variable"].items()
              if v is None and _is_number((raw[mid].get("by_variable") or {}).get(k))}
+    mids += [mid for mid in out if mid in FOLLOW_WITHHELD_VARIABLES and isinstance(out[mid].get("by_variable"), dict)]
     for mid in mids:
         result = out[mid]
         more = {k for k in union if _is_number(result["by_variable"].get(k)) and result["by_variable"][k] != 0}
@@ -532,6 +565,10 @@ def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _S
             result["details"] = _null_in_blocks(result["details"], more, skip=("original",))
 
 
+#: generalisation measures whose per-variable values rest on the same changed records as the count measures
+#: without being shares of them (gcp × n, (ambiguity − 1) · n / (|D| − 1) and a mean level give a variable's
+#: suppressions back when only suppression changed it): withheld for the variables the counts withhold
+FOLLOW_WITHHELD_VARIABLES = frozenset({"gcp", "ambiguity", "nonuniform_entropy", "height"})
 #: measures whose per-variable values average the pairs of each variable (aldu_biv: ldu_biv's pairs)
 PAIR_AVERAGES = frozenset({"aldu_biv"})
 #: ``details`` entries that are the measure's value by another convention or a summary of its terms (il1s's
@@ -651,7 +688,7 @@ def _safe_by_variable(out: dict[str, Any], state: _Safe, n: float, *, counts: bo
         units_small = {k for k, u in units.items() if 0 < n - u < state.min_cell}
     else:
         units_small = set()
-    names, left = partition_withheld(units, state.min_cell)
+    names, left = partition_withheld(units, state.min_cell, state.published if counts else frozenset())
     names |= units_small
     if names:
         out["by_variable"] = {k: (None if k in names else v) for k, v in by_variable.items()}
@@ -664,23 +701,28 @@ def _safe_by_variable(out: dict[str, Any], state: _Safe, n: float, *, counts: bo
     return names
 
 
-def partition_withheld(units: dict[Any, float], min_cell: int) -> tuple[set[Any], float]:
+def partition_withheld(units: dict[Any, float], min_cell: int, known: frozenset | set = frozenset()
+                       ) -> tuple[set[Any], float]:
     """Parts of a total to withhold: those of fewer than ``min_cell`` records, then the next smallest ones
     until the withheld parts hold at least ``min_cell`` records in all (or none is left).
 
     The reader knows the total (or can add it up), so one withheld part alone would be the total minus the
     parts shown; with at least ``min_cell`` records withheld in all, no part is known to better than
-    "fewer than ``min_cell``".  Empty parts (0) are shown.  Returns the parts withheld and their records.
+    "fewer than ``min_cell``".  Empty parts (0) are shown.  Parts in ``known`` are published elsewhere
+    (a one-way table's missing count): they are not chosen as partners, since withholding them hides nothing.
+    Returns the parts withheld and their records (those of ``known`` parts not counted).
 
     >>> sorted(partition_withheld({"a": 1, "b": 40, "c": 0, "d": 9}, 5)[0])
     ['a', 'd']
     >>> partition_withheld({"a": 6, "b": 40}, 5)
     (set(), 0.0)
+    >>> sorted(partition_withheld({"a": 1, "b": 40, "d": 9}, 5, known={"d"})[0])
+    ['a', 'b']
     """
     small = {k for k, u in units.items() if 0 < u < min_cell - 1e-9}
-    left = float(sum(units[k] for k in small))
+    left = float(sum(units[k] for k in small if k not in known))
     while 0 < left < min_cell - 1e-9:
-        free = [k for k, u in units.items() if u > 0 and k not in small]
+        free = [k for k, u in units.items() if u > 0 and k not in small and k not in known]
         if not free:
             break
         k = min(free, key=lambda name: units[name])

@@ -167,7 +167,8 @@ def sanitise_reason(reason: str, known: set[str], min_cell: int = 0) -> str:
 
 #: a count of records in a reason: "there are 3", "there is only 1", "3 records", "2 complete cases"
 _COUNT = re.compile(r"(?P<lead>\bthere (?:are|is) (?:only )?)(?P<n>\d+)\b(?! ?%)|"
-                    r"(?:\bonly )?\b(?P<n2>\d+)(?P<unit> (?:records?|complete cases?|values?)\b)")
+                    r"(?:\bonly )?\b(?P<n2>\d+)(?P<unit> (?:(?:protected|original|distinct|missing|suppressed|changed) )?"
+                    r"(?:records?|complete cases?|values?)\b)")
 
 
 def _small_counts(reason: str, min_cell: int) -> str:
@@ -177,6 +178,8 @@ def _small_counts(reason: str, min_cell: int) -> str:
     'it needs at least 7 records with every variable present, and there are fewer than 5'
     >>> _small_counts("only 2 records have a value; 40 records in all", 5)
     'fewer than 5 records have a value; 40 records in all'
+    >>> _small_counts("3 protected values of 'sex' do not contain their original value", 5)
+    "fewer than 5 protected values of 'sex' do not contain their original value"
     """
     def small(m: re.Match) -> str:
         n = int(m.group("n") if m.group("n") is not None else m.group("n2"))
