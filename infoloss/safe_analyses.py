@@ -537,7 +537,49 @@ def safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> d
                     state.withhold()
             out.append(c)
         reg["coefficients"] = out + coefficients[len(out):]
+    _response_of_few_records(reg, raw, state)
     return reg
+
+
+#: a regression side's fit statistics, withheld with its coefficients
+_FIT_STATISTICS = ("r2", "r2_plain", "deviance_r2", "deviance", "null_deviance")
+
+
+def _response_of_few_records(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
+    """A side whose response differs from its most common value in 1 to ``min_cell`` − 1 records (``off_mode``,
+    never shown): its coefficients and fit statistics are withheld (``bonus ~ C(region)`` of an amount that is 0
+    but for 2 records gives their domains' means, and so their amounts, as the withheld estimates would)."""
+    few = [side for side in _SIDES if _is_number(((raw or {}).get(side) or {}).get("off_mode"))
+           and 0 < raw[side]["off_mode"] < state.min_cell]
+    for side in _SIDES:
+        if isinstance(reg.get(side), dict) and "off_mode" in reg[side]:
+            reg[side] = {k: v for k, v in reg[side].items() if k != "off_mode"}
+            if side in few:
+                reg[side] = {k: (None if k in _FIT_STATISTICS else v) for k, v in reg[side].items()}
+                state.withhold()
+    if not few:
+        return
+    if _is_number(reg.get("r2_loss")):
+        reg["r2_loss"] = None  # with the other side's R², it would give the withheld one
+        state.withhold()
+    note = (f"safe mode: withheld (the response differs from its most common value in fewer than {state.min_cell} "
+            "records)")
+    out = []
+    for c in reg.get("coefficients") or []:
+        if isinstance(c, dict):
+            c = dict(c)
+            for side in few:
+                if isinstance(c.get(side), dict):
+                    c[side] = {k: (None if k in ("estimate", "se", "lower", "upper", "p_value") else v)
+                               for k, v in c[side].items()}
+                    state.withhold()
+            for k in ("ci_overlap", "same_sign", "same_significance"):
+                if c.get(k) is not None:
+                    c[k] = None
+                    state.withhold()
+            c["note"] = note
+        out.append(c)
+    reg["coefficients"] = out
 
 
 def _safe_references(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:

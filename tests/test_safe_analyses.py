@@ -126,3 +126,24 @@ def test_a_gini_over_few_records_away_from_the_common_value_is_withheld():
     safe = {r["estimate"]: r for r in report.to_dict(safe=True)["scenarios"][0]["analyses"]["estimates"]}
     assert safe["gini(amount)"]["original"]["value"] is None
     assert safe["gini(income)"]["original"]["value"] is not None
+
+
+def test_a_regression_of_a_response_that_is_constant_but_for_few_records_is_withheld():
+    # bonus is 0 but for 2 records: bonus ~ C(region) gives their regions' means, i.e. their amounts
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"region": rng.choice(list("ABC"), 300), "x": rng.normal(size=300)})
+    df["bonus"] = 0.0
+    df.loc[[3, 7], "bonus"] = [500.0, 900.0]
+    spec = {"variables": {"region": {"scale": "nominal"}, "x": {"scale": "continuous"},
+                          "bonus": {"scale": "continuous"}},
+            "analyses": {"regressions": [{"name": "r", "formula": "bonus ~ C(region)"},
+                                         {"name": "s", "formula": "x ~ C(region)"}]}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["regression_ci_overlap"])
+    full = report.to_dict()["scenarios"][0]["analyses"]["regressions"]
+    assert full[0]["original"]["off_mode"] == 2 and full[1]["original"]["off_mode"] == 299
+    safe = report.to_dict(safe=True)["scenarios"][0]["analyses"]["regressions"]
+    assert all(c["original"]["estimate"] is None and c["protected"]["estimate"] is None
+               for c in safe[0]["coefficients"])
+    assert safe[0]["original"]["r2"] is None and "off_mode" not in safe[0]["original"]
+    assert all(c["original"]["estimate"] is not None for c in safe[1]["coefficients"])
+    assert "off_mode" not in safe[1]["original"]

@@ -219,8 +219,17 @@ def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tu
     if not finite.any():
         raise NotComputed(_no_record_text(reg, data.name, n_not_finite))
     rows = y.index.to_numpy()[finite]
+    counts["off_mode"] = _off_mode(y_vec[finite])
     return _Model(frame, y, X, recoded, y_vec[finite], Xv[finite], _weights(data, reg, rows), counts,
                   response_note, rows)
+
+
+def _off_mode(y: np.ndarray) -> int:
+    """The records whose response is not its most common value (safe mode: with few, the coefficients give
+    those records' values back, as a mean would)."""
+    if y.size == 0:
+        return 0
+    return int(y.size - np.unique(y, return_counts=True)[1].max())
 
 
 def _no_record_text(reg: Regression, which: str, n_not_finite: int) -> str:
