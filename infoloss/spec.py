@@ -190,6 +190,10 @@ class DuplicateKey(Exception):
     """A mapping of the spec that gives one key twice (key, line)."""
 
 
+class BadScalar(Exception):
+    """A value that YAML reads as a number or a date but Python cannot make (text, line, reason)."""
+
+
 class UniqueKeyLoader(yaml.SafeLoader):
     """PyYAML's safe loader, except that a key given twice in one mapping is an error, not the last one winning
     (a variable listed twice would silently lose its first definition)."""
@@ -205,6 +209,19 @@ class UniqueKeyLoader(yaml.SafeLoader):
                     raise DuplicateKey(key, key_node.start_mark.line + 1)
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """PyYAML's, with a ValueError of a scalar (an integer of more than 4300 digits, the date 2024-02-30)
+        raised as :class:`BadScalar` with its line."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except ValueError as exc:
+            if not isinstance(node, yaml.ScalarNode):
+                raise
+            text = str(node.value)
+            reason = (f"a whole number of {len(text):,} characters (Python reads at most 4,300 digits)"
+                      if "digits" in str(exc) else "not a valid date or number")
+            raise BadScalar(text if len(text) <= 40 else text[:37] + "...", node.start_mark.line + 1, reason) from None
 
 
 #: most values (list items, mapping entries) of a spec with its YAML aliases repeated
@@ -256,6 +273,9 @@ def load_spec(path: str | Path) -> Spec:
     except DuplicateKey as exc:
         raise SpecError(f"the spec file {path} gives {exc.args[0]!r} twice in one mapping (line {exc.args[1]}); "
                         "keep one of them.") from None
+    except BadScalar as exc:
+        raise SpecError(f"the spec file {path} has the value {exc.args[0]!r} at line {exc.args[1]}, {exc.args[2]}; "
+                        "put it in quotes, or correct it.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -81,6 +81,20 @@ def test_a_key_given_twice_is_a_spec_error(tmp_path):
     assert (spec.variables["region"].scale, spec.variables["region"].role) == ("nominal", "other")
 
 
+def test_a_number_or_date_python_cannot_make_is_a_spec_error(tmp_path):
+    # an integer of more than 4300 digits was a bare ValueError from PyYAML's int constructor (traceback, exit 1),
+    # and so was a date that does not exist; found by the hostile-input audit
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("variables:\n  age: {scale: continuous, missing: [" + "9" * 5000 + "]}\n")
+    with pytest.raises(SpecError, match=r"huge.yaml has the value '9{37}\.\.\.' at line 2, a whole number of 5,000 "
+                                        r"characters \(Python reads at most 4,300 digits\); put it in quotes"):
+        load_spec(huge)
+    date = tmp_path / "date.yaml"
+    date.write_text("variables:\n  age: {scale: continuous}\nmissing: [\n  2024-02-30]\n")
+    with pytest.raises(SpecError, match=r"'2024-02-30' at line 4, not a valid date or number"):
+        load_spec(date)
+
+
 def test_deeply_nested_yaml_is_a_spec_error(tmp_path):
     # PyYAML parses nested brackets recursively: 1,000 of them were a RecursionError (found by fuzzing)
     deep = tmp_path / "deep.yaml"
