@@ -656,8 +656,32 @@ def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optio
         return sorted(labels)
 
 
+class _Terminated(BaseException):
+    """SIGTERM (``kill``, ``timeout``, a batch scheduler's time limit), raised in the main thread like Ctrl-C's
+    KeyboardInterrupt, so that the same cleanup runs: temporary and newly created output files are removed."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the cleanup
+    raise _Terminated()
+
+
+def _handle_sigterm() -> None:
+    import signal
+
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (main() called from a thread): left to the default
+        pass
+
+
 def main() -> None:
-    """Console-script entry point: the command, then a quick exit with its status (:func:`_exit_now`)."""
+    """Console-script entry point: the command, then a quick exit with its status (:func:`_exit_now`).
+
+    SIGTERM ends it like Ctrl-C (status 130) does, with the same cleanup, and status 143 (128 + 15)."""
+    _handle_sigterm()
     try:
         status: object = app(standalone_mode=False, prog_name="infoloss")  # None when the command returns, the code of typer.Exit
     except InputError as exc:  # raised outside a command's own handler
@@ -670,6 +694,8 @@ def main() -> None:
         status = 1
     except SystemExit as exc:
         status = exc.code
+    except _Terminated:
+        status = 143
     except Exception as exc:  # noqa: BLE001 (out of memory is a limit of the machine, not a bug: say so)
         if not _out_of_memory(exc):
             raise

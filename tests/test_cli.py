@@ -279,6 +279,22 @@ def test_console_script_exit_codes(small):
     assert json.loads(good.stdout)["scenarios"][0]["measures"]["suppressions"]["value"] == 2.0
 
 
+def test_sigterm_while_writing_cleans_up_like_ctrl_c(small, tmp_path):
+    """SIGTERM (kill, timeout, a scheduler's limit) during the write of the report leaves no temporary file and no
+    new output, and exits 143; it left a partial hidden .out.html.XXXX.tmp (found by the hostile-input audit)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.json").write_text("old")
+    code = ("import os, signal, sys; from infoloss import cli\n"
+            "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGTERM)  # the signal arrives mid-write\n"
+            "sys.argv = ['infoloss', 'compare', *sys.argv[1:]]; cli.main()")
+    done = subprocess.run([sys.executable, "-c", code, str(small["orig"]), str(small["prot"]), "--spec",
+                           str(small["spec"]), "--measures", "suppressions", "--html", str(out / "new.html"),
+                           "--json", str(out / "old.json")], capture_output=True, text=True)
+    assert done.returncode == 143 and "Traceback" not in done.stderr, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["old.json"] and (out / "old.json").read_text() == "old"
+
+
 def test_quick_exit_keeps_the_status_the_output_and_the_atexit_functions():
     """cli._exit_now ends like sys.exit (status, message, flushed output, atexit functions), without the teardown."""
     code = ("import atexit, sys; from infoloss import cli; atexit.register(print, 'atexit ran'); "
