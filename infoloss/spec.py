@@ -9,6 +9,7 @@ command-line overrides.  It depends on nothing else in infoloss.
 from __future__ import annotations
 
 import copy
+import sys
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,13 +156,15 @@ class Spec:
         """The spec as YAML, one line per variable, inferred lines commented with why."""
         lines = [f"# {line}" for line in header.splitlines()] if header else []
         lines.append("variables:")
-        width = max([len(_yaml_key(n)) for n in self.variables] + [1])
+        keys = {name: _yaml_key(name) for name in self.variables}
+        width = max([len(k) for k in keys.values() if len(k) <= LONGEST_KEY] + [1])
         for name, var in self.variables.items():
             body = yaml.safe_dump(var.to_yaml_dict(), default_flow_style=True, sort_keys=False, width=10**6).strip()
-            line = f"  {_yaml_key(name) + ':':<{width + 1}} {body}"
-            if var.note:
-                line += f"   # {var.note}"
-            lines.append(line)
+            body += f"   # {var.note}" if var.note else ""
+            if len(keys[name]) > LONGEST_KEY:  # YAML's explicit key, on two lines: no limit on its length
+                lines += [f"  ? {keys[name]}", f"  : {body}"]
+            else:
+                lines.append(f"  {keys[name] + ':':<{width + 1}} {body}")
         rest = {k: v for k, v in self.to_dict().items() if k != "variables"}
         lines.append(yaml.safe_dump(rest, default_flow_style=None, sort_keys=False, width=10**6).strip())
         return "\n".join(lines) + "\n"
@@ -170,17 +173,23 @@ class Spec:
         return copy.deepcopy(self)
 
 
+#: the longest key written as ``key: value``: PyYAML reads a key on one line only within 1024 characters
+LONGEST_KEY = 1000
+
+
 def _yaml_key(name: str) -> str:
     """``name`` as a YAML mapping key, quoted where YAML needs it (``''`` for an empty name)."""
-    dumped = yaml.safe_dump({name: 0}, default_flow_style=True, width=10**6).strip()
+    dumped = yaml.safe_dump({name: 0}, default_flow_style=True, width=sys.maxsize).strip()
     key = dumped[1:].rsplit(":", 1)[0].strip()
-    if key.startswith("?") or "\n" in key:
-        # PyYAML's explicit-key form (an empty or a multi-line name) is not valid on the spec's one-line layout;
-        # a JSON string is a YAML double-quoted scalar with the same escapes
-        import json
-
-        return json.dumps(name, ensure_ascii=False)
+    if key.startswith("?") or "\n" in key:  # PyYAML's explicit-key form (an empty or a multi-line name)
+        return yaml_text(name)
     return key
+
+
+def yaml_text(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar on one line: line breaks (also U+2028), quotes and control
+    characters escaped, so that it can stand in a one-line comment of a spec too."""
+    return yaml.safe_dump(text, default_style='"', allow_unicode=True, width=sys.maxsize).strip()
 
 
 # ---------------------------------------------------------------------------

@@ -204,7 +204,8 @@ def test_whole_number_labels_are_canonical_exactly_beyond_float_precision():
     assert [normalise_label(v) for v in ("-0", "007", "2.50", "1e3", " 4 ")] == ["0", "007", "2.50", "1e3", "4"]
 
 
-@pytest.mark.parametrize("name", ["", "two\nlines", "x" * 200, "tab\there", 'quote"and\\back'])
+@pytest.mark.parametrize("name", ["", "two\nlines", "x" * 200, "tab\there", 'quote"and\\back', "L" * 1100,
+                                  "line\u2028sep"], ids=lambda name: repr(name[:12]))
 def test_odd_column_names_round_trip_through_the_spec_file(tmp_path, name):
     # PyYAML writes an empty, long or multi-line key in its explicit form "? ...", which is not valid YAML on the
     # spec's one-line layout
@@ -215,6 +216,26 @@ def test_odd_column_names_round_trip_through_the_spec_file(tmp_path, name):
     path.write_text(spec.to_yaml())
     again = load_spec(path)
     assert list(again.variables) == ["a", name] and again.variables[name].scale == "continuous"
+
+
+@pytest.mark.parametrize("name", ["two\nlines", "line\u2028sep", "L" * 1100, "yes", "it's \"q\" \\"],
+                         ids=lambda name: repr(name[:12]))
+def test_infoloss_spec_output_with_its_analyses_block_uncommented_loads(tmp_path, name):
+    # a name over 1024 characters (PyYAML's limit for a key on one line) or with a newline (written raw in the
+    # commented analyses block) made a spec that compare refused as invalid YAML (found by the hostile-input audit)
+    from infoloss.analyses.starter import starter_block
+
+    df = pd.DataFrame({"income": [float(i * 37 % 101) for i in range(60)], name: ["f", "m", "x"] * 20,
+                       "age": [float(20 + i % 50) for i in range(60)]})
+    spec = infer_spec(df)
+    text = spec.to_yaml("header") + starter_block(spec, df)
+    (tmp_path / "s.yaml").write_text(text)
+    assert list(load_spec(tmp_path / "s.yaml").variables) == ["income", name, "age"]
+    block = text[text.index("# analyses:"):]
+    (tmp_path / "a.yaml").write_text(text[:text.index("# analyses:")] + block.replace("# ", "", 1)
+                                     .replace("\n#", "\n"))
+    loaded = load_spec(tmp_path / "a.yaml")
+    assert {"statistic": "proportion", "variable": name} in loaded.analyses["estimates"]
 
 
 def test_a_yaml_alias_that_contains_itself_is_a_spec_error(tmp_path):
