@@ -515,26 +515,20 @@ class _ProgressBar:
 @app.command("spec")
 def spec_command(
     original: Path = typer.Argument(..., help="The original microdata file."),
-    output_text: Optional[str] = typer.Option(None, "-o", "--output", metavar="<path>", help="Write the spec here instead of standard output."),
+    output_text: Optional[str] = typer.Option(None, "-o", "--output", metavar="<path>", help="Write the spec here instead of standard output ('-': standard output)."),
 ) -> None:
     """Infer an editable variable spec from ORIGINAL."""
     from .io import read_table
     from ._files import write_atomic
-    from .spec import ROLES, SCALES
 
     try:
         _check_given({"--output": output_text}, {})
-        output = _path(output_text)
+        output = _spec_output(output_text, original)
         df = read_table(original, None, which="original")
-        spec = _infer_warning(df)
-        header = (
-            f"Variable spec inferred by infoloss {__version__} from {original.name} ({counted(len(df), 'record')}).\n"
-            f"Check every line: scale is {' | '.join(SCALES)}; role is {' | '.join(ROLES)}.\nFormat: see docs/spec.md."
-        )
-        text = spec.to_yaml(header)
-        from .analyses.starter import starter_block
-
-        text += starter_block(spec, df)  # commented out: the user edits it
+        if len(df) == 0:  # as compare refuses it: every column would be described from no value
+            raise InputError(f"the original file {original} has no records; check that it is the right file and "
+                             "not just a header.")
+        text = _spec_text(original, df)
         if output is None:
             sys.stdout.write(text)
         else:
@@ -542,6 +536,33 @@ def spec_command(
             err.print(f"wrote {_shown(str(output))}", markup=False, highlight=False)
     except InputError as exc:
         _fail(str(exc))
+
+
+def _spec_output(output_text: Optional[str], original: Path) -> Optional[Path]:
+    """The spec's output path, checked before any work; None for standard output (no -o, or '-')."""
+    from .io import ENDINGS
+
+    if output_text is None or output_text == "-":
+        return None
+    output = Path(output_text)
+    if output.suffix.lower() in ENDINGS and output.suffix.lower() != ".txt":
+        raise InputError(f"-o {output} has the ending of a data file ({output.suffix}); a spec is YAML: give it "
+                         "the ending .yaml (a data file is never replaced by a spec).")
+    _check_output(output, [original])
+    return output
+
+
+def _spec_text(original: Path, df: Any) -> str:
+    """The inferred spec of ``df`` as commented YAML, with the starter analyses block."""
+    from .analyses.starter import starter_block
+    from .spec import ROLES, SCALES
+
+    spec = _infer_warning(df)
+    header = (
+        f"Variable spec inferred by infoloss {__version__} from {original.name} ({counted(len(df), 'record')}).\n"
+        f"Check every line: scale is {' | '.join(SCALES)}; role is {' | '.join(ROLES)}.\nFormat: see docs/spec.md."
+    )
+    return spec.to_yaml(header) + starter_block(spec, df)  # the analyses block is commented out: the user edits it
 
 
 @app.command("measures")

@@ -121,6 +121,23 @@ def test_spec_command_infers_an_editable_spec(tmp_path):
     assert "role is key | sensitive | target | weight | id | household | strata | cluster | other." in out.read_text()
 
 
+def test_spec_command_dash_header_only_and_data_endings(small, tmp_path, monkeypatch):
+    # found by the hostile-input audit: '-o -' wrote a file named '-'; a header-only file gave a spec of columns
+    # with 0 values (exit 0; compare refuses it); '-o p.csv' replaced a data file with YAML
+    monkeypatch.chdir(tmp_path)
+    result = run("spec", small["orig"], "-o", "-")
+    assert result.exit_code == 0 and "variables:" in result.stdout and not (tmp_path / "-").exists()
+    (tmp_path / "header.csv").write_text("id,region,educ\n")
+    result = run("spec", tmp_path / "header.csv", "-o", tmp_path / "s.yaml")
+    assert result.exit_code == 2 and "header.csv has no records; check that it is the right file" in result.stderr
+    before = digest([small["prot"]])
+    result = run("spec", small["orig"], "-o", small["prot"])
+    assert result.exit_code == 2 and "has the ending of a data file (.csv); a spec is YAML" in result.stderr
+    assert digest([small["prot"]]) == before and not (tmp_path / "s.yaml").exists()
+    result = run("spec", small["orig"], "-o", tmp_path / "no" / "s.yaml")  # checked before the file is read
+    assert result.exit_code == 2 and "the folder" in result.stderr and "does not exist" in result.stderr
+
+
 def test_spec_overrides_on_the_command_line(small, tmp_path):
     out = tmp_path / "o.json"
     result = run("compare", small["orig"], small["prot"], "--json", out, "--measures", "suppressions",
