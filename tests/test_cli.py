@@ -138,6 +138,21 @@ def test_spec_command_dash_header_only_and_data_endings(small, tmp_path, monkeyp
     assert result.exit_code == 2 and "the folder" in result.stderr and "does not exist" in result.stderr
 
 
+def test_errors_name_the_protected_file_at_fault_when_several_are_given(small, tmp_path):
+    # "the files have 60 and 50 records" and "holds numbers in the protected file" did not say which of several
+    # protected files was meant (found by the hostile-input audit)
+    prot = pd.read_csv(small["prot"])
+    prot.iloc[:50].to_csv(tmp_path / "short.csv", index=False)
+    prot.assign(region=prot["region"].map({"north": 1, "south": 2, "east": 3})).to_csv(tmp_path / "codes.csv",
+                                                                                       index=False)
+    for bad, message in (("short.csv", "the original file and the protected file {} have 60 and 50 records, so"),
+                         ("codes.csv", "variable 'region' holds numbers in the protected file {} but text")):
+        result = run("compare", small["orig"], small["prot"], tmp_path / bad, "--spec", small["spec"], "--measures",
+                     "suppressions")
+        assert result.exit_code == 2 and message.format(tmp_path / bad) in " ".join(result.stderr.split()), \
+            result.stderr
+
+
 def test_spec_overrides_on_the_command_line(small, tmp_path):
     out = tmp_path / "o.json"
     result = run("compare", small["orig"], small["prot"], "--json", out, "--measures", "suppressions",
