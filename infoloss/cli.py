@@ -545,10 +545,10 @@ def _spec_output(output_text: Optional[str], original: Path) -> Optional[Path]:
     if output_text is None or output_text == "-":
         return None
     output = Path(output_text)
+    _check_output(output, [original])
     if output.suffix.lower() in ENDINGS and output.suffix.lower() != ".txt":
         raise InputError(f"-o {output} has the ending of a data file ({output.suffix}); a spec is YAML: give it "
                          "the ending .yaml (a data file is never replaced by a spec).")
-    _check_output(output, [original])
     return output
 
 
