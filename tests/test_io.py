@@ -530,6 +530,18 @@ def test_error_broken_csv_too_many_fields(tmp_path):
         read_table(path)
 
 
+def test_error_broken_csv_counts_physical_lines(tmp_path):
+    # pyarrow numbers records: quoted values with line breaks and blank lines before the bad record made "line N"
+    # point at the wrong line (line 151 for line 301; found by the hostile-input audit)
+    path = tmp_path / "d.csv"
+    path.write_text('a,b\n"x\ny",2\n\n\n3,4,5\n')
+    with pytest.raises(InputError, match=r"line 6 has 3 fields but the header has 2 \(separator ','\); fix that line"):
+        read_table(path)
+    path.write_text('a,b\r\n"x\r\ny",2\r\n3,"4\r\n5",6\r\n')
+    with pytest.raises(InputError, match=r"the record on lines 4-5 has 3 fields but the header has 2 .*fix that record"):
+        read_table(path)
+
+
 def test_error_duplicate_column_names_csv(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("a,b,a\n1,2,3\n")
