@@ -153,6 +153,33 @@ def test_errors_name_the_protected_file_at_fault_when_several_are_given(small, t
             result.stderr
 
 
+def test_an_unwritable_records_folder_is_refused_before_any_work(small, tmp_path, monkeypatch):
+    # found only after the whole comparison, naming the hidden staging file .records_original.csv.staged (found by
+    # the hostile-input audit); the folder is made unwritable by refusing to create files in it (root ignores modes)
+    import tempfile
+
+    import infoloss
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    mkstemp = tempfile.mkstemp
+
+    def refused(*args, dir=None, **kwargs):  # noqa: A002 (tempfile's own name)
+        if dir is not None and Path(dir) == folder:
+            raise PermissionError(13, "Permission denied")
+        return mkstemp(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    steps = []
+    with pytest.raises(infoloss.InputError, match=r"^cannot write into the records folder .*ro: Permission denied; "
+                                                  r"give --records a folder you can write to\.$"):
+        infoloss.compare(small["orig"], small["prot"], small["spec"], measures=["suppressions"], records_dir=folder,
+                         progress=lambda *step: steps.append(step))
+    assert steps == []
+    result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--records", folder / "new")
+    assert result.exit_code == 2 and "records folder" in result.stderr and "(it would be created in" in result.stderr
+
+
 def test_spec_overrides_on_the_command_line(small, tmp_path):
     out = tmp_path / "o.json"
     result = run("compare", small["orig"], small["prot"], "--json", out, "--measures", "suppressions",
