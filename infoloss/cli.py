@@ -219,12 +219,12 @@ def _warnings_as_lines(pending: list[str]) -> Iterator[None]:
     """
     import warnings
 
-    from .limits import CardinalityWarning
+    from .limits import InferenceWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield  # a run that fails says only why (one sentence): its warnings are not printed
-    texts = [*pending, *(str(w.message) for w in caught if issubclass(w.category, CardinalityWarning))]
+    texts = [*pending, *(str(w.message) for w in caught if issubclass(w.category, InferenceWarning))]
     for text in dict.fromkeys(texts):  # the spec inferred twice (here and for the pair) warns twice
         _warn(text)
 
@@ -238,16 +238,16 @@ def _infer_warning(df: Any, pending: list[str] | None = None) -> Any:
     when given: printed after the run)."""
     import warnings
 
-    from .limits import CardinalityWarning
+    from .limits import InferenceWarning
     from .spec import infer_spec
 
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CardinalityWarning)
+        warnings.simplefilter("always", InferenceWarning)
         spec = infer_spec(df)
     for w in caught:
-        if issubclass(w.category, CardinalityWarning) and pending is not None:
+        if issubclass(w.category, InferenceWarning) and pending is not None:
             pending.append(str(w.message))
-        elif issubclass(w.category, CardinalityWarning):
+        elif issubclass(w.category, InferenceWarning):
             _warn(str(w.message))
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ._concurrent import map_in_order
 from .errors import InputError, SpecError, counted
-from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
+from .spec import DECIMAL_COMMA, Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
 
 ORIGINAL, PROTECTED = "orig", "prot"
 #: joins the names of a pair of variables in the results (``by_pair`` keys, two-way tables): "age|sex"
@@ -936,7 +936,6 @@ def _not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
     )
 
 
-DECIMAL_COMMA = re.compile(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*")
 THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:([,'\s\u00a0\u202f])\d{3})(?:\1\d{3})*(?:\.\d+)?\s*")
 
 

@@ -9,8 +9,8 @@ command-line overrides.  It depends on nothing else in infoloss.
 from __future__ import annotations
 
 import copy
-import sys
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -571,7 +571,8 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
     spec = Spec(pairing=pairing)
     for name in df.columns:
         spec.variables[str(name)] = var = _infer_variable(str(name), df[name])
-        if var.scale in ("nominal", "ordinal") and "not comparable" not in (var.note or ""):
+        if var.scale in ("nominal", "ordinal") and not any(t in (var.note or "") for t in ("not comparable",
+                                                                                         "decimal comma")):
             _warn_cardinality(var, df[name])
     return spec
 
@@ -638,13 +639,38 @@ def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
         return VariableSpec(name, scale="nominal", note="labelled categories")
     if not numeric:
         n = col.nunique(dropna=True)
-        return VariableSpec(name, scale="nominal", note=f"text, {counted(n, 'distinct value')}")
+        return VariableSpec(name, scale="nominal", note=f"text, {counted(n, 'distinct value')}{_comma_hint(name, col)}")
     n = col.nunique(dropna=True)
     if n > CONTINUOUS_MIN_DISTINCT:
         return VariableSpec(name, scale="continuous", note=f"number, {counted(n, 'distinct value')}")
     if _has_fractions(col):  # 1.37, 2.5: measurements, not category codes, however few
         return VariableSpec(name, scale="continuous", note=f"number with fractions, {counted(n, 'distinct value')}")
     return VariableSpec(name, scale="nominal", note=f"number with only {counted(n, 'distinct value')}")
+
+
+#: a number written with a decimal comma, "31,5" or "1.234,5" (also read by infoloss.pair for its messages)
+DECIMAL_COMMA = re.compile(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*")
+_WHOLE = re.compile(r"\s*[-+]?\d+\s*")
+
+
+def _comma_hint(name: str, col: pd.Series) -> str:
+    """A note (and an InferenceWarning) when the text column ``col`` looks like numbers with a decimal comma: its
+    first 1,000 values are whole numbers or decimal-comma numbers, at least one with a comma; else ''."""
+    import warnings
+
+    from .limits import InferenceWarning
+
+    try:
+        values = [str(v) for v in col.dropna().iloc[:1000]]
+    except (TypeError, ValueError):
+        return ""
+    example = next((v for v in values if DECIMAL_COMMA.fullmatch(v)), None)
+    if example is None or not all(DECIMAL_COMMA.fullmatch(v) or _WHOLE.fullmatch(v) for v in values):
+        return ""
+    hint = (f"looks like numbers with a decimal comma ({example!r}); export the file with '.' as the decimal "
+            "separator and infer the spec again")
+    warnings.warn(f"column {name!r} {hint}", InferenceWarning, stacklevel=4)
+    return f"; {hint}"
 
 
 def _has_fractions(col: pd.Series) -> bool:

@@ -238,6 +238,26 @@ def test_infoloss_spec_output_with_its_analyses_block_uncommented_loads(tmp_path
     assert {"statistic": "proportion", "variable": name} in loaded.analyses["estimates"]
 
 
+def test_inference_flags_numbers_with_a_decimal_comma():
+    # a ';'-separated file with "31,5" was inferred as nominal text without a hint, and flagged as an identifier
+    # (found by the hostile-input audit)
+    import warnings
+
+    from infoloss.limits import InferenceWarning
+
+    df = pd.DataFrame({"age": [f"{20 + i},{i % 10}" for i in range(60)], "n": ["3", "4,5"] * 30,
+                       "code": ["a", "1,5"] * 30})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spec = infer_spec(df)
+    assert spec.variables["age"].scale == "nominal"
+    assert spec.variables["age"].note == ("text, 60 distinct values; looks like numbers with a decimal comma ('20,0'); "
+                                          "export the file with '.' as the decimal separator and infer the spec again")
+    assert "decimal comma ('4,5')" in spec.variables["n"].note and "decimal comma" not in spec.variables["code"].note
+    assert [str(w.message).split(" looks")[0] for w in caught if issubclass(w.category, InferenceWarning)] == \
+        ["column 'age'", "column 'n'"]  # not "looks like an identifier" for age
+
+
 def test_a_yaml_alias_that_contains_itself_is_a_spec_error(tmp_path):
     # the guard against alias bombs recursed without end: RecursionError, exit 1
     path = tmp_path / "s.yaml"
