@@ -91,6 +91,8 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
     else:
         reader = _READERS[ending]
         df = reader(path, label, spec if spec_columns else None) if ending in _COLUMNAR else reader(path, label)
+    if ending == ".xlsx" and spec is not None:
+        _check_sheet_columns(path, label, spec, df.columns, which)
     df = _finish(df, label)
     return _apply_missing_codes(df, spec, missing, csv_file=ending in CSV_ENDINGS)
 
@@ -784,6 +786,21 @@ def _check_first_sheet(path: Path, label: str) -> None:
     if len(sheets) > 1:
         raise InputError(f"the first sheet ({sheets[0]!r}) of {label} is empty; infoloss reads the "
                          "first sheet only: move the data to it, or save that sheet as a file of its own.")
+
+
+def _check_sheet_columns(path: Path, label: str, spec: Spec, columns: Iterable[Any], which: str) -> None:
+    """A variable of the spec that the first sheet lacks, in a workbook with other sheets: say that only the first
+    sheet is read (the data may be on another)."""
+    present = {str(c) for c in columns}
+    absent = [n for n, v in spec.variables.items() if n not in present and not (v.removed and which != "original")]
+    if not absent:
+        return
+    with pd.ExcelFile(path, engine="openpyxl") as book:
+        sheets = book.sheet_names
+    if len(sheets) > 1:
+        raise InputError(f"variable {absent[0]!r} of the spec is not a column of the first sheet ({sheets[0]!r}) of "
+                         f"{label}, and infoloss reads only the first of its {len(sheets)} sheets; move the data to "
+                         "the first sheet, or save its sheet as a file of its own.")
 
 
 def _check_formulas(path: Path, label: str, names: list[str], positions: list[int]) -> None:

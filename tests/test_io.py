@@ -798,6 +798,24 @@ def test_twenty_digit_ids_pair_records_exactly(tmp_path):
     assert report.value("records_changed") == 3.0  # paired by id: ids 0, 1 and 3 changed their g
 
 
+def test_xlsx_with_the_data_on_another_sheet_says_only_the_first_is_read(tmp_path):
+    # "variable 'age' of the spec is not a column of the original file" did not mention sheets (found by the
+    # hostile-input audit)
+    path = tmp_path / "o.xlsx"
+    with pd.ExcelWriter(path) as writer:
+        pd.DataFrame({"note": ["exported 2024"]}).to_excel(writer, sheet_name="README", index=False)
+        pd.DataFrame({"age": [30, 40]}).to_excel(writer, sheet_name="data", index=False)
+    spec = spec_from_dict({"variables": {"age": {"scale": "continuous"}}})
+    with pytest.raises(InputError, match=r"variable 'age' of the spec is not a column of the first sheet \('README'\) "
+                                         r"of the original file .*o\.xlsx, and infoloss reads only the first of its 2 "
+                                         r"sheets; move the data to the first sheet"):
+        read_table(path, spec)
+    assert list(read_table(path, spec_from_dict({"variables": {"note": {"scale": "nominal"}}})).columns) == ["note"]
+    single = tmp_path / "one.xlsx"
+    pd.DataFrame({"note": ["x"]}).to_excel(single, index=False)
+    assert list(read_table(single, spec).columns) == ["note"]  # one sheet: the comparison names the missing column
+
+
 def test_xlsx_formulas_without_saved_results_and_an_empty_first_sheet_are_named(tmp_path):
     # formulas written by a library that does not calculate them were read as an all-missing column
     import openpyxl
