@@ -700,11 +700,15 @@ def _input_paths(original: Frame, protected: Frame | Sequence[Frame], spec: Spec
 
 
 def _check_files(original: Frame, protected: list[Frame]) -> None:
-    """Before any work: every data file given as a path exists and can be read (a later scenario's missing file
-    would otherwise end the run after the earlier ones, whose per-record files were already written)."""
+    """Before any work: each is a DataFrame or a path, and every data file given as a path exists and can be read
+    (a later scenario's missing file would otherwise end the run after the earlier ones, whose per-record files
+    were already written)."""
     from .io import _check_file
 
     for k, frame in enumerate([original, *protected]):
+        if not isinstance(frame, (str, Path, pd.DataFrame)):  # compare, unlike a measure function, reads paths
+            raise InputError(f"the {'original' if k == 0 else 'protected'} data must be a pandas DataFrame or the "
+                             f"path of a data file (text or pathlib.Path), got {type(frame).__name__}.")
         if isinstance(frame, (str, Path)):
             path = Path(frame)
             _check_file(path, f"the {'original' if k == 0 else 'protected'} file {path}", path.suffix.lower())
