@@ -219,12 +219,12 @@ def _warnings_as_lines(pending: list[str]) -> Iterator[None]:
     """
     import warnings
 
-    from .limits import CardinalityWarning
+    from .limits import InferenceWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield  # a run that fails says only why (one sentence): its warnings are not printed
-    texts = [*pending, *(str(w.message) for w in caught if issubclass(w.category, CardinalityWarning))]
+    texts = [*pending, *(str(w.message) for w in caught if issubclass(w.category, InferenceWarning))]
     for text in dict.fromkeys(texts):  # the spec inferred twice (here and for the pair) warns twice
         _warn(text)
 
@@ -238,16 +238,16 @@ def _infer_warning(df: Any, pending: list[str] | None = None) -> Any:
     when given: printed after the run)."""
     import warnings
 
-    from .limits import CardinalityWarning
+    from .limits import InferenceWarning
     from .spec import infer_spec
 
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CardinalityWarning)
+        warnings.simplefilter("always", InferenceWarning)
         spec = infer_spec(df)
     for w in caught:
-        if issubclass(w.category, CardinalityWarning) and pending is not None:
+        if issubclass(w.category, InferenceWarning) and pending is not None:
             pending.append(str(w.message))
-        elif issubclass(w.category, CardinalityWarning):
+        elif issubclass(w.category, InferenceWarning):
             _warn(str(w.message))
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -515,26 +515,20 @@ class _ProgressBar:
 @app.command("spec")
 def spec_command(
     original: Path = typer.Argument(..., help="The original microdata file."),
-    output_text: Optional[str] = typer.Option(None, "-o", "--output", metavar="<path>", help="Write the spec here instead of standard output."),
+    output_text: Optional[str] = typer.Option(None, "-o", "--output", metavar="<path>", help="Write the spec here instead of standard output ('-': standard output)."),
 ) -> None:
     """Infer an editable variable spec from ORIGINAL."""
     from .io import read_table
     from ._files import write_atomic
-    from .spec import ROLES, SCALES
 
     try:
         _check_given({"--output": output_text}, {})
-        output = _path(output_text)
+        output = _spec_output(output_text, original)
         df = read_table(original, None, which="original")
-        spec = _infer_warning(df)
-        header = (
-            f"Variable spec inferred by infoloss {__version__} from {original.name} ({counted(len(df), 'record')}).\n"
-            f"Check every line: scale is {' | '.join(SCALES)}; role is {' | '.join(ROLES)}.\nFormat: see docs/spec.md."
-        )
-        text = spec.to_yaml(header)
-        from .analyses.starter import starter_block
-
-        text += starter_block(spec, df)  # commented out: the user edits it
+        if len(df) == 0:  # as compare refuses it: every column would be described from no value
+            raise InputError(f"the original file {original} has no records; check that it is the right file and "
+                             "not just a header.")
+        text = _spec_text(original, df)
         if output is None:
             sys.stdout.write(text)
         else:
@@ -542,6 +536,33 @@ def spec_command(
             err.print(f"wrote {_shown(str(output))}", markup=False, highlight=False)
     except InputError as exc:
         _fail(str(exc))
+
+
+def _spec_output(output_text: Optional[str], original: Path) -> Optional[Path]:
+    """The spec's output path, checked before any work; None for standard output (no -o, or '-')."""
+    from .io import ENDINGS
+
+    if output_text is None or output_text == "-":
+        return None
+    output = Path(output_text)
+    _check_output(output, [original])
+    if output.suffix.lower() in ENDINGS and output.suffix.lower() != ".txt":
+        raise InputError(f"-o {output} has the ending of a data file ({output.suffix}); a spec is YAML: give it "
+                         "the ending .yaml (a data file is never replaced by a spec).")
+    return output
+
+
+def _spec_text(original: Path, df: Any) -> str:
+    """The inferred spec of ``df`` as commented YAML, with the starter analyses block."""
+    from .analyses.starter import starter_block
+    from .spec import ROLES, SCALES
+
+    spec = _infer_warning(df)
+    header = (
+        f"Variable spec inferred by infoloss {__version__} from {original.name} ({counted(len(df), 'record')}).\n"
+        f"Check every line: scale is {' | '.join(SCALES)}; role is {' | '.join(ROLES)}.\nFormat: see docs/spec.md."
+    )
+    return spec.to_yaml(header) + starter_block(spec, df)  # the analyses block is commented out: the user edits it
 
 
 @app.command("measures")
@@ -656,8 +677,32 @@ def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optio
         return sorted(labels)
 
 
+class _Terminated(BaseException):
+    """SIGTERM (``kill``, ``timeout``, a batch scheduler's time limit), raised in the main thread like Ctrl-C's
+    KeyboardInterrupt, so that the same cleanup runs: temporary and newly created output files are removed."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the cleanup
+    raise _Terminated()
+
+
+def _handle_sigterm() -> None:
+    import signal
+
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (main() called from a thread): left to the default
+        pass
+
+
 def main() -> None:
-    """Console-script entry point: the command, then a quick exit with its status (:func:`_exit_now`)."""
+    """Console-script entry point: the command, then a quick exit with its status (:func:`_exit_now`).
+
+    SIGTERM ends it like Ctrl-C (status 130) does, with the same cleanup, and status 143 (128 + 15)."""
+    _handle_sigterm()
     try:
         status: object = app(standalone_mode=False, prog_name="infoloss")  # None when the command returns, the code of typer.Exit
     except InputError as exc:  # raised outside a command's own handler
@@ -670,6 +715,8 @@ def main() -> None:
         status = 1
     except SystemExit as exc:
         status = exc.code
+    except _Terminated:
+        status = 143
     except Exception as exc:  # noqa: BLE001 (out of memory is a limit of the machine, not a bug: say so)
         if not _out_of_memory(exc):
             raise

@@ -369,7 +369,8 @@ def compare(
             else:
                 prot_df = _read_frame(prot, spec, "protected")
             release_memory()
-            pair = encode_pair(original_df, prot_df, spec, original_cache=original_cache)
+            pair = _encode_scenario(original_df, prot_df, spec, original_cache,
+                                    (prot, name) if len(protected_list) > 1 else None)
             del prot_df
             if k == len(protected_list) - 1:
                 original_df = None  # no later scenario encodes it: its columns go before the measures run
@@ -573,6 +574,30 @@ def _read_first_pair(original: Frame, protected: Frame, spec: Spec | None,
         return first.result(), second.result()
 
 
+def _encode_scenario(original_df: pd.DataFrame, prot_df: pd.DataFrame, spec: Spec, original_cache: dict,
+                     which: tuple[Frame, str] | None) -> EncodedPair:
+    """``encode_pair``; with several protected files (``which``: this one and its scenario's name) an
+    InputError names the file at fault ("the files have 200 and 195 records" did not say which)."""
+    try:
+        return encode_pair(original_df, prot_df, spec, original_cache=original_cache)
+    except InputError as exc:
+        if which is None:
+            raise
+        raise type(exc)(_naming_protected(str(exc), *which)) from None
+
+
+def _naming_protected(message: str, protected: Frame, name: str) -> str:
+    """``message`` naming ``protected`` (its path, or its scenario for a DataFrame) where it says "the protected
+    file" or "the files"; a message about the original alone is left as it is."""
+    label = f"the protected file {protected}" if isinstance(protected, (str, Path)) else \
+        f"the protected file of scenario {name!r}"
+    if isinstance(protected, (str, Path)) and str(protected) in message:
+        return message
+    if message.startswith("the files "):
+        return f"the original file and {label}{message[len('the files'):]}"
+    return message.replace("the protected file", label, 1)
+
+
 def _read_frame(frame: Frame, spec: Spec | None, which: str) -> pd.DataFrame:
     """The spec's columns of a data file, or the frame given instead of a path as it is.
 
@@ -675,11 +700,15 @@ def _input_paths(original: Frame, protected: Frame | Sequence[Frame], spec: Spec
 
 
 def _check_files(original: Frame, protected: list[Frame]) -> None:
-    """Before any work: every data file given as a path exists and can be read (a later scenario's missing file
-    would otherwise end the run after the earlier ones, whose per-record files were already written)."""
+    """Before any work: each is a DataFrame or a path, and every data file given as a path exists and can be read
+    (a later scenario's missing file would otherwise end the run after the earlier ones, whose per-record files
+    were already written)."""
     from .io import _check_file
 
     for k, frame in enumerate([original, *protected]):
+        if not isinstance(frame, (str, Path, pd.DataFrame)):  # compare, unlike a measure function, reads paths
+            raise InputError(f"the {'original' if k == 0 else 'protected'} data must be a pandas DataFrame or the "
+                             f"path of a data file (text or pathlib.Path), got {type(frame).__name__}.")
         if isinstance(frame, (str, Path)):
             path = Path(frame)
             _check_file(path, f"the {'original' if k == 0 else 'protected'} file {path}", path.suffix.lower())

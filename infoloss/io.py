@@ -91,6 +91,8 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
     else:
         reader = _READERS[ending]
         df = reader(path, label, spec if spec_columns else None) if ending in _COLUMNAR else reader(path, label)
+    if ending == ".xlsx" and spec is not None:
+        _check_sheet_columns(path, label, spec, df.columns, which)
     df = _finish(df, label)
     return _apply_missing_codes(df, spec, missing, csv_file=ending in CSV_ENDINGS)
 
@@ -444,17 +446,18 @@ def _csv_problem(path: Path, label: str, sep: str, message: str) -> str:
         line, text = _bad_row(path, sep)
         if _runs_to_the_end(path, text):
             return _unclosed_quote(label, line)
-        where = f"line {line}" if line else "a line"
+        spans = text.rstrip("\r\n").count("\n")  # a quoted value with line breaks: one record on several lines
+        where = "a line" if not line else f"line {line}" if not spans else f"the record on lines {line}-{line + spans}"
         return (
             f"{label} is not a valid CSV file: {where} has {got} fields but the header has {expected} "
-            f"(separator {shown}); fix that line or set the right 'separator' in the spec."
+            f"(separator {shown}); fix that {'record' if spans else 'line'} or set the right 'separator' in the spec."
         )
     first = message.strip().splitlines()[0] if message.strip() else "unknown error"
     return f"{label} could not be read as CSV with separator {shown} ({first}); check the file and its separator."
 
 
 def _bad_row(path: Path, sep: str) -> tuple[int | None, str]:
-    """The physical line number and the text (as latin-1) of the first row with a wrong field count.
+    """The physical line number and the text (as latin-1) of the first record with a wrong field count.
 
     Single-threaded re-parse; ``(None, "")`` when no such row is found.
     """
@@ -477,8 +480,28 @@ def _bad_row(path: Path, sep: str) -> tuple[int | None, str]:
         pass
     if not found:
         return None, ""
-    line, text = found[0]
-    return (line if line is not None and line > 0 else None), text
+    record, text = found[0]
+    return (_physical_line(path, sep, record) if record is not None and record > 0 else None), text
+
+
+def _physical_line(path: Path, sep: str, record: int) -> int | None:
+    """The line of the file where CSV record ``record`` starts (1: the header), counted as pyarrow counts records:
+    blank lines skipped, a quoted value with line breaks one record.  None when Python's reader fails."""
+    import csv
+
+    seen = before = 0
+    try:
+        with open(path, encoding="latin-1", newline="") as fh:
+            reader = csv.reader(fh, delimiter=sep)
+            for row in reader:
+                if row:
+                    seen += 1
+                    if seen == record:
+                        return before + 1
+                before = reader.line_num
+    except (csv.Error, OSError):  # a value above the csv module's size limit, a file gone meanwhile
+        return None
+    return None
 
 
 def _runs_to_the_end(path: Path, text: str) -> bool:
@@ -763,6 +786,21 @@ def _check_first_sheet(path: Path, label: str) -> None:
     if len(sheets) > 1:
         raise InputError(f"the first sheet ({sheets[0]!r}) of {label} is empty; infoloss reads the "
                          "first sheet only: move the data to it, or save that sheet as a file of its own.")
+
+
+def _check_sheet_columns(path: Path, label: str, spec: Spec, columns: Iterable[Any], which: str) -> None:
+    """A variable of the spec that the first sheet lacks, in a workbook with other sheets: say that only the first
+    sheet is read (the data may be on another)."""
+    present = {str(c) for c in columns}
+    absent = [n for n, v in spec.variables.items() if n not in present and not (v.removed and which != "original")]
+    if not absent:
+        return
+    with pd.ExcelFile(path, engine="openpyxl") as book:
+        sheets = book.sheet_names
+    if len(sheets) > 1:
+        raise InputError(f"variable {absent[0]!r} of the spec is not a column of the first sheet ({sheets[0]!r}) of "
+                         f"{label}, and infoloss reads only the first of its {len(sheets)} sheets; move the data to "
+                         "the first sheet, or save its sheet as a file of its own.")
 
 
 def _check_formulas(path: Path, label: str, names: list[str], positions: list[int]) -> None:

@@ -81,7 +81,11 @@ MANY_CATEGORIES = 1_000
 _RADIX_LIMIT = 2**62  # combined codes above this are compressed to ranks first (int64 safety)
 
 
-class CardinalityWarning(UserWarning):
+class InferenceWarning(UserWarning):
+    """Something the inferred spec should be checked for (``infoloss spec``): printed as a warning line."""
+
+
+class CardinalityWarning(InferenceWarning):
     """A categorical column looks like an identifier or has very many categories (``infoloss spec``)."""
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ._concurrent import map_in_order
 from .errors import InputError, SpecError, counted
-from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
+from .spec import DECIMAL_COMMA, Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
 
 ORIGINAL, PROTECTED = "orig", "prot"
 #: joins the names of a pair of variables in the results (``by_pair`` keys, two-way tables): "age|sex"
@@ -926,16 +926,29 @@ def _not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
     """The error for ``example``, a value of continuous ``var`` in the ``which`` file that is not a number."""
     if not isinstance(example, str) and not np.isscalar(example):  # a list or mapping (nested Parquet, Arrow)
         return _not_scalar(var)
-    if re.fullmatch(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*", str(example)):
-        return InputError(
-            f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers with "
-            f"a decimal comma ({example!r}); write them with a decimal point (export the file with '.' "
-            "as the decimal separator)."
-        )
+    written = _number_writing(str(example))
+    if written:
+        return InputError(f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers "
+                          f"with {written}")
     return InputError(
         f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
         f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
     )
+
+
+THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:([,'\s\u00a0\u202f])\d{3})(?:\1\d{3})*(?:\.\d+)?\s*")
+
+
+def _number_writing(text: str) -> str | None:
+    """The end of a sentence "... writes its numbers with" when ``text`` is a number written with a decimal comma
+    or with thousands separators (digit groups), else None."""
+    if DECIMAL_COMMA.fullmatch(text):
+        return (f"a decimal comma ({text!r}); write them with a decimal point (export the file with '.' as the "
+                "decimal separator).")
+    if THOUSANDS.fullmatch(text):
+        return (f"thousands separators ({text!r}); remove them (export the file without digit "
+                "grouping).")
+    return None
 
 
 def _float_or_infinite(value: Any) -> Any:
@@ -1177,10 +1190,9 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     w = col.to_numpy(dtype=float, na_value=np.nan)
     if text is not None and np.isnan(w).any():
         bad = text[np.isnan(w) & text.notna().to_numpy()]
-        if len(bad) and re.fullmatch(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*", str(bad.iloc[0])):
-            raise InputError(f"the weight column {name!r} of the {which} file writes its numbers with a decimal comma "
-                             f"({bad.iloc[0]!r}); write them with a decimal point (export the file with '.' as the "
-                             "decimal separator).")
+        written = _number_writing(str(bad.iloc[0])) if len(bad) else None
+        if written:
+            raise InputError(f"the weight column {name!r} of the {which} file writes its numbers with {written}")
     if np.isinf(w).any():
         raise InputError(
             f"the weight column {name!r} of the {which} file has {counted(int(np.isinf(w).sum()), 'infinite value')}; "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -155,13 +156,15 @@ class Spec:
         """The spec as YAML, one line per variable, inferred lines commented with why."""
         lines = [f"# {line}" for line in header.splitlines()] if header else []
         lines.append("variables:")
-        width = max([len(_yaml_key(n)) for n in self.variables] + [1])
+        keys = {name: _yaml_key(name) for name in self.variables}
+        width = max([len(k) for k in keys.values() if len(k) <= LONGEST_KEY] + [1])
         for name, var in self.variables.items():
             body = yaml.safe_dump(var.to_yaml_dict(), default_flow_style=True, sort_keys=False, width=10**6).strip()
-            line = f"  {_yaml_key(name) + ':':<{width + 1}} {body}"
-            if var.note:
-                line += f"   # {var.note}"
-            lines.append(line)
+            body += f"   # {var.note}" if var.note else ""
+            if len(keys[name]) > LONGEST_KEY:  # YAML's explicit key, on two lines: no limit on its length
+                lines += [f"  ? {keys[name]}", f"  : {body}"]
+            else:
+                lines.append(f"  {keys[name] + ':':<{width + 1}} {body}")
         rest = {k: v for k, v in self.to_dict().items() if k != "variables"}
         lines.append(yaml.safe_dump(rest, default_flow_style=None, sort_keys=False, width=10**6).strip())
         return "\n".join(lines) + "\n"
@@ -170,17 +173,23 @@ class Spec:
         return copy.deepcopy(self)
 
 
+#: the longest key written as ``key: value``: PyYAML reads a key on one line only within 1024 characters
+LONGEST_KEY = 1000
+
+
 def _yaml_key(name: str) -> str:
     """``name`` as a YAML mapping key, quoted where YAML needs it (``''`` for an empty name)."""
-    dumped = yaml.safe_dump({name: 0}, default_flow_style=True, width=10**6).strip()
+    dumped = yaml.safe_dump({name: 0}, default_flow_style=True, width=sys.maxsize).strip()
     key = dumped[1:].rsplit(":", 1)[0].strip()
-    if key.startswith("?") or "\n" in key:
-        # PyYAML's explicit-key form (an empty or a multi-line name) is not valid on the spec's one-line layout;
-        # a JSON string is a YAML double-quoted scalar with the same escapes
-        import json
-
-        return json.dumps(name, ensure_ascii=False)
+    if key.startswith("?") or "\n" in key:  # PyYAML's explicit-key form (an empty or a multi-line name)
+        return yaml_text(name)
     return key
+
+
+def yaml_text(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar on one line: line breaks (also U+2028), quotes and control
+    characters escaped, so that it can stand in a one-line comment of a spec too."""
+    return yaml.safe_dump(text, default_style='"', allow_unicode=True, width=sys.maxsize).strip()
 
 
 # ---------------------------------------------------------------------------
@@ -188,6 +197,10 @@ def _yaml_key(name: str) -> str:
 # ---------------------------------------------------------------------------
 class DuplicateKey(Exception):
     """A mapping of the spec that gives one key twice (key, line)."""
+
+
+class BadScalar(Exception):
+    """A value that YAML reads as a number or a date but Python cannot make (text, line, reason)."""
 
 
 class UniqueKeyLoader(yaml.SafeLoader):
@@ -205,6 +218,19 @@ class UniqueKeyLoader(yaml.SafeLoader):
                     raise DuplicateKey(key, key_node.start_mark.line + 1)
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """PyYAML's, with a ValueError of a scalar (an integer of more than 4300 digits, the date 2024-02-30)
+        raised as :class:`BadScalar` with its line."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except ValueError as exc:
+            if not isinstance(node, yaml.ScalarNode):
+                raise
+            text = str(node.value)
+            reason = (f"a whole number of {len(text):,} characters (Python reads at most 4,300 digits)"
+                      if "digits" in str(exc) else "not a valid date or number")
+            raise BadScalar(text if len(text) <= 40 else text[:37] + "...", node.start_mark.line + 1, reason) from None
 
 
 #: most values (list items, mapping entries) of a spec with its YAML aliases repeated
@@ -256,6 +282,9 @@ def load_spec(path: str | Path) -> Spec:
     except DuplicateKey as exc:
         raise SpecError(f"the spec file {path} gives {exc.args[0]!r} twice in one mapping (line {exc.args[1]}); "
                         "keep one of them.") from None
+    except BadScalar as exc:
+        raise SpecError(f"the spec file {path} has the value {exc.args[0]!r} at line {exc.args[1]}, {exc.args[2]}; "
+                        "put it in quotes, or correct it.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -542,7 +571,8 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
     spec = Spec(pairing=pairing)
     for name in df.columns:
         spec.variables[str(name)] = var = _infer_variable(str(name), df[name])
-        if var.scale in ("nominal", "ordinal") and "not comparable" not in (var.note or ""):
+        if var.scale in ("nominal", "ordinal") and not any(t in (var.note or "") for t in ("not comparable",
+                                                                                         "decimal comma")):
             _warn_cardinality(var, df[name])
     return spec
 
@@ -609,13 +639,38 @@ def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
         return VariableSpec(name, scale="nominal", note="labelled categories")
     if not numeric:
         n = col.nunique(dropna=True)
-        return VariableSpec(name, scale="nominal", note=f"text, {counted(n, 'distinct value')}")
+        return VariableSpec(name, scale="nominal", note=f"text, {counted(n, 'distinct value')}{_comma_hint(name, col)}")
     n = col.nunique(dropna=True)
     if n > CONTINUOUS_MIN_DISTINCT:
         return VariableSpec(name, scale="continuous", note=f"number, {counted(n, 'distinct value')}")
     if _has_fractions(col):  # 1.37, 2.5: measurements, not category codes, however few
         return VariableSpec(name, scale="continuous", note=f"number with fractions, {counted(n, 'distinct value')}")
     return VariableSpec(name, scale="nominal", note=f"number with only {counted(n, 'distinct value')}")
+
+
+#: a number written with a decimal comma, "31,5" or "1.234,5" (also read by infoloss.pair for its messages)
+DECIMAL_COMMA = re.compile(r"\s*[-+]?\d{1,3}(?:[.\s]\d{3})*,\d+\s*|\s*[-+]?\d+,\d+\s*")
+_WHOLE = re.compile(r"\s*[-+]?\d+\s*")
+
+
+def _comma_hint(name: str, col: pd.Series) -> str:
+    """A note (and an InferenceWarning) when the text column ``col`` looks like numbers with a decimal comma: its
+    first 1,000 values are whole numbers or decimal-comma numbers, at least one with a comma; else ''."""
+    import warnings
+
+    from .limits import InferenceWarning
+
+    try:
+        values = [str(v) for v in col.dropna().iloc[:1000]]
+    except (TypeError, ValueError):
+        return ""
+    example = next((v for v in values if DECIMAL_COMMA.fullmatch(v)), None)
+    if example is None or not all(DECIMAL_COMMA.fullmatch(v) or _WHOLE.fullmatch(v) for v in values):
+        return ""
+    hint = (f"looks like numbers with a decimal comma ({example!r}); export the file with '.' as the decimal "
+            "separator and infer the spec again")
+    warnings.warn(f"column {name!r} {hint}", InferenceWarning, stacklevel=4)
+    return f"; {hint}"
 
 
 def _has_fractions(col: pd.Series) -> bool:

@@ -81,6 +81,16 @@ def files(tmp_path):
     return paths
 
 
+def test_compare_says_a_dataframe_or_a_path_is_accepted(files):
+    # "must be a pandas DataFrame, got bytes" left out that compare also reads a path (found by the hostile-input
+    # audit)
+    for original, protected, which, got in ((bytes(files["orig"]), files["prot"], "original", "bytes"),
+                                            (files["orig"], 5, "protected", "int")):
+        with pytest.raises(InputError, match=rf"^the {which} data must be a pandas DataFrame or the path of a data "
+                                             rf"file \(text or pathlib\.Path\), got {got}\.$"):
+            infoloss.compare(original, protected, files["spec"], measures=["suppressions"])
+
+
 # ---------------------------------------------------------------------------
 # never overwrite an input
 # ---------------------------------------------------------------------------

@@ -600,6 +600,24 @@ def test_text_that_is_not_valid_unicode_is_named():
         infoloss.compare(df, df.copy(), {"variables": {"a": {"scale": "nominal"}}})
 
 
+def test_thousands_separators_are_named_not_advised_as_missing_codes():
+    # "12,345.6" was advised to be declared nominal or listed as a missing code, either of which loses the value
+    # (found by the hostile-input audit)
+    from infoloss.errors import InputError
+    from infoloss.pair import encode_pair
+
+    spec = {"variables": {"x": {"scale": "continuous"}, "w": {"role": "weight"}}}
+    good = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "w": [1.0, 2.0, 1.0, 1.0]})
+    for value in ("12,345.6", "1,234,567", "12 345.6", "1'234.5"):
+        grouped = good.assign(x=pd.Series([1.0, value, 3.0, 4.0], dtype=object))
+        with pytest.raises(InputError, match=r"the protected file writes its numbers with thousands separators "
+                                             r"\(.+\); remove them \(export the file without digit grouping\)\.$"):
+            encode_pair(good, grouped, spec)
+    weights = good.assign(w=pd.Series(["1,000.5", "2", "1", "1"], dtype=object))
+    with pytest.raises(InputError, match=r"weight column 'w' of the original file writes its numbers with thousands"):
+        encode_pair(weights, good, spec)
+
+
 def test_weight_messages_name_a_decimal_comma_and_an_impossible_span():
     from infoloss.errors import InputError
     from infoloss.pair import encode_pair

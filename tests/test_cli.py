@@ -121,6 +121,65 @@ def test_spec_command_infers_an_editable_spec(tmp_path):
     assert "role is key | sensitive | target | weight | id | household | strata | cluster | other." in out.read_text()
 
 
+def test_spec_command_dash_header_only_and_data_endings(small, tmp_path, monkeypatch):
+    # found by the hostile-input audit: '-o -' wrote a file named '-'; a header-only file gave a spec of columns
+    # with 0 values (exit 0; compare refuses it); '-o p.csv' replaced a data file with YAML
+    monkeypatch.chdir(tmp_path)
+    result = run("spec", small["orig"], "-o", "-")
+    assert result.exit_code == 0 and "variables:" in result.stdout and not (tmp_path / "-").exists()
+    (tmp_path / "header.csv").write_text("id,region,educ\n")
+    result = run("spec", tmp_path / "header.csv", "-o", tmp_path / "s.yaml")
+    assert result.exit_code == 2 and "header.csv has no records; check that it is the right file" in result.stderr
+    before = digest([small["prot"]])
+    result = run("spec", small["orig"], "-o", small["prot"])
+    assert result.exit_code == 2 and "has the ending of a data file (.csv); a spec is YAML" in result.stderr
+    assert digest([small["prot"]]) == before and not (tmp_path / "s.yaml").exists()
+    result = run("spec", small["orig"], "-o", tmp_path / "no" / "s.yaml")  # checked before the file is read
+    assert result.exit_code == 2 and "the folder" in result.stderr and "does not exist" in result.stderr
+
+
+def test_errors_name_the_protected_file_at_fault_when_several_are_given(small, tmp_path):
+    # "the files have 60 and 50 records" and "holds numbers in the protected file" did not say which of several
+    # protected files was meant (found by the hostile-input audit)
+    prot = pd.read_csv(small["prot"])
+    prot.iloc[:50].to_csv(tmp_path / "short.csv", index=False)
+    prot.assign(region=prot["region"].map({"north": 1, "south": 2, "east": 3})).to_csv(tmp_path / "codes.csv",
+                                                                                       index=False)
+    for bad, message in (("short.csv", "the original file and the protected file {} have 60 and 50 records, so"),
+                         ("codes.csv", "variable 'region' holds numbers in the protected file {} but text")):
+        result = run("compare", small["orig"], small["prot"], tmp_path / bad, "--spec", small["spec"], "--measures",
+                     "suppressions")
+        assert result.exit_code == 2 and message.format(tmp_path / bad) in " ".join(result.stderr.split()), \
+            result.stderr
+
+
+def test_an_unwritable_records_folder_is_refused_before_any_work(small, tmp_path, monkeypatch):
+    # found only after the whole comparison, naming the hidden staging file .records_original.csv.staged (found by
+    # the hostile-input audit); the folder is made unwritable by refusing to create files in it (root ignores modes)
+    import tempfile
+
+    import infoloss
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    mkstemp = tempfile.mkstemp
+
+    def refused(*args, dir=None, **kwargs):  # noqa: A002 (tempfile's own name)
+        if dir is not None and Path(dir) == folder:
+            raise PermissionError(13, "Permission denied")
+        return mkstemp(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    steps = []
+    with pytest.raises(infoloss.InputError, match=r"^cannot write into the records folder .*ro: Permission denied; "
+                                                  r"give --records a folder you can write to\.$"):
+        infoloss.compare(small["orig"], small["prot"], small["spec"], measures=["suppressions"], records_dir=folder,
+                         progress=lambda *step: steps.append(step))
+    assert steps == []
+    result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--records", folder / "new")
+    assert result.exit_code == 2 and "records folder" in result.stderr and "(it would be created in" in result.stderr
+
+
 def test_spec_overrides_on_the_command_line(small, tmp_path):
     out = tmp_path / "o.json"
     result = run("compare", small["orig"], small["prot"], "--json", out, "--measures", "suppressions",
@@ -277,6 +336,22 @@ def test_console_script_exit_codes(small):
                           capture_output=True, text=True)
     assert good.returncode == 0, good.stderr
     assert json.loads(good.stdout)["scenarios"][0]["measures"]["suppressions"]["value"] == 2.0
+
+
+def test_sigterm_while_writing_cleans_up_like_ctrl_c(small, tmp_path):
+    """SIGTERM (kill, timeout, a scheduler's limit) during the write of the report leaves no temporary file and no
+    new output, and exits 143; it left a partial hidden .out.html.XXXX.tmp (found by the hostile-input audit)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.json").write_text("old")
+    code = ("import os, signal, sys; from infoloss import cli\n"
+            "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGTERM)  # the signal arrives mid-write\n"
+            "sys.argv = ['infoloss', 'compare', *sys.argv[1:]]; cli.main()")
+    done = subprocess.run([sys.executable, "-c", code, str(small["orig"]), str(small["prot"]), "--spec",
+                           str(small["spec"]), "--measures", "suppressions", "--html", str(out / "new.html"),
+                           "--json", str(out / "old.json")], capture_output=True, text=True)
+    assert done.returncode == 143 and "Traceback" not in done.stderr, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["old.json"] and (out / "old.json").read_text() == "old"
 
 
 def test_quick_exit_keeps_the_status_the_output_and_the_atexit_functions():

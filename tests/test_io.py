@@ -530,6 +530,18 @@ def test_error_broken_csv_too_many_fields(tmp_path):
         read_table(path)
 
 
+def test_error_broken_csv_counts_physical_lines(tmp_path):
+    # pyarrow numbers records: quoted values with line breaks and blank lines before the bad record made "line N"
+    # point at the wrong line (line 151 for line 301; found by the hostile-input audit)
+    path = tmp_path / "d.csv"
+    path.write_text('a,b\n"x\ny",2\n\n\n3,4,5\n')
+    with pytest.raises(InputError, match=r"line 6 has 3 fields but the header has 2 \(separator ','\); fix that line"):
+        read_table(path)
+    path.write_text('a,b\r\n"x\r\ny",2\r\n3,"4\r\n5",6\r\n')
+    with pytest.raises(InputError, match=r"the record on lines 4-5 has 3 fields but the header has 2 .*fix that record"):
+        read_table(path)
+
+
 def test_error_duplicate_column_names_csv(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("a,b,a\n1,2,3\n")
@@ -784,6 +796,24 @@ def test_twenty_digit_ids_pair_records_exactly(tmp_path):
     spec = {"variables": {"g": {"scale": "nominal"}, "id": {"role": "id"}}, "pairing": {"by": "id"}}
     report = infoloss.compare(tmp_path / "o.csv", tmp_path / "p.csv", spec, measures=["records_changed"])
     assert report.value("records_changed") == 3.0  # paired by id: ids 0, 1 and 3 changed their g
+
+
+def test_xlsx_with_the_data_on_another_sheet_says_only_the_first_is_read(tmp_path):
+    # "variable 'age' of the spec is not a column of the original file" did not mention sheets (found by the
+    # hostile-input audit)
+    path = tmp_path / "o.xlsx"
+    with pd.ExcelWriter(path) as writer:
+        pd.DataFrame({"note": ["exported 2024"]}).to_excel(writer, sheet_name="README", index=False)
+        pd.DataFrame({"age": [30, 40]}).to_excel(writer, sheet_name="data", index=False)
+    spec = spec_from_dict({"variables": {"age": {"scale": "continuous"}}})
+    with pytest.raises(InputError, match=r"variable 'age' of the spec is not a column of the first sheet \('README'\) "
+                                         r"of the original file .*o\.xlsx, and infoloss reads only the first of its 2 "
+                                         r"sheets; move the data to the first sheet"):
+        read_table(path, spec)
+    assert list(read_table(path, spec_from_dict({"variables": {"note": {"scale": "nominal"}}})).columns) == ["note"]
+    single = tmp_path / "one.xlsx"
+    pd.DataFrame({"note": ["x"]}).to_excel(single, index=False)
+    assert list(read_table(single, spec).columns) == ["note"]  # one sheet: the comparison names the missing column
 
 
 def test_xlsx_formulas_without_saved_results_and_an_empty_first_sheet_are_named(tmp_path):

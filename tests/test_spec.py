@@ -81,6 +81,20 @@ def test_a_key_given_twice_is_a_spec_error(tmp_path):
     assert (spec.variables["region"].scale, spec.variables["region"].role) == ("nominal", "other")
 
 
+def test_a_number_or_date_python_cannot_make_is_a_spec_error(tmp_path):
+    # an integer of more than 4300 digits was a bare ValueError from PyYAML's int constructor (traceback, exit 1),
+    # and so was a date that does not exist; found by the hostile-input audit
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("variables:\n  age: {scale: continuous, missing: [" + "9" * 5000 + "]}\n")
+    with pytest.raises(SpecError, match=r"huge.yaml has the value '9{37}\.\.\.' at line 2, a whole number of 5,000 "
+                                        r"characters \(Python reads at most 4,300 digits\); put it in quotes"):
+        load_spec(huge)
+    date = tmp_path / "date.yaml"
+    date.write_text("variables:\n  age: {scale: continuous}\nmissing: [\n  2024-02-30]\n")
+    with pytest.raises(SpecError, match=r"'2024-02-30' at line 4, not a valid date or number"):
+        load_spec(date)
+
+
 def test_deeply_nested_yaml_is_a_spec_error(tmp_path):
     # PyYAML parses nested brackets recursively: 1,000 of them were a RecursionError (found by fuzzing)
     deep = tmp_path / "deep.yaml"
@@ -190,7 +204,8 @@ def test_whole_number_labels_are_canonical_exactly_beyond_float_precision():
     assert [normalise_label(v) for v in ("-0", "007", "2.50", "1e3", " 4 ")] == ["0", "007", "2.50", "1e3", "4"]
 
 
-@pytest.mark.parametrize("name", ["", "two\nlines", "x" * 200, "tab\there", 'quote"and\\back'])
+@pytest.mark.parametrize("name", ["", "two\nlines", "x" * 200, "tab\there", 'quote"and\\back', "L" * 1100,
+                                  "line\u2028sep"], ids=lambda name: repr(name[:12]))
 def test_odd_column_names_round_trip_through_the_spec_file(tmp_path, name):
     # PyYAML writes an empty, long or multi-line key in its explicit form "? ...", which is not valid YAML on the
     # spec's one-line layout
@@ -201,6 +216,46 @@ def test_odd_column_names_round_trip_through_the_spec_file(tmp_path, name):
     path.write_text(spec.to_yaml())
     again = load_spec(path)
     assert list(again.variables) == ["a", name] and again.variables[name].scale == "continuous"
+
+
+@pytest.mark.parametrize("name", ["two\nlines", "line\u2028sep", "L" * 1100, "yes", "it's \"q\" \\"],
+                         ids=lambda name: repr(name[:12]))
+def test_infoloss_spec_output_with_its_analyses_block_uncommented_loads(tmp_path, name):
+    # a name over 1024 characters (PyYAML's limit for a key on one line) or with a newline (written raw in the
+    # commented analyses block) made a spec that compare refused as invalid YAML (found by the hostile-input audit)
+    from infoloss.analyses.starter import starter_block
+
+    df = pd.DataFrame({"income": [float(i * 37 % 101) for i in range(60)], name: ["f", "m", "x"] * 20,
+                       "age": [float(20 + i % 50) for i in range(60)]})
+    spec = infer_spec(df)
+    text = spec.to_yaml("header") + starter_block(spec, df)
+    (tmp_path / "s.yaml").write_text(text)
+    assert list(load_spec(tmp_path / "s.yaml").variables) == ["income", name, "age"]
+    block = text[text.index("# analyses:"):]
+    (tmp_path / "a.yaml").write_text(text[:text.index("# analyses:")] + block.replace("# ", "", 1)
+                                     .replace("\n#", "\n"))
+    loaded = load_spec(tmp_path / "a.yaml")
+    assert {"statistic": "proportion", "variable": name} in loaded.analyses["estimates"]
+
+
+def test_inference_flags_numbers_with_a_decimal_comma():
+    # a ';'-separated file with "31,5" was inferred as nominal text without a hint, and flagged as an identifier
+    # (found by the hostile-input audit)
+    import warnings
+
+    from infoloss.limits import InferenceWarning
+
+    df = pd.DataFrame({"age": [f"{20 + i},{i % 10}" for i in range(60)], "n": ["3", "4,5"] * 30,
+                       "code": ["a", "1,5"] * 30})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spec = infer_spec(df)
+    assert spec.variables["age"].scale == "nominal"
+    assert spec.variables["age"].note == ("text, 60 distinct values; looks like numbers with a decimal comma ('20,0'); "
+                                          "export the file with '.' as the decimal separator and infer the spec again")
+    assert "decimal comma ('4,5')" in spec.variables["n"].note and "decimal comma" not in spec.variables["code"].note
+    assert [str(w.message).split(" looks")[0] for w in caught if issubclass(w.category, InferenceWarning)] == \
+        ["column 'age'", "column 'n'"]  # not "looks like an identifier" for age
 
 
 def test_a_yaml_alias_that_contains_itself_is_a_spec_error(tmp_path):

@@ -93,14 +93,21 @@ def _ordered(names: list[str], first: str | None) -> list[str]:
 
 def _regression(income: str | None, continuous: list[str], categorical: list[str]) -> str:
     response = income or (continuous[0] if continuous else None)
-    if response is None:
+    if response is None or not _in_formula(response):
         return ""
-    terms = [_term(n) for n in continuous if n != response][:2] + [f"C({_term(n)})" for n in categorical[:1]]
+    continuous = [n for n in continuous if _in_formula(n)]
+    terms = [_term(n) for n in continuous if n != response][:2] + \
+        [f"C({_term(n)})" for n in categorical if _in_formula(n)][:1]
     if not terms:
         return ""
     lhs = f"np.log({_term(response)})" if income else _term(response)
     where = f', where: "{_term(response)} > 0"' if income else ""
     return f'{{name: model1, formula: "{lhs} ~ {" + ".join(terms)}"{where}}}'
+
+
+def _in_formula(name: str) -> bool:
+    """Whether ``name`` can stand in Q('...') inside the formula's double-quoted YAML text."""
+    return name.isprintable() and not any(ch in name for ch in "'\"\\")
 
 
 def _term(name: str) -> str:
@@ -109,5 +116,11 @@ def _term(name: str) -> str:
 
 
 def _key(name: str) -> str:
-    """A variable name in flow-style YAML."""
-    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name) else '"' + name.replace('"', '\\"') + '"'
+    """A variable name in flow-style YAML, on one line (a newline in the name escaped: the block is a comment);
+    quoted when YAML would read it as something else (``yes``, ``null``)."""
+    import yaml
+
+    from ..spec import yaml_text
+
+    plain = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name) and yaml.safe_load(name) == name
+    return name if plain else yaml_text(name)

@@ -167,10 +167,13 @@ def write_records(
         _check_not_input(path, protect)
         target = path if staged is None else directory / f".{stem}.{fmt}.staged"
         table = record_table(pair, which, options)
-        if fmt == "csv":
-            write_atomic(target, table.to_csv(index=False, na_rep=""), protect=tuple(protect))
-        else:
-            _write_parquet(table, target, protect)
+        try:
+            if fmt == "csv":
+                write_atomic(target, table.to_csv(index=False, na_rep=""), protect=tuple(protect))
+            else:
+                _write_parquet(table, target, protect)
+        except InputError as exc:  # named by the file it becomes, not the hidden staged one
+            raise InputError(str(exc).replace(str(target), str(path))) from None
         if staged is not None:
             staged.append((target, path))
         written.append(path)
@@ -190,9 +193,30 @@ def planned_paths(directory: str | Path, names: Sequence[str], fmt: str = "csv")
 
 
 def check_planned(directory: str | Path, names: Sequence[str], fmt: str, inputs: Sequence[str | Path]) -> None:
-    """InputError before any work when a per-record file would replace an input file."""
+    """InputError before any work when a per-record file would replace an input file, or the folder cannot be
+    written into (or created)."""
     for path in planned_paths(directory, names, fmt):
         _check_not_input(path, inputs)
+    _check_folder_writable(Path(directory))
+
+
+def _check_folder_writable(directory: Path) -> None:
+    """InputError (one sentence naming the folder) unless a file can be created in ``directory``, or in the
+    nearest existing folder above it (where it will be created)."""
+    import os
+    import tempfile
+
+    existing = directory
+    while not existing.is_dir() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".infoloss-probe.", dir=existing)
+    except OSError as exc:
+        made = "" if existing == directory else f" (it would be created in {existing})"
+        raise InputError(f"cannot write into the records folder {directory}{made}: {exc.strerror or exc}; give "
+                         "--records a folder you can write to.") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _check_not_input(path: Path, inputs: Sequence[str | Path]) -> None:
