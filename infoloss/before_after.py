@@ -144,8 +144,9 @@ def merge_jointly(counts: list[np.ndarray], min_cell: int, missing: np.ndarray |
     files'.  Net flows between the original and a protected file count
     records too: the missing category's (``missing``: its mask) is the number
     of values suppressed, and when fewer than ``min_cell`` records moved in
-    all, every flow counts them.  Such a flow of 1 to ``min_cell`` − 1 records
-    merges its category, and "other" must then differ from the original's by
+    all, or when records only left their categories for missing (suppression
+    alone: a category's loss is its values suppressed), every flow counts them.
+    Such a flow of 1 to ``min_cell`` − 1 records merges its category, and "other" must then differ from the original's by
     0 or >= ``min_cell``.  The safe JSON's tables and the safe page's mosaics
     both merge with it, so that the two show the same categories.
 
@@ -159,9 +160,12 @@ def merge_jointly(counts: list[np.ndarray], min_cell: int, missing: np.ndarray |
     for c in counts:
         merged |= merge_small(c, min_cell)[0]
     flows = [np.abs(c - counts[0]) for c in counts[1:]]
-    for flow in flows:
+    for c, flow in zip(counts[1:], flows):
         small_flow = (flow > 0) & (flow < min_cell)
-        if 0 < flow.sum() / 2 < min_cell:  # a few records moved in all: each flow counts them
+        only_suppressed = missing is not None and bool((c - counts[0])[~missing].max(initial=0) <= 0)
+        if 0 < flow.sum() / 2 < min_cell or only_suppressed:
+            # a few records moved in all, or records only left their categories for missing (suppression): each
+            # flow counts records (a category's loss is its values suppressed)
             merged |= small_flow
         elif missing is not None:  # the suppressions, a count safe mode withholds when small
             merged |= small_flow & missing
@@ -208,17 +212,21 @@ def _regroup(table: np.ndarray, positions: list[np.ndarray], sizes: list[int]) -
     return out
 
 
-def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None = None) -> np.ndarray:
+def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None = None,
+              missing: np.ndarray | None = None) -> np.ndarray:
     """Cells to suppress: small in any file (or in ``start``), or whose count differs between the files by fewer
-    than ``min_cell`` records (the net flow of a few changed records), plus secondary cells so no row or column
+    than ``min_cell`` records when that difference counts records (a few changed records in all, or suppression
+    alone: only the cells of a missing row or column, ``missing``, gain), plus secondary cells so no row or column
     has exactly one."""
     from .report.safe import hide_smallest_in_line
 
     hidden = np.zeros(counts[0].shape, dtype=bool) if start is None else start.copy()
     for c in counts:
         hidden |= (c > 0) & (c < min_cell)
-    flow = np.abs(counts[0] - counts[-1])
-    if 0 < flow.sum() / 2 < min_cell:  # a few records moved in all: each cell's flow counts them
+    gain = counts[-1] - counts[0]
+    flow = np.abs(gain)
+    only_suppressed = missing is not None and bool(gain[~missing].max(initial=0) <= 0)
+    if 0 < flow.sum() / 2 < min_cell or only_suppressed:  # each cell's flow counts records
         hidden |= (flow > 0) & (flow < min_cell)
     total = sum(counts)
     changed = True
@@ -231,6 +239,15 @@ def _suppress(counts: list[np.ndarray], min_cell: int, start: np.ndarray | None 
         for c in counts:
             changed |= _no_cell_alone(c, hidden)
     return hidden
+
+
+def _missing_cells(rows: list, columns: list, min_cell: int) -> np.ndarray:
+    """The cells of a grouped two-way table in a row or column of missing values (or of "other", which may hold
+    them)."""
+    def holds_missing(label: Any) -> bool:
+        return label in (MISSING, other_label(min_cell))
+
+    return np.logical_or.outer([holds_missing(r) for r in rows], [holds_missing(c) for c in columns])
 
 
 def _no_cell_alone(table: np.ndarray, hidden: np.ndarray) -> bool:
@@ -294,7 +311,7 @@ def safe_tables_together(blocks: list[dict[str, Any]], min_cell: int) -> list[di
                 counts, rows, columns = grouped
                 known = hidden_labels.setdefault(key, set())
                 start = np.array([[(r, c) in known for c in columns] for r in rows], dtype=bool).reshape(counts[0].shape)
-                hidden = _suppress(counts, min_cell, start)
+                hidden = _suppress(counts, min_cell, start, _missing_cells(rows, columns, min_cell))
                 found = {(rows[i], columns[j]) for i, j in zip(*np.nonzero(hidden))}
                 if not found <= known:
                     known |= found
@@ -362,7 +379,7 @@ def safe_tables(block: dict[str, Any], min_cell: int, merged_labels: dict[str, s
         counts = [_regroup(np.asarray(t[f]["count"], dtype=np.int64), [pa, pb], [sa, sb]) for f in ("original", "protected")]
         known = (hidden_labels or {}).get(key, set())
         start = np.array([[(r, c) in known for c in cb] for r in ra], dtype=bool).reshape(counts[0].shape)
-        hidden = _suppress(counts, min_cell, start)
+        hidden = _suppress(counts, min_cell, start, _missing_cells(ra, cb, min_cell))
         if hidden.any():
             suppressed_info[key] = int(hidden.sum())
         entry = {"rows": ra, "columns": cb}
@@ -377,9 +394,11 @@ def safe_tables(block: dict[str, Any], min_cell: int, merged_labels: dict[str, s
         "min_cell": int(min_cell),
         "rule": "one-way: categories with 1 to min_cell-1 records in either file merged into 'other', and so is "
         "missing when its count differs between the files by 1 to min_cell-1 (and any category differing so when "
-        "fewer than min_cell records moved in all); more join until 'other' has 0 or >= min_cell records in each "
+        "fewer than min_cell records moved in all, or when records only left their categories for missing); more "
+        "join until 'other' has 0 or >= min_cell records in each "
         "file and differs by 0 or >= min_cell; two-way: over the merged categories, cells with 1 to min_cell-1 "
-        "records in either file (or differing by that many when fewer than min_cell records moved) suppressed "
+        "records in either file (or differing by that many when fewer than min_cell records moved, or only into "
+        "missing) suppressed "
         "(null) in both files, plus secondary suppressions so that no row or column has a single suppressed cell; "
         "weighted counts rounded to 3 significant digits",
         "merged": merged_info,
