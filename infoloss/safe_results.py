@@ -693,10 +693,15 @@ def _safe_by_variable(out: dict[str, Any], state: _Safe, n: float, *, counts: bo
     if names:
         out["by_variable"] = {k: (None if k in names else v) for k, v in by_variable.items()}
         state.withheld += sum(1 for k in names if by_variable.get(k) is not None)
-    if 0 < left < state.min_cell - 1e-9 and out.get("value") not in (None, 0):
-        out["value"] = None  # every part is withheld and their total is small: the value would give it back
-        out["withheld"] = (f"safe mode: the value adds up per-variable counts of fewer than {state.min_cell} "
-                           "records, which it would give back")
+    # the withheld parts' sum (the value less the parts shown) pins them down when it is small, when one of them is
+    # withheld for its small complement (n less it), or when each of them could be at most n and their sum is near
+    # that bound (two parts summing to 2n are n each)
+    slack = sum(n - units[k] for k in names if k in units) if n else None
+    pinned = bool(units_small) or (slack is not None and names and slack < state.min_cell - 1e-9)
+    if (0 < left < state.min_cell - 1e-9 or pinned) and out.get("value") not in (None, 0):
+        out["value"] = None
+        out["withheld"] = (f"safe mode: the value adds up per-variable counts of which the withheld ones would be "
+                           f"known to fewer than {state.min_cell} records, which it would give back")
         state.withhold()
     return names
 

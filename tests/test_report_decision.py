@@ -618,3 +618,13 @@ def test_the_score_table_s_caption_is_outside_its_scrolling_box(survey_pages):
     verdict = _section(survey_pages["full"], "verdict")
     assert re.search(r'<p class="note" id="scores-caption">Utility scores.*?</p><div class="scroll"', verdict, re.S)
     assert "<caption>Utility scores" not in verdict
+
+
+def test_what_changed_names_a_mean_level_as_such_and_keeps_its_sentences_whole():
+    from infoloss.report.verdict import _generalised_text, _values_in
+
+    assert _generalised_text("edu", 1.0, 2) == "edu to level 1 of 2"
+    assert _generalised_text("edu", 0.30151, 2) == "edu (mean level 0.302 of 2)"
+    # safe mode, every count withheld: "changed the category of values in 1 variable (...)", not "of in 1 ..."
+    assert _values_in("in 1 variable (count withheld in safe mode)").startswith("values in 1 variable")
+    assert _values_in("age: 12 % of records") == "age: 12 % of records"

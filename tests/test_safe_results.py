@@ -1203,3 +1203,17 @@ def test_safe_tables_hide_a_categorys_few_suppressed_values_among_many():
     flows = [abs(a - b) for a, b in zip(t["original"]["count"], t["protected"]["count"])]
     assert all(f == 0 or f >= 5 for f in flows), (t["categories"], flows)
     assert "North" not in t["categories"]
+
+
+def test_a_total_is_withheld_when_its_withheld_parts_are_pinned_by_a_bound():
+    # records_changed 20 over 8 records: a = 4 withheld with b = 8; 20 − 8 = 12 = a + b with each at most 8, so
+    # a (known to be under 5 or a partner) is at least 4: the bound pins the withheld parts
+    m = {"records_changed": {"value": 20, "by_variable": {"a": 4, "b": 8, "c": 8},
+                             "details": {"n_records": 8, "records_with_change": 8}}}
+    out = safe_measures(m, 5, registry, (8,))[0]["records_changed"]
+    assert out["by_variable"]["a"] is None and out["value"] is None
+    # missing_values 397 of 400, all in one variable withheld for its 3 records with a value
+    m = {"missing_values": {"value": 397, "by_variable": {"rare": 397, "a": 0, "b": 0},
+                            "details": {"n_records": 400, "total_original": 397}}}
+    out = safe_measures(m, 5, registry, (400,))[0]["missing_values"]
+    assert out["by_variable"]["rare"] is None and out["value"] is None

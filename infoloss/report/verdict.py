@@ -236,8 +236,7 @@ def _paired_text(report: Any, s: Any, n: int, kinds: dict[str, str], removed: li
     generalised = _generalised_levels(s)
     if generalised:
         out.append(Markup("generalised {}").format(name_list(
-            [f"{v} to level {number(level)} of {number(height)}" if height else f"{v} to level {number(level)}"
-             for v, (level, height) in generalised.items()])))
+            [_generalised_text(v, level, height) for v, (level, height) in generalised.items()])))
     if chg is None:
         return out + [Markup("(changed records were not counted: records_changed was not run)")]
     rec = s.measures["records_changed"].details.get("records_with_change")
@@ -257,12 +256,25 @@ def _paired_text(report: Any, s: Any, n: int, kinds: dict[str, str], removed: li
     recoded = {v: c for v, c in recoded.items() if c > 0 and v not in removed and v not in generalised}
     if hidden_recoded:
         out.append(Markup("changed the category of {}").format(
-            _top(recoded, policy, n=n, hidden=len(hidden_recoded))))
+            _values_in(_top(recoded, policy, n=n, hidden=len(hidden_recoded)))))
         recoded = {}
     if recoded:
         out.append(Markup("changed the category of {}").format(_top(recoded, policy, n=n)))
     out.append(_continuous_text(s, chg, sup or {}, kinds, [*removed, *generalised], n, policy))
     return [p for p in out if p]
+
+
+def _generalised_text(variable: str, level: float, height: float | None) -> str:
+    """'edu to level 1 of 2', or 'edu (mean level 0.302 of 2)' when its values are at several levels."""
+    of = f" of {number(height)}" if height else ""
+    if float(level).is_integer():
+        return f"{variable} to level {number(level)}{of}"
+    return f"{variable} (mean level {number(level)}{of})"
+
+
+def _values_in(text: str) -> str:
+    """'values in 2 variables (...)' where :func:`_top` names no variable ('in 2 variables (...)')."""
+    return f"values {text}" if text.startswith("in ") else text
 
 
 def _generalised_levels(s: Any) -> dict[str, tuple[float, float | None]]:
@@ -288,7 +300,7 @@ def _continuous_text(s: Any, chg: dict, sup: dict, kinds: dict, removed: list[st
         il1s = s.measures.get("il1s")
         size = Markup(" (IL1s {})").format(number(il1s.value)) if il1s is not None and il1s.value is not None \
             else Markup("")
-        return Markup("perturbed {}{}").format(_top(moved, policy, n=n, hidden=len(hidden)), size)
+        return Markup("perturbed {}{}").format(_values_in(_top(moved, policy, n=n, hidden=len(hidden))), size)
     if not moved:
         return Markup("left the {} continuous variable{} untouched").format(
             len(cont), "" if len(cont) == 1 else "s")
