@@ -516,8 +516,11 @@ def safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> d
             sizes = [(rc.get(side) or {}).get("n_records") for side in ("original", "protected")
                      if isinstance(rc.get(side), dict)]
             if any(_is_number(k) and k < state.min_cell for k in sizes):
-                rare += 1
-                c = dict(c, name=_unnamed(str(c.get("name", "")), state.min_cell, rare))
+                name = str(c.get("name", ""))
+                factor = _rare_reference_factor(name, raw, state.min_cell)
+                if not (factor and _label_published(name, state)):
+                    rare += 1
+                    c = dict(c, name=_unnamed(name, state.min_cell, rare, rare=factor is None))
                 for side in ("original", "protected"):
                     if isinstance(c.get(side), dict):
                         block = dict(c[side])
@@ -530,7 +533,9 @@ def safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> d
                     if c.get(k) is not None:
                         c[k] = None
                         state.withhold()
-                c["note"] = f"safe mode: withheld (a category of fewer than {state.min_cell} records)"
+                c["note"] = (f"safe mode: withheld (a contrast with {factor}'s reference category, of fewer than "
+                             f"{state.min_cell} records)" if factor else
+                             f"safe mode: withheld (a category of fewer than {state.min_cell} records)")
             for side in ("original", "protected"):  # the coefficients' records would give the domains' sizes back
                 if isinstance(c.get(side), dict) and c[side].get("n_records") is not None:
                     c = dict(c, **{side: dict(c[side], n_records=None)})
@@ -582,6 +587,31 @@ def _response_of_few_records(reg: dict[str, Any], raw: dict[str, Any], state: _S
     reg["coefficients"] = out
 
 
+def _rare_reference_factor(name: str, raw: dict[str, Any] | None, min_cell: int) -> str | None:
+    """The factor whose reference category, of fewer than ``min_cell`` records in a file's fit, a coefficient
+    (``Intercept``, or ``C(occ)[T.clerk]``) is a contrast with; None when it is none."""
+    for side in _SIDES:
+        for factor, ref in (((raw or {}).get(side) or {}).get("references") or {}).items():
+            if isinstance(ref, dict) and _is_number(ref.get("n_records")) and 0 < ref["n_records"] < min_cell \
+                    and (name == "Intercept" or name.startswith(f"{factor}[")):
+                return factor
+    return None
+
+
+def _label_published(name: str, state: _Safe) -> bool:
+    """Whether a coefficient's category (``C(occ)[T.clerk]``: occ's clerk) is one the safe tables list by name
+    (a category of at least ``min_cell`` records), so the name may stay; the intercept names no category."""
+    if name == "Intercept":
+        return True
+    tables = state.tables
+    inner = name[name.find("[") + 1: -1] if name.endswith("]") and "[" in name else None
+    variable = name[2: name.find(")")] if name.startswith("C(") and ")" in name else None
+    if tables is None or inner is None or variable is None:
+        return False
+    label = inner[2:] if inner.startswith("T.") else inner
+    return variable in tables.listed and label in tables.listed[variable]
+
+
 def _safe_references(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
     """Each side's reference categories without their counts, and a reference of fewer than ``min_cell``
     records (in either file) unnamed, here and in the coefficients' notes."""
@@ -605,10 +635,12 @@ def _safe_references(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> 
                 c["note"] = c["note"].replace(f"category {label!r}", f"category {text}")
 
 
-def _unnamed(name: str, min_cell: int, k: int) -> str:
-    """A coefficient's name without its category: ``C(region)[T.Rareville]`` -> ``C(region)[withheld 1]``."""
+def _unnamed(name: str, min_cell: int, k: int, rare: bool = True) -> str:
+    """A coefficient's name without its category: ``C(region)[T.Rareville]`` -> ``C(region)[a category of fewer
+    than 5 records, 1]`` (``rare``), else ``C(region)[a category not named in safe mode, 1]``."""
     if "[" in name:
-        return name[: name.index("[")] + f"[a category of fewer than {min_cell} records, {k}]"
+        what = f"a category of fewer than {min_cell} records" if rare else "a category not named in safe mode"
+        return name[: name.index("[")] + f"[{what}, {k}]"
     return name  # the intercept or a continuous term: its name holds no category
 
 

@@ -147,3 +147,20 @@ def test_a_regression_of_a_response_that_is_constant_but_for_few_records_is_with
     assert safe[0]["original"]["r2"] is None and "off_mode" not in safe[0]["original"]
     assert all(c["original"]["estimate"] is not None for c in safe[1]["coefficients"])
     assert "off_mode" not in safe[1]["original"]
+
+
+def test_contrasts_with_a_one_record_reference_keep_their_large_categories_names():
+    rng = np.random.default_rng(5)
+    # the reference, first in order, holds 1 record; the safe tables merge it with zookeeper, the next smallest
+    occ = np.array(["astronaut"] + ["clerk"] * 150 + ["farmer"] * 139 + ["zookeeper"] * 10)
+    df = pd.DataFrame({"occ": occ, "y": rng.normal(size=300)})
+    spec = {"variables": {"occ": {"scale": "nominal", "role": "key"}, "y": {"scale": "continuous"}},
+            "analyses": {"regressions": [{"name": "r", "formula": "y ~ C(occ)"}]}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["regression_ci_overlap"])
+    coefficients = report.to_dict(safe=True)["scenarios"][0]["analyses"]["regressions"][0]["coefficients"]
+    names = [c["name"] for c in coefficients]
+    # a category the tables name keeps its name; zookeeper, which they merge, is not named
+    assert names == ["Intercept", "C(occ)[T.clerk]", "C(occ)[T.farmer]", "C(occ)[a category not named in safe mode, 1]"]
+    assert all(c["original"]["estimate"] is None for c in coefficients)
+    assert all("a contrast with C(occ)'s reference category, of fewer than 5 records" in c["note"]
+               for c in coefficients)
