@@ -628,3 +628,70 @@ def test_what_changed_names_a_mean_level_as_such_and_keeps_its_sentences_whole()
     # safe mode, every count withheld: "changed the category of values in 1 variable (...)", not "of in 1 ..."
     assert _values_in("in 1 variable (count withheld in safe mode)").startswith("values in 1 variable")
     assert _values_in("age: 12 % of records") == "age: 12 % of records"
+
+
+def test_ecdf_max_weighs_the_variables_it_used_not_every_variable():
+    # audit h9b finding 3: ecdf_max (details.variables: the continuous and ordinal ones) counted as all variables
+    variables = {f"c{i}": "nominal" for i in range(8)} | {"o": "ordinal", "x": "continuous"}
+    ecdf = MeasureResult(0.2, details={"variables": ["o", "x"], "left_out": {f"c{i}": "nominal" for i in range(8)}})
+    ks = MeasureResult(0.5, by_variable={"x": 0.5})
+    rep = fake_report({"ks": [ks], "ecdf_max": [ecdf], "hellinger": [0.1]}, variables)
+    sc = compute_scores(rep)
+    dist = next(f for f in sc.families if f.family == "distributions")
+    # by hand: ks speaks about x (1 variable, score 0.5), ecdf_max about o and x (2, score 0.8): (0.5 + 1.6) / 3;
+    # the family covers {o, x}: 2 of 10 variables, tables (hellinger, categorical) 9 of 10
+    assert dist.coverage == 2 and dist.scores[0] == pytest.approx((1 * 0.5 + 2 * 0.8) / 3)
+    w = {f.family: f.weight for f in sc.families}
+    assert w == pytest.approx({"distributions": 2 / 11, "tables": 9 / 11})
+    assert sc.overall[0] == pytest.approx(2 / 11 * 0.7 + 9 / 11 * 0.9)
+
+
+def test_places_chain_ties_from_the_next_better_score():
+    # audit h9b finding 8: 0.900 / 0.895 / 0.889 gave places 1, 1, 3 though 0.895 and 0.889 are 0.006 apart
+    rep = fake_report({"hellinger": [0.100, 0.105, 0.111, 0.130]}, {"c": "nominal"})
+    sc = compute_scores(rep)
+    assert sc.overall == pytest.approx([0.9, 0.895, 0.889, 0.87])
+    assert sc.places() == [1, 1, 1, 4] and sc.tied_with_best() == [0, 1, 2]
+    sentence = _text_of(verdict_html(rep))
+    assert sentence.startswith("s1, s2 and s3 keep most information and are tied: s1 (0.9), s2 (0.895) and s3 "
+                               "(0.889), each within 0.01 of the next. s4 loses most (overall score 0.87)")
+
+
+def _text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", htmllib.unescape(re.sub(r"<[^>]+>", "", html))).strip()
+
+
+def verdict_html(rep) -> str:
+    from infoloss.report.verdict import verdict_sentence
+
+    return str(verdict_sentence(compute_scores(rep)))
+
+
+def test_a_tied_last_place_is_named_as_tied():
+    # audit h9b finding 4: "strong loses most (0.622)" while random (0.628) shares its place 4
+    rep = fake_report({"hellinger": [0.0, 0.2, 0.372, 0.378]}, {"c": "nominal"}, names=["id", "light", "random", "strong"])
+    assert compute_scores(rep).places() == [1, 2, 3, 3]
+    assert _text_of(verdict_html(rep)) == ("id keeps most information: overall score 1 of 1, ahead of light (0.8). "
+                                           "random and strong lose most and are tied: random (0.628) and strong "
+                                           "(0.622), each within 0.01 of the next.")
+
+
+def test_the_one_scenario_verdict_says_where_it_loses_most():
+    # audit h9b finding 5: "keeps 0.925 of the information ..., mainly on record level" named its weakest family
+    variables = {"c": "nominal", "x": "continuous"}
+    rep = fake_report({"lambda": [0.2], "hellinger": [0.05]}, variables, names=["light"])
+    # record: lambda over c and x (2 variables): 0.8; tables: hellinger over c: 0.95; weights 2/3 and 1/3
+    text = _text_of(verdict_html(rep))
+    assert text == ("The one scenario, light, has an overall score of 0.85 (1 = identical to the original); it "
+                    "loses most on record level (family score 0.8).")
+    assert "keeps" not in text and "mainly" not in text
+
+
+def test_a_weight_of_an_eighth_prints_as_12_5_percent():
+    # audit h9b minor: 12.5 % printed as "12 %" (rounding half to even)
+    variables = {"x": "continuous"} | {f"c{i}": "nominal" for i in range(7)}
+    rep = fake_report({"gamma": [0.1, 0.2], "hellinger": [0.1, 0.2]}, variables)
+    w = {f.family: f.weight for f in compute_scores(rep).families}
+    assert w == pytest.approx({"moments": 1 / 8, "tables": 7 / 8})
+    verdict = _section(rep.to_html(), "verdict")
+    assert "weight 12.5 %" in verdict and "weight 87.5 %" in verdict and "weight 12 %" not in verdict

@@ -425,3 +425,33 @@ def test_a_histogram_with_few_missing_values_shows_no_counts():
     # the other variable and the full page are unchanged
     assert re.search(r'data-counts="[\d ]+"[^>]*/>', _variable_block(page, "w"))
     assert "197" in _variable_block(rep.to_html(), "age")
+
+
+def test_the_safe_map_s_rules_and_front_leave_out_a_withheld_risk():
+    # audit h9b finding 1: few's count of 1 violation is withheld, yet the max-risk rule chose it ("1 of 2
+    # scenarios has risk at most 3": at most 3) and its Pareto flag and front used it
+    rng = np.random.default_rng(5)
+    n = 300
+    orig = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n), "v": rng.normal(size=n)})
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"},
+                          "v": {"scale": "continuous"}}, "pairing": "row"}
+    few, many = orig.copy(), orig.copy()
+    few.loc[0, ["a", "b"]] = ["w", "r"]  # 1 record unique on the keys
+    many.loc[:7, "a"] = [f"u{i}" for i in range(8)]  # 8 records unique on the keys
+    few["v"], many["v"] = orig.v + rng.normal(0, .3, n), orig.v + rng.normal(0, .1, n)
+    rep = infoloss.compare(orig, [few, many], spec, measures=["k_anonymity_violations", "il1s"], names=["few", "many"],
+                           risk_utility={"risk": "k_anonymity_violations", "utility": "il1s", "max_risk": 3})
+    full = rep.risk_utility()
+    risks = {p["name"]: p["risk"] for p in full["points"]}
+    assert risks["few"] == 1 and risks["many"] == 8 and full["decisions"]["max_risk"]["choice"] == "few"
+    safe = rep.to_dict(safe=True, min_cell=5)["risk_utility"]
+    rule = safe["decisions"]["max_risk"]
+    assert rule["choice"] is None and rule["reason"] == (
+        "no scenario on the map has risk at most 3 (the lowest is 8); protect further or accept a higher maximum. "
+        "Not on the map, so not in this rule: few (its risk withheld in safe mode).")
+    assert {p["name"]: p["pareto"] for p in safe["points"]}["few"] is None and "few" not in safe["pareto_front"]
+    page = _text(rep.to_html(safe=True, min_cell=5))
+    assert "Maximum risk, least loss (--max-risk): " + rule["reason"] in page
+    assert "the Pareto front and the decision rules are those of the points shown, without them" in page
+    table = _text(re.search(r'<table class="measures ru">.*?</table>', rep.to_html(safe=True, min_cell=5), re.S).group(0))
+    assert re.search(r"few withheld \S+ \S+ ?(many|$)", table)  # no ✓ after few's withheld risk

@@ -251,3 +251,65 @@ def test_records_are_written_only_when_every_scenario_succeeds(tmp_path):
                      statistics=False)
     assert sorted(p.name for p in records.iterdir()) == ["records_good.csv", "records_original.csv"]
     assert pd.read_csv(records / "records_original.csv")["fk"].tolist() == [2, 2, 1]
+
+
+def test_a_chosen_measure_computed_for_no_scenario_means_no_map():
+    # audit h9b finding 6: available true with no point, and "the lowest is nan"
+    report = fake_report([("A", 0.1, 0.2), ("B", 0.2, 0.1)])
+    for s in report.scenarios:
+        s.not_computed["household_risk"] = "no household id is declared"
+    block = risk_utility(report, {"risk": "household_risk", "max_risk": 0.1})
+    assert block == {"available": False, "reason": "household_risk was computed for no scenario (A: no household "
+                                                   "id is declared), so there is no map to draw."}
+    assert "nan" not in json.dumps(block)
+
+
+def test_a_measure_computed_for_some_scenarios_maps_those_and_the_rules_say_so():
+    # audit h9b finding 7 (b): "3 of 3 scenarios" in a report of 4
+    report = fake_report([("A", 0.10, 0.30), ("B", 0.20, 0.10), ("C", 0.25, 0.20), ("D", 0.05, 0.50)])
+    del report.scenarios[3].measures["global_risk"]
+    report.scenarios[3].not_computed["global_risk"] = "no key variables"
+    block = risk_utility(report, {"risk": "global_risk", "max_risk": 0.2, "max_loss": 2})
+    assert block["available"] and [p["name"] for p in block["points"]] == ["original", "A", "B", "C"]
+    assert block["not_on_map"] == {"D": "global_risk not computed: no key variables"}
+    tail = " Not on the map, so not in this rule: D (global_risk not computed: no key variables)."
+    # by hand: risk <= 0.2: A (loss 0.3), B (0.1) -> B; loss <= 2: A, B, C -> least risk A (0.1)
+    assert block["decisions"]["max_risk"]["reason"] == ("2 of the 3 scenarios on the map have risk at most 0.2; B "
+                                                        "has the least loss among them (0.1)." + tail)
+    assert block["decisions"]["max_loss"]["reason"] == ("3 of the 3 scenarios on the map have loss at most 2; A "
+                                                        "has the least risk among them (0.1)." + tail)
+    none = risk_utility(report, {"risk": "global_risk", "max_risk": 0.01})["decisions"]["max_risk"]["reason"]
+    assert none.startswith("no scenario on the map has risk at most 0.01 (the lowest is 0.1);")
+
+
+def test_rule_sentences_name_the_scenarios_tied_with_the_choice():
+    # audit h9b finding 7 (a): "light has the least loss among them" beside an identical copy
+    report = fake_report([("light", 0.1, 0.3), ("copy", 0.1, 0.3), ("other", 0.05, 0.3), ("far", 0.2, 0.6)])
+    rule = risk_utility(report, {"max_risk": 0.15})["decisions"]["max_risk"]
+    # risk <= 0.15: light, copy, other, all loss 0.3; other has the lower risk, light and copy the same
+    assert rule["ranking"] == ["other", "light", "copy"] and rule["choice"] == "other"
+    assert rule["reason"] == ("3 of 4 scenarios have risk at most 0.15; other has the least loss among them "
+                              "(0.3), tied with light, copy; other has the lower risk.")
+    report = fake_report([("light", 0.1, 0.3), ("copy", 0.1, 0.3), ("far", 0.2, 0.6)])
+    rule = risk_utility(report, {"max_risk": 0.15})["decisions"]["max_risk"]
+    assert rule["reason"].endswith("light has the least loss among them (0.3), tied with copy; light comes first "
+                                   "in scenario order.")
+    rule = risk_utility(report, {"max_loss": 0.4})["decisions"]["max_loss"]  # least risk 0.1, same loss: order
+    assert rule["reason"].endswith("light has the least risk among them (0.1), tied with copy; light comes first "
+                                   "in scenario order.")
+
+
+def test_the_default_utility_measure_is_a_headline_one():
+    # audit h9b finding 9: with neither gdu nor lambda, the map took aad, which is not a headline measure
+    from infoloss.registry import get
+
+    def report_with(utility):
+        scenarios = [SimpleNamespace(name="A", not_computed={}, measures={
+            "global_risk": MeasureResult(0.1, details={"original": {"value": 0.5}}), utility: MeasureResult(0.2)})]
+        return SimpleNamespace(scenarios=scenarios, measure_ids=["global_risk", utility])
+
+    assert not get("aad").headline and get("hellinger").headline
+    block = risk_utility(report_with("aad"))
+    assert block["available"] is False and "--ru utility=ID" in block["reason"]
+    assert risk_utility(report_with("hellinger"))["utility_measure"] == "hellinger"
+    assert risk_utility(report_with("aad"), {"utility": "aad"})["utility_measure"] == "aad"  # chosen: used

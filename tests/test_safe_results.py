@@ -384,11 +384,15 @@ def test_the_risk_utility_map_keeps_no_loss_the_safe_json_withholds():
     assert all(s["measures"]["gdu"]["value"] is None for s in safe["scenarios"])
     points = [p for p in safe["risk_utility"]["points"] if not p["original"]]
     assert all(p["loss"] is None and p["utility_value"] is None and p["pareto"] is None for p in points)
+    # every scenario's loss withheld: no scenario left for the rules, the front is the original's alone
     rule = safe["risk_utility"]["decisions"]["max_loss"]
-    assert rule["choice"] is None and rule["ranking"] is None and rule["reason"].startswith("withheld in safe mode")
-    assert safe["risk_utility"]["pareto_front"] is None
+    assert rule["choice"] is None and rule["ranking"] == [] and rule["eligible"] == []
+    assert rule["reason"].startswith("no scenario is on the map, so this rule chooses none.")
+    assert "Not on the map, so not in this rule:" in rule["reason"] and "(its loss withheld in safe mode)" in rule["reason"]
+    assert safe["risk_utility"]["pareto_front"] == ["original"]
+    assert safe["risk_utility"]["pareto_note"].startswith("computed from the points shown alone; left out:")
     page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", report.to_html(safe=True)))
-    assert "Maximum loss, least risk (--max-loss): withheld in safe mode: the loss of" in page
+    assert "Maximum loss, least risk (--max-loss): no scenario is on the map, so this rule chooses none." in page
     assert "whose risk or loss the safe JSON withholds (the value takes in rent, with fewer than 5" in page
     # only the original is left to draw: no map (its loss axis read 0, 0, 0)
     assert 'aria-label="risk-utility map"' not in report.to_html(safe=True)
@@ -763,18 +767,80 @@ def test_statistics_n_is_withheld_when_few_records_lack_a_value():
     assert withheld == 1
 
 
-def test_decision_rules_quote_no_withheld_risk():
+def _ru_report(risk_id, utility_id, points, original_risk):
+    """A report-like object: scenarios (name, risk, utility value) with ``risk_id`` and ``utility_id``."""
+    from types import SimpleNamespace
+
+    from infoloss.registry import MeasureResult
+
+    scenarios = [SimpleNamespace(name=name, not_computed={}, measures={
+        risk_id: MeasureResult(risk, details={"original": {"value": original_risk}}),
+        utility_id: MeasureResult(value)}) for name, risk, value in points]
+    return SimpleNamespace(scenarios=scenarios, measure_ids=[risk_id, utility_id])
+
+
+def _front_by_brute_force(points):
+    """Names of the points no other point beats (lower-or-equal on both axes, lower on one), over ``points``."""
+    return {p["name"] for p in points
+            if not any(q["risk"] <= p["risk"] and q["loss"] <= p["loss"]
+                       and (q["risk"] < p["risk"] or q["loss"] < p["loss"]) for q in points)}
+
+
+def test_decision_rules_leave_out_a_withheld_risk_and_say_so():
+    # audit h9b finding 1: few's count of 4 violations is withheld (fewer than 5), but the rules still used it:
+    # "no scenario has risk at most 3" gave it as 4, and here the choice few said it was at most 5
+    from infoloss.risk.rumap import risk_utility
     from infoloss.safe_risk_utility import safe_risk_utility
 
-    block = {"risk_measure": "k_anonymity_violations", "points": [{"name": "a", "risk": 1.0}, {"name": "b", "risk": 9.0}],
-             "decisions": {"max_loss": {"bound": "loss", "minimise": "risk",
-                                        "reason": "2 of 2 scenarios have loss at most 0.1; a has the least risk among them (1)."},
-                           "max_risk": {"bound": "risk", "minimise": "loss",
-                                        "reason": "no scenario has risk at most 0.5 (the lowest is 1); protect more."}}}
-    out = safe_risk_utility(block, 5, registry)
-    assert out["points"][0]["risk"] is None and out["points"][1]["risk"] == 9.0
-    text = json.dumps(out["decisions"])
-    assert "(1)" not in text and "lowest is 1" not in text and "withheld in safe mode" in text
+    report = _ru_report("k_anonymity_violations", "lambda",
+                        [("few", 4.0, 0.5), ("six", 6.0, 0.2), ("nine", 9.0, 0.1)], original_risk=30.0)
+    full = risk_utility(report, {"max_risk": 5, "max_loss": 0.3})
+    assert full["decisions"]["max_risk"]["choice"] == "few"  # 4 <= 5
+    out = safe_risk_utility(full, 5, registry)
+    assert [p["risk"] for p in out["points"]] == [30.0, None, 6.0, 9.0]
+    rule = out["decisions"]["max_risk"]
+    # by hand, over the shown scenarios six (6) and nine (9): none has risk <= 5, the lowest is 6
+    assert rule["choice"] is None and rule["eligible"] == [] and rule["ranking"] == []
+    assert rule["reason"] == ("no scenario on the map has risk at most 5 (the lowest is 6); protect further or "
+                              "accept a higher maximum. Not on the map, so not in this rule: few (its risk "
+                              "withheld in safe mode).")
+    assert rule["original_within"] is False  # 30 > 5, shown
+    rule = out["decisions"]["max_loss"]  # loss <= 0.3: six (risk 6) and nine (9); least risk: six
+    assert rule["choice"] == "six" and rule["ranking"] == ["six", "nine"]
+    assert rule["reason"].startswith("2 of the 2 scenarios on the map have loss at most 0.3; six has the least "
+                                     "risk among them (6).")
+    flags = {p["name"]: p["pareto"] for p in out["points"]}
+    shown = [p for p in out["points"] if p["risk"] is not None]
+    assert flags["few"] is None and {n for n, f in flags.items() if f} == _front_by_brute_force(shown)
+    assert out["pareto_front"] == ["six", "nine", "original"]
+    assert "few (its risk withheld in safe mode)" in out["pareto_note"]
+    # the original's own count withheld: whether it is within the maximum is not said either
+    report = _ru_report("k_anonymity_violations", "lambda", [("six", 6.0, 0.2), ("nine", 9.0, 0.1)], original_risk=3.0)
+    out = safe_risk_utility(risk_utility(report, {"max_risk": 5}), 5, registry)
+    assert out["points"][0]["risk"] is None and out["decisions"]["max_risk"]["original_within"] is None
+    assert risk_utility(report, {"max_risk": 5})["decisions"]["max_risk"]["original_within"] is True
+
+
+def test_pareto_flags_of_shown_points_use_no_withheld_loss():
+    # audit h9b finding 2: hours3's loss (1 − gdu) is withheld; strong kept pareto false because only hours3
+    # (same risk, loss 0.47) beats it, which told that hours3's loss is at most strong's 0.65
+    from infoloss.risk.rumap import risk_utility
+    from infoloss.safe_risk_utility import safe_risk_utility
+
+    report = _ru_report("global_risk", "gdu", [("light", 0.00945, 0.9217), ("strong", 0.00138, 0.3502),
+                                               ("hours3", 0.00138, 0.5300)], original_risk=0.01098)
+    full = risk_utility(report, {"max_loss": 0.6})
+    assert {p["name"]: p["pareto"] for p in full["points"]}["strong"] is False
+    scenarios = [{"name": n, "measures": {"gdu": {"value": None, "withheld": "safe mode: ..."}}} for n in ["hours3"]]
+    out = safe_risk_utility(full, 5, registry, scenarios)
+    shown = [p for p in out["points"] if p["loss"] is not None]
+    flags = {p["name"]: p["pareto"] for p in out["points"]}
+    assert flags["hours3"] is None
+    assert {n for n, f in flags.items() if f} == _front_by_brute_force(shown) == {"original", "light", "strong"}
+    assert out["pareto_front"] == ["strong", "light", "original"]
+    assert out["pareto_note"] == "computed from the points shown alone; left out: hours3 (its loss withheld in safe mode)"
+    rule = out["decisions"]["max_loss"]  # loss <= 0.6 among the shown: light (0.078); strong's loss is 0.65
+    assert rule["choice"] == "light" and "hours3 (its loss withheld in safe mode)" in rule["reason"]
 
 
 def test_shares_beside_withheld_counts_in_the_original_block_and_per_variable_details():

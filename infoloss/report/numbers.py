@@ -94,6 +94,17 @@ def percent(share: float | None) -> str:
     return f"{_strip(f'{p:.2g}') if 'e' not in f'{p:.2g}' else f'{p:.2f}'} %"
 
 
+def weight_percent(share: float | None) -> str:
+    """A weight as a percentage with one decimal where a whole number would round it (12.5 % is not 12 %).
+
+    >>> [weight_percent(s) for s in (0.125, 0.17, 1 / 6, 0.02, 0.0012, None)]
+    ['12.5 %', '17 %', '16.7 %', '2 %', '0.12 %', '–']
+    """
+    if share is None or not math.isfinite(share) or abs(100.0 * share) < 1:
+        return percent(share)
+    return f"{_strip(f'{100.0 * share:.1f}')} %"
+
+
 def short(x: float | None, scale: float = 1.0) -> str:
     """A number short enough for a heat-map cell or an axis tick (2 significant digits, k/M).
 

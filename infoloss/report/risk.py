@@ -13,13 +13,12 @@ callers that merge raw counts (full tables, not the page).
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Sequence
 
 from markupsafe import Markup
 
 from . import svg
-from .parts import fmt, join
+from .parts import breakable, fmt, join
 from .plotdata import Policy
 from .safe_view import SafeScenario, original_value
 
@@ -45,7 +44,7 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
                '<td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>').format(
             Markup('<span class="swatch" style="background:{}"></span>').format(svg.ORIGINAL_COLOUR)
             if p["original"] else svg.marker_svg(index.get(p["name"], 0)),
-            p["name"] + (" (as it is)" if p["original"] else ""),
+            breakable(p["name"]) + (" (as it is)" if p["original"] else ""),
             _withheld_cell(policy) if p.get("risk") is None else fmt(p["risk"]),
             _withheld_cell(policy) if p.get("loss") is None else fmt(p["loss"]),
             _withheld_cell(policy) if p.get("utility_value") is None else fmt(p["utility_value"]),
@@ -64,7 +63,8 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
         "Lower left is better.{}"
     ).format(block["risk_measure"], block["risk_description"], block["loss_definition"], block["utility_measure"],
              block["utility_description"],
-             Markup(" Not drawn (safe mode): {}, whose risk or loss the safe JSON withholds ({}).").format(
+             Markup(" Not drawn (safe mode): {}, whose risk or loss the safe JSON withholds ({}); the Pareto front "
+                    "and the decision rules are those of the points shown, without them.").format(
                  ", ".join(withheld), _withheld_why(report, block, policy)) if withheld else "")
     return Markup('<p class="note">{}</p><div class="charts"><figure class="chart">{}</figure>{}</div>'
                   '<div class="decisions">{}</div>{}').format(note, chart, table, decisions, missing)
@@ -90,17 +90,10 @@ def _withheld_why(report: Any, block: dict[str, Any], policy: Policy) -> str:
 
 
 def _without_withheld(block: dict[str, Any]) -> dict[str, Any]:
-    """The map without the points whose risk the safe JSON withholds (``all_points`` keeps them for the table);
-    the decision rules' reasons lose the risk they quote (it would be the withheld count)."""
+    """The map without the points whose risk or loss the safe JSON withholds (``all_points`` keeps them for the
+    table); the front and the rules are the safe block's, computed from the points shown."""
     points = [p for p in block["points"] if p.get("risk") is not None and p.get("loss") is not None]
-    decisions = {}
-    for key, rule in block["decisions"].items():
-        rule = dict(rule)
-        if rule.get("reason"):
-            # a rule quotes the chosen scenario's risk or loss, an empty rule the lowest: none of them is quoted
-            rule["reason"] = re.sub(r" \((the lowest is )?[-+0-9.e]+\)", "", rule["reason"])
-        decisions[key] = rule
-    return {**block, "points": points, "all_points": block["points"], "decisions": decisions}
+    return {**block, "points": points, "all_points": block["points"]}
 
 
 def _decision(rule: dict[str, Any], key: str) -> Markup:

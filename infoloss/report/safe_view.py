@@ -76,8 +76,9 @@ class SafeReport:
         from ..safe_risk_utility import safe_risk_utility
 
         safe_json = [s.safe_json for s in self.scenarios if getattr(s, "safe_json", None) is not None]
-        block = safe_risk_utility(self.raw.risk_utility(**choice), self.min_cell, registry, safe_json)
-        return withhold_points(block, self.scenarios)
+        # the page's own nulls first, so that the front and the rules are computed without them too
+        block = withhold_points(self.raw.risk_utility(**choice), self.scenarios)
+        return safe_risk_utility(block, self.min_cell, registry, safe_json)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)

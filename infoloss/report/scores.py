@@ -21,7 +21,8 @@ documents every mapping):
   in a file that is mostly categorical); ``weights={family: w}`` overrides it.
   The risk family is never part of the utility score.
 
-Scores closer than :data:`TIE` are ties.
+Scores closer than :data:`TIE` are ties: ranked by overall score, a scenario
+within :data:`TIE` of the next better one shares its place (:meth:`Scores.places`).
 """
 
 from __future__ import annotations
@@ -121,21 +122,28 @@ class Scores:
         return sorted(range(len(self.names)), key=lambda i: (self.overall[i] is None, -(self.overall[i] or 0.0), i))
 
     def tied_with_best(self) -> list[int]:
-        """The scenarios whose overall score is within :data:`TIE` of the best one."""
-        order = [i for i in self.ranking() if self.overall[i] is not None]
-        if not order:
-            return []
-        best = self.overall[order[0]]
-        return [i for i in order if best - self.overall[i] < TIE]
+        """The scenarios that share the first place (:meth:`places`)."""
+        return self.tied_at(1)
+
+    def tied_at(self, place: int) -> list[int]:
+        """The scenarios at ``place`` (1 = best), from the best score down."""
+        places = self.places()
+        return [i for i in self.ranking() if places[i] == place]
 
     def places(self) -> list[int | None]:
-        """Each scenario's place (1 = best); scenarios within :data:`TIE` of the one above share its place."""
+        """Each scenario's place (1 = best): a scenario whose score is within :data:`TIE` of the next better one
+        shares its place, so a run of scores each within :data:`TIE` of the previous one is one tie (its ends
+        may be further apart).
+
+        >>> Scores(list("ABCD"), [], [0.900, 0.895, 0.889, 0.870]).places()
+        [1, 1, 1, 4]
+        """
         out: list[int | None] = [None] * len(self.names)
         place, previous = 0, None
         for k, i in enumerate(i for i in self.ranking() if self.overall[i] is not None):
             if previous is None or previous - self.overall[i] >= TIE:
                 place = k + 1
-                previous = self.overall[i]
+            previous = self.overall[i]
             out[i] = place
         return out
 
@@ -147,7 +155,8 @@ def variable_kinds(report: Any) -> dict[str, str]:
 
 
 def measure_variables(info: MeasureInfo, results: Sequence[Any], kinds: Mapping[str, str]) -> set[str]:
-    """The variables a measure speaks about: its per-variable/per-pair keys, else what it covers."""
+    """The variables a measure speaks about: its per-variable/per-pair keys, else the variables its
+    ``details["variables"]`` says it used (ecdf_max: the continuous and ordinal ones), else what it covers."""
     named: set[str] = set()
     for r in results:
         if r is None:
@@ -155,6 +164,9 @@ def measure_variables(info: MeasureInfo, results: Sequence[Any], kinds: Mapping[
         named |= set(r.by_variable or {})
         for key in r.by_pair or {}:
             named |= set(key.split("|", 1))
+        used = (r.details or {}).get("variables") if isinstance(r.details, dict) else None
+        if isinstance(used, (list, tuple)) and not (r.by_variable or r.by_pair):
+            named |= {v for v in used if isinstance(v, str)}
     named &= set(kinds)
     if named:
         return named

@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from . import svg
 from .glossary import plain
-from .numbers import number, percent
+from .numbers import number, percent, weight_percent
 from .overview import losses
 from .parts import breakable, direction_text, info_positions, join, name_list, value_cell
 from .plotdata import Policy
@@ -60,9 +60,9 @@ def verdict_sentence(sc: Scores) -> Markup:
     best = sc.tied_with_best()
     o = sc.overall
     if len(names) == 1:
-        text = Markup("The one scenario, <b>{}</b>, keeps {} of the information by the overall score "
-                      "(1 = identical to the original)").format(names[0], number(o[0]))
-        return Markup('<p class="verdict">{}{}.</p>').format(text, _weakest_family(sc, 0))
+        text = Markup("The one scenario, <b>{}</b>, has an overall score of {} (1 = identical to the "
+                      "original)").format(names[0], number(o[0]))
+        return Markup('<p class="verdict">{}{}.</p>').format(text, _weakest_family(sc, 0, "; it loses most on {}"))
     if len(best) == 1:
         text = Markup("<b>{}</b> keeps most information: overall score <b>{}</b> of 1").format(
             names[best[0]], number(o[best[0]]))
@@ -71,31 +71,47 @@ def verdict_sentence(sc: Scores) -> Markup:
             text += Markup(", ahead of <b>{}</b> ({})").format(names[runner[0]], number(o[runner[0]]))
         text += Markup(".")
     else:
-        shown = name_list([f"{names[i]} ({number(o[i])})" for i in best])
-        text = Markup("<b>{}</b> keep most information and are tied: {}, scores within {} of each other.").format(
-            name_list([names[i] for i in best]), shown, number(TIE))
-    worst = scored[-1]
-    if worst not in best:
-        text += Markup(" <b>{}</b> loses most (overall score {}){}.").format(names[worst], number(o[worst]),
-                                                                            _weakest_family(sc, worst))
-    return Markup('<p class="verdict">{}</p>').format(text)
+        text = Markup("<b>{}</b> keep most information and are tied: {}.").format(
+            name_list([names[i] for i in best]), _tied_scores(sc, best))
+    return Markup('<p class="verdict">{}</p>').format(text + _losing_most(sc, scored, best))
 
 
-def _weakest_family(sc: Scores, i: int) -> Markup:
+def _tied_scores(sc: Scores, tied: list[int]) -> Markup:
+    """'A (0.9), B (0.895) and C (0.889), each within 0.01 of the next'."""
+    shown = name_list([f"{sc.names[i]} ({number(sc.overall[i])})" for i in tied])
+    return Markup("{}, each within {} of the next").format(shown, number(TIE))
+
+
+def _losing_most(sc: Scores, scored: list[int], best: list[int]) -> Markup:
+    """' X loses most (overall score 0.6), mainly on GDU (...).', or the tied last place named as tied."""
+    places = sc.places()
+    last = sc.tied_at(places[scored[-1]])
+    if any(i in best for i in last):
+        return Markup("")
+    if len(last) == 1:
+        worst = last[0]
+        return Markup(" <b>{}</b> loses most (overall score {}){}.").format(
+            sc.names[worst], number(sc.overall[worst]), _weakest_family(sc, worst))
+    return Markup(" <b>{}</b> lose most and are tied: {}.").format(
+        name_list([sc.names[i] for i in last]), _tied_scores(sc, last))
+
+
+def _weakest_family(sc: Scores, i: int, wording: str = ", mainly on {}") -> Markup:
+    """Where scenario ``i`` loses most: its lowest family score (nothing when every family is within TIE of 1)."""
     fams = [f for f in sc.families if f.scores and f.scores[i] is not None and f.weight > 0]
     if not fams:
         return Markup("")
     f = min(fams, key=lambda f: f.scores[i])
     if f.scores[i] > 1 - TIE:
         return Markup("")
-    return Markup(", mainly on {} (family score {})").format(SHORT_FAMILY.get(f.family, f.family), number(f.scores[i]))
+    return Markup(wording + " (family score {})").format(SHORT_FAMILY.get(f.family, f.family), number(f.scores[i]))
 
 
 def score_table(report: Any, sc: Scores) -> Markup:
     """Rows: scenarios from best to worst; columns: place, overall score, one per family (weight in the heading)."""
     fams = [f for f in sc.families if f.measures]
     head = join(Markup('<th scope="col" class="fam"><a href="#family-{}">{}</a><br><small>weight {}</small></th>')
-                .format(f.family, SHORT_FAMILY.get(f.family, f.family), percent(f.weight)) for f in fams)
+                .format(f.family, SHORT_FAMILY.get(f.family, f.family), weight_percent(f.weight)) for f in fams)
     places = sc.places()
     best_in = {f.family: _best(f.scores) for f in fams}
     best_overall = _best(sc.overall)
@@ -150,7 +166,7 @@ def _weights_note(sc: Scores) -> Markup:
     how = ("the weights you gave" if sc.weights_given else
            "each family weighs the share of the analysed variables its measures speak about")
     used = join(Markup("<li><b>{}</b> ({}): {}</li>").format(
-        SHORT_FAMILY.get(f.family, f.family), percent(f.weight),
+        SHORT_FAMILY.get(f.family, f.family), weight_percent(f.weight),
         Markup(", ").join(Markup('<a href="#{}">{}</a>').format(measure_anchor(m), m) for m in f.measures))
         for f in fams)
     left = [(m, why) for f in sc.families for m, why in f.left_out.items()]
@@ -163,8 +179,8 @@ def _weights_note(sc: Scores) -> Markup:
         "from 0 to 1: 1 at its ideal (the value for identical files), 0 at the far end of its range, linear in "
         "between; a measure without an upper end needs a scale (the loss that counts as complete). A family's "
         "score is the mean of its headline measures' scores, each weighted by the number of variables it speaks "
-        "about. Weights of the families: {}. Risk measures are not part of this utility score. Scores within "
-        "{} of each other are ties.</p><ul>{}</ul>{}</details>").format(how, number(TIE), used, left_html)
+        "about. Weights of the families: {}. Risk measures are not part of this utility score. Ranked by overall "
+        "score, a scenario within {} of the next better one shares its place (a tie).</p><ul>{}</ul>{}</details>").format(how, number(TIE), used, left_html)
 
 
 # ---------------------------------------------------------------------------
