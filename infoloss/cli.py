@@ -60,7 +60,7 @@ def compare(
     json_out: Optional[str] = typer.Option(None, "--json", metavar="<path>", help="Write the JSON result here ('-' for standard output)."),
     html_out: Optional[str] = typer.Option(None, "--html", metavar="<path>", help="Write the HTML report here."),
     safe: bool = typer.Option(False, "--safe", help="Make the HTML report and the JSON safe to share (no small cells, no raw values)."),
-    min_cell: int = typer.Option(5, "--min-cell", min=1, help="Smallest count shown in safe mode."),
+    min_cell: Optional[int] = typer.Option(None, "--min-cell", min=1, help="Smallest count shown in safe mode (default 5; only with --safe)."),
     family_weights: Optional[str] = typer.Option(None, "--family-weights", help="Weights of the measure families in the report's overall score, e.g. tables=2,record=1 (default: by the variables each covers)."),
     name: Optional[list[str]] = typer.Option(None, "--name", help="Scenario name, once per protected file."),
     gdu_weights: Optional[str] = typer.Option(None, "--gdu-weights", help="Weights of univariate and bivariate utility, e.g. 0.5,0.5."),
@@ -107,6 +107,12 @@ def compare(
                 raise InputError("--records writes per-record risk values, which safe mode never releases; "
                                  "run without --safe to write them, or drop --records.")
         _check_outputs(json_out, html_out, inputs)
+        if min_cell is not None and not safe:
+            raise InputError("--min-cell sets the smallest count shown in safe mode; add --safe, or drop --min-cell.")
+        min_cell = 5 if min_cell is None else min_cell
+        if family_weights is not None and html_out is None:
+            raise InputError("--family-weights sets the HTML report's overall score; add --html, or drop "
+                             "--family-weights.")
         weights = _family_weights(family_weights)
         with _ProgressBar() as progress, _warnings_as_lines(pending):
             report = run_compare(
@@ -570,7 +576,10 @@ def measures_command(
     json_: bool = typer.Option(False, "--json", help="Print the list as JSON."),
     markdown: bool = typer.Option(False, "--markdown", help="Print the list as a Markdown table (docs/measures.md)."),
 ) -> None:
-    """List every measure: id, family, what it measures, range, better, needs pairing, options."""
+    """List every measure: id, family, what it measures, range, better, needs pairing, options.
+
+    On a terminal a table; piped, one tab-separated line per measure (id, family id, description, range, better,
+    "pairing" or "-", options with their defaults)."""
     import json
 
     from rich.table import Table
@@ -583,6 +592,12 @@ def measures_command(
         return
     if markdown:
         sys.stdout.write(markdown_table())
+        return
+    if not sys.stdout.isatty():  # piped: one line per measure, its id first, so that grep and cut work
+        for m in infos:
+            options = "; ".join(f"{o.name}={_default_text(o.default)}" for o in m.options)
+            sys.stdout.write("\t".join([m.id, m.family, m.description, m.range_text, m.better_text,
+                                         "pairing" if m.needs_pairing else "-", options]) + "\n")
         return
     table = Table(title="infoloss measures")
     for col in ("id", "family", "what it measures", "range", "better", "needs pairing", "options (default)"):

@@ -789,6 +789,10 @@ def _select_measures(measures: Iterable[str] | str | None) -> list[str]:
     return chosen
 
 
+#: the name the report gives the original file (its point on the risk-utility map); no scenario may take it
+ORIGINAL_NAME = "original"
+
+
 def _scenario_names(protected: list[Frame], names: Sequence[str] | None) -> list[str]:
     if names is not None and (isinstance(names, str) or not isinstance(names, Sequence)):
         raise InputError(f"names must be a list with one name per protected file, got {type(names).__name__}.")
@@ -801,9 +805,17 @@ def _scenario_names(protected: list[Frame], names: Sequence[str] | None) -> list
         if blank:
             raise InputError(f"the name of scenario {blank[0]} is empty; give every protected file a name with at "
                              "least one visible character.")
+        seen = [_visible(n) for n in out]
+        twice = next((n for n, v in zip(out, seen) if seen.count(v) > 1), None)
+        if twice is not None:
+            raise InputError(f"the scenario name {twice!r} was given twice; give every protected file its own name.")
+        if ORIGINAL_NAME in seen:
+            raise InputError(f"{ORIGINAL_NAME!r} names the original file in the report and its risk-utility map; "
+                             "give the protected file another name.")
     else:
         out = [Path(p).stem if isinstance(p, (str, Path)) else f"scenario{i + 1}" for i, p in enumerate(protected)]
-    seen = [_visible(n) for n in out]  # names that look the same (spaces, zero-width characters) are numbered
+        out = [f"{n} (protected)" if _visible(n) == ORIGINAL_NAME else n for n in out]
+    seen = [_visible(n) for n in out]  # file stems that look the same (spaces, zero-width characters) are numbered
     if len(set(seen)) != len(seen):
         out = [f"{n} ({i + 1})" if seen.count(v) > 1 else n for i, (n, v) in enumerate(zip(out, seen))]
     return out

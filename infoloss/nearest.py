@@ -53,7 +53,6 @@ original records were reused.
 from __future__ import annotations
 
 import itertools
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -381,7 +380,7 @@ def _exact(pair, idx: np.ndarray, cats: list[str], conts: list[str]) -> np.ndarr
     return same
 
 
-def _summary(pair, res: dict[str, Any], seconds: float) -> dict[str, Any]:
+def _summary(pair, res: dict[str, Any]) -> dict[str, Any]:
     d = res["distance"]
     counts = np.bincount(res["index"], minlength=pair.n_orig)
     mism = np.bincount(res["mismatches"])
@@ -398,7 +397,6 @@ def _summary(pair, res: dict[str, Any], seconds: float) -> dict[str, Any]:
         "key_mismatches": {str(k): int(v) for k, v in enumerate(mism) if v},
         "originals_used": int(np.count_nonzero(counts)),
         "max_reuse": int(counts.max()) if counts.size else 0,
-        "seconds": round(seconds, 3),
         "note": "record-level measures compare each protected record with its nearest original record; the "
         "other measures compare the whole files",
     }
@@ -414,7 +412,6 @@ def paired_view(pair) -> Any:
     state: NearestPairing = pair.nearest
     if state.view is not None:
         return state.view
-    start = time.perf_counter()
     res = nearest_records(pair, state.variables)
     idx = res["index"]
     state.index, state.distance, state.mismatches = idx, res["distance"], res["mismatches"]
@@ -434,6 +431,6 @@ def paired_view(pair) -> Any:
         n_orig=pair.n_prot,
         n_prot=pair.n_prot,
     )
-    state.summary = _summary(pair, res, time.perf_counter() - start)
+    state.summary = _summary(pair, res)  # no wall-clock seconds: the same files give the same JSON
     state.view = view
     return view

@@ -500,10 +500,18 @@ def test_scenario_names_that_look_the_same_are_told_apart():
     from infoloss.compare import _scenario_names
     from infoloss.errors import InputError
 
-    assert _scenario_names(["a", "b"], ["s", "s "]) == ["s (1)", "s  (2)"]
-    assert _scenario_names(["a", "b"], ["x\u200b", "x"]) == ["x\u200b (1)", "x (2)"]
+    # given names that read the same are refused; file stems that do are numbered
+    with pytest.raises(InputError, match="'s' was given twice"):
+        _scenario_names(["a", "b"], ["s", "s "])
+    with pytest.raises(InputError, match="was given twice"):
+        _scenario_names(["a", "b"], ["x\u200b", "x"])
+    assert _scenario_names(["p/s.csv", "q/s .csv"], None) == ["s (1)", "s  (2)"]
     with pytest.raises(InputError, match="is empty"):
         _scenario_names(["a"], ["\u200b"])
+    # "original" names the original in the report and on the map
+    with pytest.raises(InputError, match="'original' names the original file"):
+        _scenario_names(["a"], ["original"])
+    assert _scenario_names(["other/original.csv"], None) == ["original (protected)"]
 
 
 def test_report_helpers_refuse_bad_arguments_in_one_sentence():

@@ -504,6 +504,27 @@ def test_the_terminal_summary_says_the_risk_utility_choice_asked_for(tmp_path):
     assert "risk-utility choice (--max-risk 0.5): " in r.output and "has the least loss among them" in r.output
     r = runner.invoke(app, ["compare", str(original), str(noise), "--spec", str(spec), "--measures", "il1s",
                             "--max-loss", "0.2"], terminal_width=300)
-    assert "risk-utility choice: none, no risk measure was computed" in r.output
+    assert "risk-utility choice: none, no risk measure was chosen and none of" in r.output
     r = runner.invoke(app, ["compare", str(original), str(noise), "--spec", str(spec), "--measures", "il1s"])
     assert "risk-utility choice" not in r.output
+
+
+def test_options_that_would_be_ignored_are_refused(small, tmp_path):
+    out = tmp_path / "o.json"
+    r = runner.invoke(app, ["compare", str(small["orig"]), str(small["prot"]), "--spec", str(small["spec"]),
+                            "--measures", "il1s", "--json", str(out), "--min-cell", "10"])
+    assert r.exit_code == 2 and "--min-cell sets the smallest count shown in safe mode; add --safe" in r.output
+    r = runner.invoke(app, ["compare", str(small["orig"]), str(small["prot"]), "--spec", str(small["spec"]),
+                            "--measures", "il1s", "--json", str(out), "--family-weights", "record=1"])
+    assert r.exit_code == 2 and "--family-weights sets the HTML report's overall score; add --html" in r.output
+    assert not out.exists()
+
+
+def test_the_measures_list_piped_has_one_line_per_measure_id_first():
+    from infoloss import registry
+
+    r = runner.invoke(app, ["measures"])
+    lines = r.output.splitlines()
+    ids = [m.id for m in registry.registered()]
+    assert [line.split("\t")[0] for line in lines] == ids
+    assert lines[ids.index("pmse_ratio")].split("\t")[1] == "propensity"

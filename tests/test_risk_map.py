@@ -158,10 +158,10 @@ def test_records_files(tmp_path, testdata_report):
 def test_records_as_parquet(tmp_path):
     df = pd.DataFrame({"a": [1, 1, 2], "b": [1, 2, 2]})
     spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"}}}
-    infoloss.compare(df, [df, df], spec, measures=["sample_uniques"], names=["original", "x"], records_dir=tmp_path,
+    infoloss.compare(df, [df, df], spec, measures=["sample_uniques"], names=["y", "x"], records_dir=tmp_path,
                      records_format="parquet", aggregates=False, statistics=False)
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["records_original.parquet", "records_original_2.parquet", "records_x.parquet"]
+    assert names == ["records_original.parquet", "records_x.parquet", "records_y.parquet"]
     assert pd.read_parquet(tmp_path / "records_x.parquet")["fk"].tolist() == [1, 1, 1]
 
 
