@@ -89,6 +89,7 @@ class _Published:
     listed: dict[str, frozenset]
     other: dict[str, str]
     two_way: dict[tuple[str, str], tuple[list, list, list]]
+    min_cell: int = 5
 
     @classmethod
     def of(cls, tables: dict[str, Any] | None) -> "_Published | None":
@@ -109,7 +110,7 @@ class _Published:
             counts = (t.get("original") or {}).get("count")
             if counts is not None:
                 two_way[(a, b)] = ([str(r) for r in t["rows"]], [str(c) for c in t["columns"]], counts)
-        return cls(listed, other, two_way)
+        return cls(listed, other, two_way, int(min_cell) if _is_number(min_cell) else 5)
 
     def group(self, variable: str, label: str) -> str | None:
         """The row of ``label`` in ``variable``'s one-way table: itself, "other" when merged, None (no table)."""
@@ -155,10 +156,21 @@ def _beside_published_tables(rows: list, tables: _Published) -> dict:
             hidden = tables.merged(v, c) or any(tables.cell_shown(v, c, d, e) is False for d, e in parts)
         if len(parts) == 2 and tables.cell_shown(*parts[0], *parts[1]) is False:
             hidden = True
+        what = "all" if row.get("statistic") in _ADDITIVE else "n"
         if hidden:
-            what = "all" if row.get("statistic") in _ADDITIVE else "n"
             extra.update({(id(row), side): what for side in _SIDES})
+        elif _merged_flow(row, parts, tables):
+            extra[(id(row), "protected")] = what
     return extra
+
+
+def _merged_flow(row: dict[str, Any], parts: list, tables: _Published) -> bool:
+    """A domain of a value the tables merge whose records differ between the files by 1 to ``min_cell`` − 1:
+    the tables merged it to hide that difference (values suppressed), which the two sides' n would show."""
+    n = [(row.get(side) or {}).get("n") if isinstance(row.get(side), dict) else None for side in _SIDES]
+    if not all(_is_number(v) for v in n) or not any(tables.merged(d, e) for d, e in parts):
+        return False
+    return 0 < abs(n[0] - n[1]) < tables.min_cell
 
 
 def _known_sum_partners(rows: list, shown: list, tables: _Published, min_cell: int) -> dict:
@@ -206,17 +218,16 @@ def _known_sum_partners(rows: list, shown: list, tables: _Published, min_cell: i
 
 def _lines_of_domain(lines: dict, unit: tuple, estimate: Any, names: tuple, parts: list, tables: _Published) -> None:
     """The published sums a domain is part of: per domain variable, its value's one-way count (the sum over
-    the other domain variables, or over the merged values); with three or more domain variables also the
-    two-way cells of two of them."""
+    the other domain variables, or over the merged values); per two domain variables, their two-way cell (the
+    sum over the others, or over a merged value's domains)."""
     for i, (d, e) in enumerate(parts):
         if tables.group(d, e) is not None:
             lines[("one-way", estimate, names, i, tables.group(d, e))].append(unit)
-    if len(parts) >= 3:
-        for i in range(len(parts)):
-            for j in range(i + 1, len(parts)):
-                if tables.cell_shown(*parts[i], *parts[j]):
-                    key = ("two-way", estimate, names, i, j, tables.group(*parts[i]), tables.group(*parts[j]))
-                    lines[key].append(unit)
+    for i in range(len(parts)):  # with two domain variables, a merged value's cell sums several domains
+        for j in range(i + 1, len(parts)):
+            if tables.cell_shown(*parts[i], *parts[j]):
+                key = ("two-way", estimate, names, i, j, tables.group(*parts[i]), tables.group(*parts[j]))
+                lines[key].append(unit)
 
 
 def _line_partners(units: dict, withheld: set, lines: list[list], min_cell: int) -> set:

@@ -129,7 +129,7 @@ SHARES_OF_RECORDS_IN_DETAILS = {"interval_disclosure_robust": ("risk1", "risk2")
 COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot", "records_with_change", "n", "n_compared", "n_complete", "n_fitted",
                              "records_used", "covariance_records", "records_at_risk"})
 #: Count measures whose complement (records with a value) is a count too.
-COMPLEMENT_COUNTS = frozenset({"missing_values"})
+COMPLEMENT_COUNTS = frozenset({"missing_values", "suppressions", "records_changed"})
 #: Numbers under a count key that are not counts.
 NOT_COUNTS = frozenset({"sd", "share", "percent", "seeds", "seed"})
 #: Shares, percentages and differences that give a withheld sibling count back (and any key that starts with
@@ -551,6 +551,7 @@ def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _S
             return mid in SHARE_BY_VARIABLE
 
     mids = [mid for mid in out if per_record(mid) and isinstance(out[mid].get("by_variable"), dict)]
+    counted = {mid for mid in mids if _counts_records(mid, registry)}
     union = {k for mid in mids for k, v in out[mid]["by_variable"].items()
              if v is None and _is_number((raw[mid].get("by_variable") or {}).get(k))}
     mids += [mid for mid in out if mid in FOLLOW_WITHHELD_VARIABLES and isinstance(out[mid].get("by_variable"), dict)]
@@ -563,6 +564,28 @@ def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _S
         state.withheld += len(more)
         if isinstance(result.get("details"), dict):
             result["details"] = _null_in_blocks(result["details"], more, skip=("original",))
+        if mid in counted and _total_gives_back(raw[mid], result, state):
+            result["value"] = None
+            result["withheld"] = (f"safe mode: the value less the counts shown would give back counts withheld in "
+                                  f"other measures, known to fewer than {state.min_cell} records")
+            state.withhold()
+
+
+def _total_gives_back(raw: dict[str, Any], result: dict[str, Any], state: _Safe) -> bool:
+    """Whether a count measure's shown value, less its shown per-variable counts, pins its withheld ones: one
+    withheld count alone, withheld counts of fewer than ``min_cell`` records in all, or within ``min_cell`` of
+    their bound (the file's records each)."""
+    if not _is_number(result.get("value")):
+        return False
+    values = raw.get("by_variable") or {}
+    withheld = [values[k] for k, v in result["by_variable"].items() if v is None and _nonzero_number(values.get(k))]
+    if not withheld:
+        return False
+    n = _records_of(raw.get("details"), state)
+    held = sum(withheld)
+    near_bound = bool(n) and (len(withheld) * n - held < state.min_cell - 1e-9
+                              or any(0 < n - u < state.min_cell for u in withheld))
+    return len(withheld) == 1 or held < state.min_cell - 1e-9 or near_bound
 
 
 #: generalisation measures whose per-variable values rest on the same changed records as the count measures

@@ -164,3 +164,51 @@ def test_contrasts_with_a_one_record_reference_keep_their_large_categories_names
     assert all(c["original"]["estimate"] is None for c in coefficients)
     assert all("a contrast with C(occ)'s reference category, of fewer than 5 records" in c["note"]
                for c in coefficients)
+
+
+def _region_sex_income(counts, seed=0):
+    df = pd.DataFrame([k for k, n in counts.items() for _ in range(n)], columns=["region", "sex"])
+    df["income"] = np.random.default_rng(seed).lognormal(10, .5, len(df)).round()
+    return df
+
+
+REGION_SEX = {"variables": {"region": {"scale": "nominal", "role": "key"}, "sex": {"scale": "nominal", "role": "key"},
+                            "income": {"scale": "continuous"}}}
+
+
+def test_a_domain_the_tables_merge_for_a_few_suppressed_values_does_not_show_them_by_its_n():
+    # region C lost 3 values to suppression (A lost 8): the tables merge C; its n 19 -> 16 gave the 3 back
+    df = _region_sex_income({("A", "f"): 60, ("B", "m"): 40, ("C", "f"): 19, ("D", "m"): 30}, seed=1)
+    prot = df.copy()
+    prot.loc[df.index[df.region == "C"][:3], "region"] = np.nan
+    prot.loc[df.index[df.region == "A"][:8], "region"] = np.nan
+    spec = {**REGION_SEX, "analyses": {"estimates": [{"statistic": "mean", "variable": "income", "by": ["region"]}]}}
+    s = infoloss.compare(df, prot, spec, measures=["estimate_ci_overlap"]).to_dict(safe=True)["scenarios"][0]
+    assert "C" not in s["tables"]["one_way"]["region"]["categories"]
+    for r in s["analyses"]["estimates"]:
+        o, p = r["original"]["n"], r["protected"]["n"]
+        assert o is None or p is None or not 0 < abs(o - p) < 5, r["domain"]
+
+
+def test_a_merged_two_way_cell_less_the_domains_shown_gives_no_domain_back():
+    counts = {("A", "f"): 6, ("A", "m"): 3, ("B", "f"): 6, ("B", "m"): 7, ("B", "x"): 2, ("C", "f"): 39,
+              ("C", "m"): 38, ("C", "x"): 3, ("D", "f"): 3, ("D", "m"): 6, ("E", "f"): 8, ("E", "m"): 7,
+              ("F", "f"): 17, ("F", "m"): 18, ("F", "x"): 5, ("G", "f"): 2, ("G", "m"): 1}
+    df = _region_sex_income(counts)
+    prot = df.copy()
+    for (reg, sx), k in {("A", "f"): 1, ("B", "f"): 2, ("C", "f"): 4, ("C", "m"): 1, ("E", "f"): 1,
+                         ("F", "f"): 2}.items():
+        prot.loc[df.index[(df.region == reg) & (df.sex == sx)][:k], "region"] = np.nan
+    spec = {**REGION_SEX, "analyses": {"estimates": [{"statistic": "mean", "variable": "income",
+                                                       "by": ["region", "sex"]}]}}
+    s = infoloss.compare(df, prot, spec, measures=["estimate_ci_overlap"]).to_dict(safe=True)["scenarios"][0]
+    table = s["tables"]["two_way"]["region|sex"]
+    merged = [c for c in "ABCDEFG" if c not in table["rows"]]
+    other = next(i for i, r in enumerate(table["rows"]) if r.startswith("other"))
+    for j, sex in enumerate(table["columns"]):
+        cell = table["original"]["count"][other][j]
+        rows = [r for r in s["analyses"]["estimates"] if r["domain"].endswith(f", sex={sex}")
+                and (r["domain"][len("region="):].split(",")[0] in merged or r["domain"].startswith("region=("))]
+        hidden = [r for r in rows if r["original"]["n"] is None]
+        if cell is not None and hidden:
+            assert len(hidden) >= 2 and cell - sum(r["original"]["n"] for r in rows if r not in hidden) >= 5

@@ -1283,3 +1283,26 @@ def test_a_total_is_withheld_when_its_withheld_parts_are_pinned_by_a_bound():
                             "details": {"n_records": 400, "total_original": 397}}}
     out = safe_measures(m, 5, registry, (400,))[0]["missing_values"]
     assert out["by_variable"]["rare"] is None and out["value"] is None
+
+
+def test_every_count_measures_total_goes_when_a_withheld_count_is_pinned():
+    # 397 of 400 values of a suppressed, 10 of b: a's 397 leaves 3 records with a value (withheld in
+    # missing_values); suppressions and records_changed showed 407 and b = 10, so a = 397 came back
+    orig = pd.DataFrame({"a": ["u", "v"] * 200, "b": ["p", "q"] * 200, "x": ["s", "t"] * 200})
+    prot = orig.copy()
+    prot.loc[prot.index[:397], "a"] = None
+    prot.loc[prot.index[:10], "b"] = None
+    spec = {"variables": {v: {"scale": "nominal"} for v in "abx"}, "pairing": "row"}
+    m = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions", "records_changed"]
+                         ).to_dict(safe=True)["scenarios"][0]["measures"]
+    for mid in ("missing_values", "suppressions", "records_changed"):
+        assert m[mid]["by_variable"]["a"] is None
+        assert m[mid]["value"] is None, mid
+
+
+def test_a_per_variable_count_of_all_records_but_a_few_is_withheld():
+    # 3999 of 4000 values of ASSETS changed: one record kept its value (records_with_change is withheld so too)
+    m = {"records_changed": {"value": 4009, "by_variable": {"ASSETS": 3999, "AGE": 10},
+                             "details": {"n_records": 4000, "records_with_change": 4000}}}
+    out = safe_measures(m, 5, registry, (4000,))[0]["records_changed"]
+    assert out["by_variable"]["ASSETS"] is None
