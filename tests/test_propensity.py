@@ -426,3 +426,24 @@ def test_near_separation_by_a_continuous_variable_is_reported():
         tied = (a == 1.25) & (g == level)
         limit[tied] = y[tied].mean()
     assert result.value == pytest.approx(np.mean((limit - 0.4) ** 2), rel=1e-6)
+
+
+def test_a_weighted_intercept_only_fit_uses_the_weighted_share():
+    import statsmodels.api as sm
+
+    # 'v' is in the protected file only (those records are set aside, p = 1); on the rest 'a' is constant
+    spec = {"variables": {"a": {"scale": "nominal"}, "W": {"role": "weight"}}, "pairing": "none"}
+    orig = pd.DataFrame({"a": ["u"] * 6, "W": [1, 1, 1, 1, 1, 5.0]})
+    prot = pd.DataFrame({"a": ["u"] * 4 + ["v"] * 2, "W": [1, 2, 3, 4, 5, 6.0]})
+    y = np.r_[np.zeros(6), np.ones(6)]
+    raw = np.r_[orig.W, prot.W]
+    w = raw.copy()
+    for label in (0, 1):  # each file's weights rescaled to sum to its records (module docstring)
+        s = y == label
+        w[s] = raw[s] * s.sum() / raw[s].sum()
+    rest = np.r_[orig.a, prot.a] == "u"
+    fit = sm.GLM(y[rest], np.ones((int(rest.sum()), 1)), family=sm.families.Binomial(), freq_weights=w[rest]).fit()
+    p = y.copy()
+    p[rest] = fit.predict(np.ones((int(rest.sum()), 1)))
+    expected = float(np.sum(w * (p - y.mean()) ** 2) / len(y))
+    assert pmse(orig, prot, spec, weighted=True).value == pytest.approx(expected, rel=1e-9)

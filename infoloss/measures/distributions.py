@@ -396,7 +396,9 @@ def ks(pair: EncodedPair, *, pvalue: str = "auto", weighted: bool | None = None)
     ``pvalue="scipy"``; ``details["method"]`` says which per variable.
 
     Missing values are dropped per file; a variable missing in every record
-    of either file is left out (``details["not_computed"]``).
+    of the protected file is left out (``details["not_computed"]``); one
+    missing in every record of the original is refused when the files are
+    read (docs/errors.md).
 
     Parameters
     ----------
@@ -722,7 +724,7 @@ def ecdf_max(
         ``"largest"`` (default): a missing value is ordered above every value,
         so no record is dropped and suppressions count as changes.
         ``"complete"``: only records without missing values in the variables
-        used (variables missing in every record of a file are left out).
+        used (variables missing in every record of the protected file are left out).
     max_records : int
         Files with more records are replaced by a seeded simple random
         subsample of this size before the (O(N²·p)) computation; the

@@ -83,7 +83,9 @@ Conventions (where the literature leaves a choice):
   propensity model; 5,000 for the clusters, whose cost grows as N·G, i.e.
   N²/100 with the default G): the larger file is sampled to
   ``max_records`` and the other with the same sampling fraction, so ``c``
-  stays the full files' share.  Files of equal size (record-paired,
+  stays about the full files' share (at least one record of the smaller
+  file is kept: 3 records against 10,000 sampled to 100 give c = 0.0099,
+  not 0.0003).  Files of equal size (record-paired,
   identical, or unpaired of equal size) are sampled at the same record
   numbers, so a file against itself gives pMSE 0 however large it is.
   The pMSE, E0 and SD0 are those of the sample (``N`` and ``c`` in
@@ -540,7 +542,8 @@ def _logit_fit(m: _Merged, w: np.ndarray | None = None) -> dict:
             scales.append(scale[lev[ok]])
         x = _csr(x_dense, codes, levels, scales)
         if x.shape[1] == 0:
-            p_hat[rest] = y[rest].mean()
+            weighted = w is not None and w[rest].sum() > 0  # intercept only: the (weighted) share of protected records
+            p_hat[rest] = np.average(y[rest], weights=w[rest]) if weighted else y[rest].mean()
         else:
             tol = _LOGIT_TOL if rest.shape[0] <= _LOGIT_LARGE else _LOGIT_TOL_LARGE
             model = LogisticRegression(C=np.inf, solver="newton-cg", tol=tol, max_iter=_LOGIT_MAX_ITER)
