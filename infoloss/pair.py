@@ -12,7 +12,6 @@ measure computes them twice.
 from __future__ import annotations
 
 import math
-import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,8 @@ import pandas as pd
 
 from ._concurrent import map_in_order
 from .errors import InputError, SpecError, counted
-from .spec import DECIMAL_COMMA, Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
+from .pair_errors import all_missing_in_original, not_a_number, not_scalar, number_writing
+from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
 
 ORIGINAL, PROTECTED = "orig", "prot"
 #: joins the names of a pair of variables in the results (``by_pair`` keys, two-way tables): "age|sex"
@@ -735,21 +735,10 @@ def _cached_original(cache: dict | None, var: VariableSpec, compute: Callable[[]
     return cache[key]
 
 
-def _all_missing_in_original(var: VariableSpec) -> str:
-    """The refusal of a variable missing in every record of the original (for a key variable, what removing it changes)."""
-    text = f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
-    if var.role == "key":
-        text += (" As a key variable it matches every record: removing it leaves fk and the frequency risk measures "
-                 "unchanged with their defaults (missing_keys=wildcard, alpha=1), but not sdcMicro's fk "
-                 "(missing_keys=sdcmicro), fk with alpha below 1, or the SUDA scores, which depend on the number "
-                 "of key variables.")
-    return text
-
-
 def _original_float(var: VariableSpec, o: pd.Series, missing: set[str]) -> np.ndarray:
     orig = _as_float(var, o, "original", missing)
     if np.isnan(orig).all():
-        raise InputError(_all_missing_in_original(var))
+        raise InputError(all_missing_in_original(var))
     return orig
 
 
@@ -902,7 +891,7 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
             x = pd.to_numeric(text.map(_float_or_infinite), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         bad = text.notna().to_numpy() & np.isnan(x)
         if bad.any():
-            raise _not_a_number(var, which, text[bad].iloc[0])
+            raise not_a_number(var, which, text[bad].iloc[0])
     if var.missing:
         codes = [float(m) for m in var.missing if _is_float(m)]
         if codes:
@@ -920,35 +909,6 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
     x = x.view()
     x.flags.writeable = False
     return x
-
-
-def _not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
-    """The error for ``example``, a value of continuous ``var`` in the ``which`` file that is not a number."""
-    if not isinstance(example, str) and not np.isscalar(example):  # a list or mapping (nested Parquet, Arrow)
-        return _not_scalar(var)
-    written = _number_writing(str(example))
-    if written:
-        return InputError(f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers "
-                          f"with {written}")
-    return InputError(
-        f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
-        f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
-    )
-
-
-THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:([,'\s\u00a0\u202f])\d{3})(?:\1\d{3})*(?:\.\d+)?\s*")
-
-
-def _number_writing(text: str) -> str | None:
-    """The end of a sentence "... writes its numbers with" when ``text`` is a number written with a decimal comma
-    or with thousands separators (digit groups), else None."""
-    if DECIMAL_COMMA.fullmatch(text):
-        return (f"a decimal comma ({text!r}); write them with a decimal point (export the file with '.' as the "
-                "decimal separator).")
-    if THOUSANDS.fullmatch(text):
-        return (f"thousands separators ({text!r}); remove them (export the file without digit "
-                "grouping).")
-    return None
 
 
 def _float_or_infinite(value: Any) -> Any:
@@ -1016,7 +976,7 @@ def _check_same_kind(
         kinds = [_cached_original(cache, kind_key, lambda: _value_kind(o, drop, distinct[0])),
                  _value_kind(p, drop, distinct[1])]
     except (TypeError, NotImplementedError):  # unhashable values (Arrow: no kernel for list or struct)
-        raise _not_scalar(var) from None
+        raise not_scalar(var) from None
     if None not in kinds and kinds[0] != kinds[1]:
         num, text = ("original", "protected") if kinds[0] else ("protected", "original")
         raise InputError(
@@ -1029,7 +989,7 @@ def _check_same_kind(
 def _original_factors(var: VariableSpec, o: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str], Any]:
     o_codes, o_labels, o_distinct = _factorize(var, o, missing)
     if (o_codes < 0).all():
-        raise InputError(_all_missing_in_original(var))
+        raise InputError(all_missing_in_original(var))
     return o_codes, o_labels, o_distinct
 
 
@@ -1060,19 +1020,12 @@ def _same_codes(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a[head], b[head]) and np.array_equal(a, b))
 
 
-def _not_scalar(var: VariableSpec) -> InputError:
-    return InputError(
-        f"variable {var.name!r} holds values that are not single numbers or text (such as lists from a nested "
-        "Parquet or Arrow column); flatten it into ordinary columns or leave it out of the spec."
-    )
-
-
 def _factorize(var: VariableSpec, col: pd.Series, missing: set[str]) -> tuple[np.ndarray, list[str], Any]:
     """The column's codes (int32, -1 for missing and missing codes), its labels and its distinct present values."""
     try:
         codes, uniques = pd.factorize(col, use_na_sentinel=True)
     except (TypeError, NotImplementedError):  # unhashable values (Arrow: no kernel for list or struct)
-        raise _not_scalar(var) from None
+        raise not_scalar(var) from None
     labels = [normalise_label(u) for u in np.asarray(uniques, dtype=object)]
     drop = missing | {normalise_label(m) for m in var.missing}
     if var.hierarchy is not None:  # a hierarchy's suppression codes (*, ***, listed codes) mean missing
@@ -1190,7 +1143,7 @@ def _weights(spec: Spec, df: pd.DataFrame, which: str) -> np.ndarray | None:
     w = col.to_numpy(dtype=float, na_value=np.nan)
     if text is not None and np.isnan(w).any():
         bad = text[np.isnan(w) & text.notna().to_numpy()]
-        written = _number_writing(str(bad.iloc[0])) if len(bad) else None
+        written = number_writing(str(bad.iloc[0])) if len(bad) else None
         if written:
             raise InputError(f"the weight column {name!r} of the {which} file writes its numbers with {written}")
     if np.isinf(w).any():

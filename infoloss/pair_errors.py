@@ -1,0 +1,61 @@
+"""The encoding's refusals of values it cannot read: one sentence each, saying what is wrong and how to fix it
+(:mod:`infoloss.pair` raises them)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+from .spec import DECIMAL_COMMA, VariableSpec
+
+__all__ = ["all_missing_in_original", "not_a_number", "not_scalar", "number_writing", "THOUSANDS"]
+
+
+def all_missing_in_original(var: VariableSpec) -> str:
+    """The refusal of a variable missing in every record of the original (for a key variable, what removing it changes)."""
+    text = f"variable {var.name!r} is missing in every record of the original file; remove it from the spec."
+    if var.role == "key":
+        text += (" As a key variable it matches every record: removing it leaves fk and the frequency risk measures "
+                 "unchanged with their defaults (missing_keys=wildcard, alpha=1), but not sdcMicro's fk "
+                 "(missing_keys=sdcmicro), fk with alpha below 1, or the SUDA scores, which depend on the number "
+                 "of key variables.")
+    return text
+
+
+def not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
+    """The error for ``example``, a value of continuous ``var`` in the ``which`` file that is not a number."""
+    if not isinstance(example, str) and not np.isscalar(example):  # a list or mapping (nested Parquet, Arrow)
+        return not_scalar(var)
+    written = number_writing(str(example))
+    if written:
+        return InputError(f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers "
+                          f"with {written}")
+    return InputError(
+        f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
+        f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
+    )
+
+
+THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:([,'\s\u00a0\u202f])\d{3})(?:\1\d{3})*(?:\.\d+)?\s*")
+
+
+def number_writing(text: str) -> str | None:
+    """The end of a sentence "... writes its numbers with" when ``text`` is a number written with a decimal comma
+    or with thousands separators (digit groups), else None."""
+    if DECIMAL_COMMA.fullmatch(text):
+        return (f"a decimal comma ({text!r}); write them with a decimal point (export the file with '.' as the "
+                "decimal separator).")
+    if THOUSANDS.fullmatch(text):
+        return (f"thousands separators ({text!r}); remove them (export the file without digit "
+                "grouping).")
+    return None
+
+
+def not_scalar(var: VariableSpec) -> InputError:
+    return InputError(
+        f"variable {var.name!r} holds values that are not single numbers or text (such as lists from a nested "
+        "Parquet or Arrow column); flatten it into ordinary columns or leave it out of the spec."
+    )
