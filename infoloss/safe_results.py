@@ -579,13 +579,23 @@ def _total_gives_back(raw: dict[str, Any], result: dict[str, Any], state: _Safe)
         return False
     values = raw.get("by_variable") or {}
     withheld = [values[k] for k, v in result["by_variable"].items() if v is None and _nonzero_number(values.get(k))]
+    return pinned(withheld, _records_of(raw.get("details"), state), state.min_cell)
+
+
+def pinned(withheld: list[float], n: float, min_cell: int) -> bool:
+    """Whether the withheld parts of a shown total (their sum is the total less the parts shown) are known to
+    fewer than ``min_cell`` records anyway: one part alone, parts of fewer than ``min_cell`` records in all, one
+    part of all ``n`` records but a few, or parts whose sum is within ``min_cell`` of their bound ``n`` each (two
+    parts summing to 2n are n each).
+
+    >>> pinned([3, 40], 400, 5), pinned([397, 10], 400, 5), pinned([8, 8], 8, 5), pinned([40, 60], 400, 5)
+    (False, True, True, False)
+    """
     if not withheld:
         return False
-    n = _records_of(raw.get("details"), state)
     held = sum(withheld)
-    near_bound = bool(n) and (len(withheld) * n - held < state.min_cell - 1e-9
-                              or any(0 < n - u < state.min_cell for u in withheld))
-    return len(withheld) == 1 or held < state.min_cell - 1e-9 or near_bound
+    near_bound = bool(n) and (len(withheld) * n - held < min_cell - 1e-9 or any(0 < n - u < min_cell for u in withheld))
+    return len(withheld) == 1 or held < min_cell - 1e-9 or near_bound
 
 
 #: generalisation measures whose per-variable values rest on the same changed records as the count measures
@@ -716,12 +726,11 @@ def _safe_by_variable(out: dict[str, Any], state: _Safe, n: float, *, counts: bo
     if names:
         out["by_variable"] = {k: (None if k in names else v) for k, v in by_variable.items()}
         state.withheld += sum(1 for k in names if by_variable.get(k) is not None)
-    # the withheld parts' sum (the value less the parts shown) pins them down when it is small, when one of them is
-    # withheld for its small complement (n less it), or when each of them could be at most n and their sum is near
-    # that bound (two parts summing to 2n are n each)
-    slack = sum(n - units[k] for k in names if k in units) if n else None
-    pinned = bool(units_small) or (slack is not None and names and slack < state.min_cell - 1e-9)
-    if (0 < left < state.min_cell - 1e-9 or pinned) and out.get("value") not in (None, 0):
+    # the value less the parts shown is the withheld parts' sum: withheld too where it pins them (:func:`pinned`);
+    # parts the tables publish are known, so they do not count among the withheld ones (``left``)
+    held = [units[k] for k in names if k in units and units[k] > 0]
+    if (0 < left < state.min_cell - 1e-9 or (held and pinned(held, n, state.min_cell))) \
+            and out.get("value") not in (None, 0):
         out["value"] = None
         out["withheld"] = (f"safe mode: the value adds up per-variable counts of which the withheld ones would be "
                            f"known to fewer than {state.min_cell} records, which it would give back")
