@@ -236,6 +236,7 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
            for mid, m in measures.items()}
     _same_variables_withheld(out, measures, state, registry)
     _few_records_moved(out, measures, state)
+    _increase_of_a_withheld_value(out, state)
     if few_complete:
         for mid in out:
             out[mid] = _without_complete_cases(out[mid], state)
@@ -273,7 +274,7 @@ def _without_complete_cases(result: dict[str, Any], state: _Safe) -> dict[str, A
 
 
 def _few_records_moved(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
-    """AAD and CTBIL without the tables in which 1 to ``min_cell`` − 1 records moved.
+    """AAD, CTBIL and EBIL without the tables in which 1 to ``min_cell`` − 1 records moved.
 
     A table's AAD times its cells is Σ|original − protected|, twice the
     records moved or suppressed (net): with a few, it is the count that
@@ -300,6 +301,25 @@ def _few_records_moved(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -
                                 "moved, which it would give back")
         state.withheld += len(few) + 1
         out["aad"] = safe
+    for mid in ("ebil", "ebil_joint"):  # a few records' moves give an entropy of their own (2 records: 100 · 2 ln 2)
+        result = out.get(mid)
+        hidden = {k for block in ("by_variable", "by_pair") for k, v in ((result or {}).get(block) or {}).items()
+                  if k in few and v is not None}
+        if not hidden:
+            continue
+        safe = dict(result)
+        for block in ("by_variable", "by_pair"):
+            if isinstance(safe.get(block), dict):
+                safe[block] = {k: (None if k in hidden else v) for k, v in safe[block].items()}
+        if isinstance(safe.get("details"), dict):
+            safe["details"] = _null_in_blocks(safe["details"], hidden)
+        if safe.get("value") is not None:
+            safe["value"] = None
+            safe["withheld"] = (f"safe mode: the value adds up tables in which fewer than {state.min_cell} records "
+                                "moved, which it would give back")
+            state.withhold()
+        state.withheld += len(hidden)
+        out[mid] = safe
     if few_ctbil and "ctbil" in out and out["ctbil"].get("value") is not None:
         safe = dict(out["ctbil"])
         safe["details"] = {k: (None if k in ("raw", "raw_by_dimension") else v)
@@ -564,22 +584,43 @@ def _same_variables_withheld(out: dict[str, Any], raw: dict[str, Any], state: _S
         state.withheld += len(more)
         if isinstance(result.get("details"), dict):
             result["details"] = _null_in_blocks(result["details"], more, skip=("original",))
-        if mid in counted and _total_gives_back(raw[mid], result, state):
-            result["value"] = None
-            result["withheld"] = (f"safe mode: the value less the counts shown would give back counts withheld in "
-                                  f"other measures, known to fewer than {state.min_cell} records")
+    for mid in mids:
+        result = out[mid]
+        if _value_gives_back(mid, raw[mid], result, state, mid in counted):
+            out[mid] = dict(result, value=None, withheld=(
+                f"safe mode: the value, with the per-variable values shown (and the tables' missing counts), would "
+                f"give back values withheld for fewer than {state.min_cell} records"))
             state.withhold()
 
 
-def _total_gives_back(raw: dict[str, Any], result: dict[str, Any], state: _Safe) -> bool:
-    """Whether a count measure's shown value, less its shown per-variable counts, pins its withheld ones: one
-    withheld count alone, withheld counts of fewer than ``min_cell`` records in all, or within ``min_cell`` of
-    their bound (the file's records each)."""
-    if not _is_number(result.get("value")):
+def _increase_of_a_withheld_value(out: dict[str, Any], state: _Safe) -> None:
+    """missing_values' ``increase`` is its value less the original's total: withheld with the value (with a total
+    of 0 it is the value itself)."""
+    result = out.get("missing_values")
+    details = (result or {}).get("details")
+    if result and result.get("value") is None and isinstance(details, dict) and details.get("increase") is not None:
+        out["missing_values"] = dict(result, details=dict(details, increase=None))
+        state.withhold()
+
+
+def _value_gives_back(mid: str, raw: dict[str, Any], result: dict[str, Any], state: _Safe, counts: bool) -> bool:
+    """Whether a measure's shown value (a sum or mean over its variables) gives its withheld per-variable values
+    back, the published ones (:func:`published_missing`) counting as known: for the count measures and the shares
+    of records, when the unknown withheld parts are pinned (:func:`pinned`); for the summaries that follow the
+    withheld counts (:data:`FOLLOW_WITHHELD_VARIABLES`), whenever one is withheld."""
+    if not _is_number(result.get("value")) or not isinstance(result.get("by_variable"), dict):
         return False
     values = raw.get("by_variable") or {}
-    withheld = [values[k] for k, v in result["by_variable"].items() if v is None and _nonzero_number(values.get(k))]
-    return pinned(withheld, _records_of(raw.get("details"), state), state.min_cell)
+    hidden = [k for k, v in result["by_variable"].items() if v is None and _nonzero_number(values.get(k))]
+    if not hidden:
+        return False
+    if mid in FOLLOW_WITHHELD_VARIABLES:
+        return True
+    n = _records_of(raw.get("details"), state)
+    if not counts and not n:
+        return True
+    unknown = [values[k] * (1.0 if counts else n) for k in hidden if k not in state.published]
+    return bool(unknown) and pinned(unknown, n, state.min_cell)
 
 
 def pinned(withheld: list[float], n: float, min_cell: int) -> bool:

@@ -1306,3 +1306,39 @@ def test_a_per_variable_count_of_all_records_but_a_few_is_withheld():
                              "details": {"n_records": 4000, "records_with_change": 4000}}}
     out = safe_measures(m, 5, registry, (4000,))[0]["records_changed"]
     assert out["by_variable"]["ASSETS"] is None
+
+
+def test_no_value_gives_back_a_count_through_a_published_missing_count():
+    # 188 values of a suppressed (its missing count is in the tables), 3 of b: missing_values' increase (its value,
+    # the original having none) less a's published 188 gave b's 3, and so did lambda's mean share
+    rng = np.random.default_rng(2)
+    n = 2000
+    orig = pd.DataFrame({"a": rng.choice(list("pqrs"), n), "b": rng.choice(list("xyz"), n),
+                         "c": rng.choice(list("uv"), n)})
+    prot = orig.copy()
+    prot.loc[prot.index[orig.a == "p"][:188], "a"] = None
+    prot.loc[prot.index[orig.b == "x"][:3], "b"] = None
+    spec = {"variables": {v: {"scale": "nominal", "role": "key"} for v in "abc"}, "pairing": "row"}
+    ids = ["missing_values", "suppressions", "records_changed", "lambda"]
+    report = infoloss.compare(orig, prot, spec, measures=ids)
+    s = report.to_dict(safe=True)["scenarios"][0]
+    assert s["tables"]["one_way"]["a"]["protected"]["count"][-1] == 188  # published
+    m = s["measures"]
+    for mid in ids:
+        assert m[mid]["by_variable"]["b"] is None
+        assert m[mid]["value"] is None, mid  # the value less the shown, less a's 188, would be b's 3
+    assert m["missing_values"]["details"]["increase"] is None
+
+
+def test_ebil_of_a_few_moved_records_is_withheld():
+    # 2 records of water suppressed: EBIL gives 100 · 2 ln 2 = 138.63 for them, the count records_changed withholds
+    rng = np.random.default_rng(3)
+    orig = pd.DataFrame({"water": rng.choice(list("abc"), 300), "roof": rng.choice(list("xy"), 300)})
+    prot = orig.copy()
+    prot.loc[[0, 1], "water"] = None
+    spec = {"variables": {"water": {"scale": "nominal", "role": "key"}, "roof": {"scale": "nominal", "role": "key"}},
+            "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["ebil", "aad", "records_changed"])
+    full, safe = (report.to_dict(safe=s)["scenarios"][0]["measures"] for s in (False, True))
+    assert full["ebil"]["by_variable"]["water"] > 0
+    assert safe["ebil"]["by_variable"]["water"] is None and safe["ebil"]["value"] is None
