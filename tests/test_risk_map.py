@@ -313,3 +313,15 @@ def test_the_default_utility_measure_is_a_headline_one():
     assert block["available"] is False and "--ru utility=ID" in block["reason"]
     assert risk_utility(report_with("hellinger"))["utility_measure"] == "hellinger"
     assert risk_utility(report_with("aad"), {"utility": "aad"})["utility_measure"] == "aad"  # chosen: used
+
+
+def test_a_map_asked_for_but_not_drawable_says_why_on_the_page():
+    df = pd.DataFrame({"a": [1, 1, 2, 2, 3, 3], "x": [1.0, 2, 3, 4, 5, 6]})
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "x": {"scale": "continuous"}}}
+    asked = infoloss.compare(df, df.copy(), spec, measures=["il1s", "household_risk"],
+                             risk_utility={"risk": "household_risk"})
+    html = asked.to_html()
+    assert asked.risk_utility()["available"] is False
+    assert "No map: " in html and "household_risk" in html.split("No map: ", 1)[1][:400]
+    plain = infoloss.compare(df, df.copy(), spec, measures=["il1s"])
+    assert "No map: " not in plain.to_html()  # not asked for: no section

@@ -32,7 +32,10 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
     """The risk-utility map with its Pareto front, the points as a table and the decision rules; None without one."""
     block = report.risk_utility()  # in safe mode the safe JSON's block (a small count risk is null)
     if not block.get("available"):
-        return None
+        # asked for (--ru, --max-risk, --max-loss) but not drawable: say why; otherwise no section
+        if not getattr(report, "risk_utility_options", None) or not block.get("reason"):
+            return None
+        return Markup('<p class="note">No map: {}</p>').format(block["reason"])
     withheld = [p["name"] for p in block["points"] if p.get("risk") is None or p.get("loss") is None]
     if withheld:
         block = _without_withheld(block)
