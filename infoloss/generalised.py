@@ -713,10 +713,3 @@ def first_rows(ids: np.ndarray, n: int) -> np.ndarray:
     first = np.full(n, -1, dtype=np.int64)
     first[ids[::-1]] = np.arange(ids.shape[0] - 1, -1, -1)
     return first
-
-
-def log2_safe(x: np.ndarray) -> np.ndarray:
-    """log2 of positive values (no warning for the zeros that callers mask out)."""
-    with np.errstate(divide="ignore"):
-        return np.log2(x)
-

@@ -406,11 +406,6 @@ def f_weighted(reference: np.ndarray, clustering: np.ndarray, w: float = 1.0) ->
     return 1.0 if denominator == 0 else (1 + w * w) * tp / denominator
 
 
-def _paired(pair: EncodedPair) -> None:
-    if not pair.paired:  # pragma: no cover - the registry checks needs_pairing first
-        raise NotComputed("it needs record-paired files")
-
-
 _PAIRED_NOTE = ("the original's clustering is the reference (relevant: pairs of records it puts together), the "
                 "protected file's the result; counted over unordered pairs of the clustered records")
 

@@ -88,10 +88,6 @@ def _risk_measure(id: str, **kwargs: Any) -> Callable:
     return measure(id, family="risk", better="lower", needs_pairing=False, **kwargs)
 
 
-def _both(compute: Callable[[str], float]) -> tuple[float, float]:
-    return compute(PROTECTED), compute(ORIGINAL)
-
-
 def _original_figures(orig: FileRisk, figures: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """The original file's figures for comparison, or why they are missing (the protected file's value stands)."""
     if orig.risk is None:

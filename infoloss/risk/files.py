@@ -21,7 +21,6 @@ import numpy as np
 
 from ..errors import NotComputed, counted
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
-from ..spec import normalise_label
 from .diversity import classes, l_diversity, t_closeness
 from .freq import frequencies, household_risk, individual_risk
 from .suda import SudaResult, dis_result, msu_search
@@ -304,10 +303,3 @@ def file_t_closeness(pair: EncodedPair, name: str, which: str) -> np.ndarray:
     codes, ordered = sensitive_codes(pair, name, which)
     cls = file_classes(pair, which)
     return cached_for(pair, which, ("t_closeness", name), lambda: t_closeness(cls, codes, ordered=ordered))
-
-
-def category_label(pair: EncodedPair, name: str, code: int) -> str:
-    """The label of a category code (for messages)."""
-    if name in pair.categorical and 0 <= code < pair.categorical[name].n_categories:
-        return pair.categorical[name].categories[code]
-    return normalise_label(code)
