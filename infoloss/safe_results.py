@@ -72,7 +72,9 @@ analyses consistent with the safe tables of the same JSON.  The rules:
    ``min_cell`` records (their ``n_records``) and the labels of small
    domains and categories are withheld (docs/measures.md).  Numbers that
    solve for a withheld count go with it: suda_dis's ``Dis`` with U or P
-   (:func:`_dis_solved`), l_diversity's per-record summaries with a cell
+   (:func:`_dis_solved`), the means of suda's scores and their split over
+   the key variables with few records with an MSU
+   (:func:`_few_risky_records`), l_diversity's per-record summaries with a cell
    of ``distinct_counts`` (:func:`_class_summaries_of_withheld_cells`),
    dcr_holdout's ``zero_share`` of few copies
    (:func:`_zero_distance_shares`).
@@ -237,6 +239,7 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     _same_variables_withheld(out, measures, state, registry)
     _few_records_moved(out, measures, state)
     _increase_of_a_withheld_value(out, state)
+    _few_risky_records(out, measures, state)
     if few_complete:
         for mid in out:
             out[mid] = _without_complete_cases(out[mid], state)
@@ -601,6 +604,47 @@ def _increase_of_a_withheld_value(out: dict[str, Any], state: _Safe) -> None:
     if result and result.get("value") is None and isinstance(details, dict) and details.get("increase") is not None:
         out["missing_values"] = dict(result, details=dict(details, increase=None))
         state.withhold()
+
+
+#: SUDA's means over every record of a per-record score that is 0 without an MSU, and the split of the scores
+#: over the key variables (:func:`_few_risky_records`)
+SUDA_SCORE_SUMMARIES = ("mean_dis", "mean_score", "contribution_percent")
+
+
+def _few_risky_records(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
+    """suda_dis and msu_share with 1 to ``min_cell`` − 1 records with an MSU in a file: that file's means of the
+    DIS and SUDA scores (suda_dis's value is its mean DIS) and the scores' split over the key variables go.
+
+    A record without an MSU scores 0, so the mean times the file's records
+    (published) is the few records' total score: with one, the riskiest
+    record's score that ``max_dis`` and ``max_score`` withhold, and
+    ``contribution_percent`` the key variables that make it unique.
+    """
+    reason = (f"safe mode: fewer than {state.min_cell} records have an MSU, and the mean DIS times the records "
+              "would give their scores back")
+    for mid in ("suda_dis", "msu_share"):
+        result, details = out.get(mid), (raw.get(mid) or {}).get("details")
+        if not (result and isinstance(details, dict) and isinstance(result.get("details"), dict)):
+            continue
+        shown = dict(result["details"])
+        safe = dict(result, details=shown)
+        blocks = [(details, shown, safe)]  # the raw block, the block showing its summaries, the one with its value
+        if isinstance(details.get("original"), dict) and isinstance(shown.get("original"), dict):
+            shown["original"] = dict(shown["original"])
+            blocks.append((details["original"], shown["original"], shown["original"]))
+        before = state.withheld
+        for block, summaries, valued in blocks:
+            if not state.small(block.get("records_with_msu")):
+                continue
+            for key in SUDA_SCORE_SUMMARIES if mid == "msu_share" else (*SUDA_SCORE_SUMMARIES, "value"):
+                holder = valued if key == "value" else summaries
+                if holder.get(key) is not None:
+                    holder[key] = None
+                    state.withhold()
+            if valued is safe and mid == "suda_dis" and result.get("value") is not None:
+                safe["withheld"] = reason
+        if state.withheld > before:
+            out[mid] = safe
 
 
 def _value_gives_back(mid: str, raw: dict[str, Any], result: dict[str, Any], state: _Safe, counts: bool) -> bool:

@@ -1342,3 +1342,40 @@ def test_ebil_of_a_few_moved_records_is_withheld():
     full, safe = (report.to_dict(safe=s)["scenarios"][0]["measures"] for s in (False, True))
     assert full["ebil"]["by_variable"]["water"] > 0
     assert safe["ebil"]["by_variable"]["water"] is None and safe["ebil"]["value"] is None
+
+
+def _one_unique_file(n: int = 300, uniques: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({v: rng.choice(list(levels), n) for v, levels in (("a", "xy"), ("b", "uv"), ("c", "pq"))})
+    for k in range(uniques):  # records unique on every key, each with MSUs of size 1
+        df.loc[k, ["a", "b", "c"]] = [f"a{k}", f"b{k}", f"c{k}"]
+    return df
+
+
+def test_suda_score_means_go_with_few_records_with_an_msu():
+    # one record with MSUs: the mean SUDA score times the 300 records is that record's score (max_score, withheld),
+    # and suda_dis's value, the mean DIS, times 300 its DIS (max_dis, withheld)
+    df = _one_unique_file()
+    spec = {"variables": {v: {"scale": "nominal", "role": "key"} for v in "abc"}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["suda_dis", "msu_share"])
+    full = report.to_dict()["scenarios"][0]["measures"]["suda_dis"]
+    assert full["details"]["records_with_msu"] == 1
+    assert full["details"]["mean_score"] * 300 == pytest.approx(full["details"]["max_score"])
+    assert full["value"] * 300 == pytest.approx(full["details"]["max_dis"])
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]
+    for mid in ("suda_dis", "msu_share"):
+        for block in (safe[mid]["details"], safe[mid]["details"]["original"]):
+            assert block["mean_score"] is None and block["contribution_percent"] is None
+            assert block.get("mean_dis") is None
+    assert safe["suda_dis"]["value"] is None and safe["suda_dis"]["details"]["original"]["value"] is None
+    assert "MSU" in safe["suda_dis"]["withheld"]
+
+
+def test_suda_score_means_stay_with_enough_records_with_an_msu():
+    df = _one_unique_file(uniques=6)
+    spec = {"variables": {v: {"scale": "nominal", "role": "key"} for v in "abc"}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["suda_dis"])
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]["suda_dis"]
+    assert safe["details"]["records_with_msu"] == 6
+    assert safe["value"] is not None and safe["details"]["mean_score"] is not None
+    assert safe["details"]["contribution_percent"]["a"] is not None
