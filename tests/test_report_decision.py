@@ -695,3 +695,17 @@ def test_a_weight_of_an_eighth_prints_as_12_5_percent():
     assert w == pytest.approx({"moments": 1 / 8, "tables": 7 / 8})
     verdict = _section(rep.to_html(), "verdict")
     assert "weight 12.5 %" in verdict and "weight 87.5 %" in verdict and "weight 12 %" not in verdict
+
+
+def test_verdict_names_files_with_fewer_or_more_records():
+    # a subsample keeps the distributions (it can score best) but loses a quarter of the records: the verdict says so
+    report = fake_report({"ks": [0.01, 0.02, 0.03]}, {"x": "continuous"}, n=2000, names=["kept", "subsample", "more"])
+    report.scenarios[1].n_records = 1500
+    report.scenarios[2].n_records = 2003
+    page = report.to_html()
+    verdict = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(page, "verdict")))
+    assert "subsample has 25 % fewer records than the original (1,500 for 2,000)" in verdict
+    assert "more has 0.15 % more records than the original (2,003 for 2,000)" in verdict
+    assert "kept has" not in verdict
+    same = fake_report({"ks": [0.01, 0.02]}, {"x": "continuous"}, n=2000)
+    assert 'id="record-counts"' not in same.to_html()

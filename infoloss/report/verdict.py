@@ -47,7 +47,27 @@ def measure_anchor(mid: str) -> str:
 # ---------------------------------------------------------------------------
 def verdict_section(report: Any, policy: Policy) -> Markup:
     sc = scores_of(report, policy)
-    return join([verdict_sentence(sc), score_table(report, sc), _weights_note(sc)])
+    return join([verdict_sentence(sc), _record_counts_note(report, policy), score_table(report, sc),
+                 _weights_note(sc)])
+
+
+def _record_counts_note(report: Any, policy: Policy) -> Markup:
+    """The scenarios whose files have fewer (or more) records than the original, said beside the verdict.
+
+    The scores compare the records each file has: a file that lost a quarter
+    of its records (record suppression, subsampling) can score as high as one
+    that kept them all, though every estimate from it is less precise.
+    """
+    n = int(report.original.get("n_records", 0) or 0)
+    differ = [s for s in report.scenarios if n and int(s.n_records) != n]
+    if not differ:
+        return Markup("")
+    items = [Markup("<b>{}</b> has {} {} records than the original ({} for {})").format(
+        s.name, percent(abs(int(s.n_records) - n) / n), "fewer" if int(s.n_records) < n else "more",
+        policy.count_text(int(s.n_records)), policy.count_text(n)) for s in differ]
+    return Markup('<p class="note" id="record-counts">{}. The scores compare the records each file has; a file '
+                  "with fewer records also gives wider confidence intervals, which they do not count.</p>").format(
+        Markup("; ").join(items))
 
 
 def verdict_sentence(sc: Scores) -> Markup:
