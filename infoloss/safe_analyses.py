@@ -526,7 +526,7 @@ def safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> d
         for c, rc in zip(coefficients, raw_coefficients):
             sizes = [(rc.get(side) or {}).get("n_records") for side in ("original", "protected")
                      if isinstance(rc.get(side), dict)]
-            if any(_is_number(k) and k < state.min_cell for k in sizes):
+            if any(_is_number(k) and 0 < k < state.min_cell for k in sizes):  # 0: not estimable in that file
                 name = str(c.get("name", ""))
                 factor = _rare_reference_factor(name, raw, state.min_cell)
                 if not (factor and _label_published(name, state)):

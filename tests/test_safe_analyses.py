@@ -212,3 +212,38 @@ def test_a_merged_two_way_cell_less_the_domains_shown_gives_no_domain_back():
         hidden = [r for r in rows if r["original"]["n"] is None]
         if cell is not None and hidden:
             assert len(hidden) >= 2 and cell - sum(r["original"]["n"] for r in rows if r not in hidden) >= 5
+
+
+def test_a_numeric_term_at_0_on_a_few_records_withholds_the_intercept_their_mean():
+    # np.where(big, 0, 1) is 0 on one record: the intercept is that record's y (its value 90,000 came back at 3
+    # significant digits), and the term's coefficient its difference from the others' mean
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame({"y": rng.normal(1000, 50, 200).round(), "x": rng.normal(size=200)})
+    df.loc[17, "y"] = 90_000.0
+    spec = {"variables": {"y": {"scale": "continuous"}, "x": {"scale": "continuous"}},
+            "analyses": {"regressions": [{"name": "r", "formula": "y ~ np.where(y > 50000, 0, 1)"},
+                                         {"name": "s", "formula": "y ~ np.where(y > 50000, 1, 0) + x"}]}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["regression_ci_overlap"])
+    r, s = report.to_dict()["scenarios"][0]["analyses"]["regressions"]
+    intercept, term = r["coefficients"]
+    assert intercept["original"]["estimate"] == pytest.approx(90_000.0)  # the full JSON: that record's value
+    assert intercept["original"]["n_records"] == 1 and term["original"]["n_records"] == 1
+    # coded the usual way (1 on the record), the intercept is the other 199 records' mean: kept; x rests on all
+    assert [c["original"]["n_records"] for c in s["coefficients"]] == [199, 1, 199]
+    safe_r, safe_s = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["analyses"]["regressions"]
+    assert all(c["original"]["estimate"] is None for c in safe_r["coefficients"])
+    assert [c["original"]["estimate"] is None for c in safe_s["coefficients"]] == [False, True, False]
+
+
+def test_a_category_absent_from_the_protected_file_is_not_called_rare():
+    # region D has 30 original records and none in the protected file: its original coefficient is shown, named
+    df = _region_sex_income({("A", "f"): 60, ("B", "m"): 40, ("D", "m"): 30}, seed=2)
+    prot = df[df.region != "D"].reset_index(drop=True)
+    spec = {**REGION_SEX, "pairing": "none",
+            "analyses": {"regressions": [{"name": "r", "formula": "income ~ C(region)"}]}}
+    report = infoloss.compare(df, prot, spec, measures=["regression_ci_overlap"])
+    coefficients = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["analyses"]["regressions"][0]["coefficients"]
+    d = next(c for c in coefficients if "D" in c["name"])
+    assert d["name"] == "C(region)[T.D]"
+    assert d["original"]["estimate"] is not None
+    assert "fewer than" not in (d.get("note") or "")

@@ -526,31 +526,44 @@ def _records_behind(X: np.ndarray, info: Any) -> list[int]:
 
     A category's coefficient (a 0/1 column) rests on the records of that
     category and on those of its term's reference category (the records
-    where every column of the term is 0); the intercept on the smallest
-    reference category of the model's categorical terms (or all records);
-    any other column on the records where it is not 0.  A coefficient of a
-    category of one record reproduces that record's value (safe mode
-    withholds coefficients of fewer than ``min_cell`` records).
+    where every column of the term is 0); any other column on the records
+    where it differs from its most common value (for a column that is 0 but
+    on a few records, those records).  The intercept -- the fit where every
+    column is 0 -- rests on the smallest reference category of the model's
+    categorical terms, and on the few records of a column that is 0 on
+    them but the same other value on all the rest (``np.where(c, 0, 1)``:
+    the intercept is those records' mean).  A coefficient of a category of
+    one record reproduces that record's value (safe mode withholds
+    coefficients of fewer than ``min_cell`` records).
     """
-    nonzero = np.count_nonzero(X, axis=0)
-    out = nonzero.astype(int).tolist()
+    out = [0] * X.shape[1]
     smallest_reference = X.shape[0]
+    categorical_columns: set[int] = set()
     for term, sl in info.term_slices.items():
         columns = range(X.shape[1])[sl]
         if not columns or not term.factors:
             continue
-        categorical = all(info.factor_infos[f].type == "categorical" for f in term.factors)
-        if not categorical:
+        if not all(info.factor_infos[f].type == "categorical" for f in term.factors):
             continue
+        categorical_columns.update(columns)
+        nonzero = np.count_nonzero(X[:, sl], axis=0)
         reference = int(np.count_nonzero(~(X[:, sl] != 0).any(axis=1)))
-        if reference == 0:  # full-rank coding (no intercept): every category has its own column
-            continue
-        smallest_reference = min(smallest_reference, reference)
-        for j in columns:
-            out[j] = min(out[j], reference)
+        for j, k in zip(columns, nonzero):
+            out[j] = int(k) if reference == 0 else min(int(k), reference)  # reference 0: full-rank coding
+        if reference:
+            smallest_reference = min(smallest_reference, reference)
+    intercept = None
     for j, name in enumerate(info.column_names):
         if name == "Intercept":
-            out[j] = int(smallest_reference)
+            intercept = j
+        elif j not in categorical_columns:
+            values, counts = np.unique(X[:, j], return_counts=True)
+            top = int(np.argmax(counts)) if counts.size else 0
+            out[j] = int(X.shape[0] - counts[top]) if counts.size else 0
+            if counts.size and values[top] != 0:  # the intercept's records (this column at 0) lie among the others
+                smallest_reference = min(smallest_reference, out[j])
+    if intercept is not None:
+        out[intercept] = int(smallest_reference)
     return out
 
 
