@@ -314,14 +314,23 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
 
 
 def _quantile_in_tail(row: dict[str, Any], side: dict[str, Any], min_cell: int) -> bool:
-    """A quantile (or median) that fewer than ``min_cell`` records lie beyond: ``min(p, 1 − p) · n``.
+    """A quantile (or median) that fewer than ``min_cell`` records lie beyond: ``min(p, 1 − p) · n``; a quintile
+    share ratio whose quintiles hold fewer than ``min_cell`` records (``0.2 · n``).
 
     Such a quantile and its bootstrap interval are order statistics of those
     few records (the 0.99 quantile of 400 records is about the 4th largest
-    value), so they stand for individual values.
+    value), so they stand for individual values; so does the ratio of the
+    sums of such tails.
     """
     beyond = _records_beyond(row, side, 0.0)
+    if beyond is None and row.get("statistic") == "qsr" and _is_number(side.get("n")):
+        beyond = QSR_TAIL * side["n"]  # S80/S20: the top fifth's income over the bottom fifth's
     return beyond is not None and beyond < min_cell - 1e-9
+
+
+#: the share of a domain's records in each tail of the quintile share ratio: with fewer than 5 · min_cell
+#: records a tail holds fewer than min_cell (6 records: the largest value over the two smallest)
+QSR_TAIL = 0.2
 
 
 def _interval_in_tail(row: dict[str, Any], side: dict[str, Any], min_cell: int) -> bool:

@@ -247,3 +247,15 @@ def test_a_category_absent_from_the_protected_file_is_not_called_rare():
     assert d["name"] == "C(region)[T.D]"
     assert d["original"]["estimate"] is not None
     assert "fewer than" not in (d.get("note") or "")
+
+
+def test_a_quintile_share_ratio_of_a_domain_whose_fifths_hold_few_records_is_withheld():
+    # 12 records: each fifth holds 2.4 records (the top two values over the bottom two); 40 records: 8 per fifth
+    df = _region_sex_income({("A", "f"): 40, ("B", "m"): 12, ("D", "m"): 60}, seed=4)
+    spec = {**REGION_SEX, "analyses": {"estimates": [{"statistic": "qsr", "variable": "income", "by": ["region"]}]}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["estimate_ci_overlap"])
+    full = {r["domain"]: r for r in report.to_dict()["scenarios"][0]["analyses"]["estimates"]}
+    safe = {r["domain"]: r for r in report.to_dict(safe=True, min_cell=5)["scenarios"][0]["analyses"]["estimates"]}
+    assert all(full[d]["original"]["value"] is not None for d in full)
+    shown = {d: safe[d]["original"]["value"] is not None for d in safe}
+    assert shown == {d: "B" not in d for d in safe}
