@@ -68,7 +68,7 @@ def safe_estimate_rows(rows: list, state: _Safe) -> list:
     saved, state.extra = state.extra, extra
     out = [_safe_estimate(r, state) for r in rows]
     state.extra = saved
-    return _rename_rare(rows, out, state.min_cell)
+    return _rename_rare(rows, out, state.min_cell, state.tables)
 
 
 def _join(extra: dict, more: dict) -> bool:
@@ -441,9 +441,15 @@ def _estimate_partitions(rows: list, min_cell: int, record_counts: frozenset | t
     return extra
 
 
-def _rename_rare(raw: list, rows: list, min_cell: int) -> list:
+def _rename_rare(raw: list, rows: list, min_cell: int, tables: _Published | None = None) -> list:
     """Labels of domains and categories with fewer than ``min_cell`` records in the original (or none there)
-    replaced by a numbered placeholder in ``domain``, ``category`` and ``key`` (with ``min_cell`` 1 none is)."""
+    replaced by a numbered placeholder in ``domain``, ``category`` and ``key`` (with ``min_cell`` 1 none is).
+
+    A label's records are those of the largest domain (or category) of the
+    estimates that holds it; a category the safe tables list by name
+    (``tables``) keeps its name, as a regression's does: STATE=DC, of 24
+    records, is named though every estimate splits it by month.
+    """
     if min_cell <= 1:
         return rows
     size: dict = {}
@@ -473,6 +479,8 @@ def _rename_rare(raw: list, rows: list, min_cell: int) -> list:
         key = (r.get("variable"), r.get("category"))
         if r.get("statistic") == "proportion" and r.get("category") is not None and size.get(key, 0) < min_cell - 1e-9:
             rare.add((str(key[0]), str(key[1])))
+    if tables is not None:
+        rare = {(v, label) for v, label in rare if label not in tables.listed.get(v, ())}
     numbers: dict = {}
     for variable, label in sorted(rare, key=lambda vl: (vl[0], hashlib.sha256(vl[1].encode()).hexdigest())):
         numbers[(variable, label)] = sum(1 for v, _ in numbers if v == variable) + 1

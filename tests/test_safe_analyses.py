@@ -259,3 +259,16 @@ def test_a_quintile_share_ratio_of_a_domain_whose_fifths_hold_few_records_is_wit
     assert all(full[d]["original"]["value"] is not None for d in full)
     shown = {d: safe[d]["original"]["value"] is not None for d in safe}
     assert shown == {d: "B" not in d for d in safe}
+
+
+def test_a_category_the_tables_name_keeps_its_name_in_small_domains():
+    # D has 6 records, 3 per sex: every domain of the estimate holding it is small, but the safe tables list D
+    df = _region_sex_income({("A", "f"): 40, ("A", "m"): 40, ("D", "f"): 3, ("D", "m"): 3}, seed=5)
+    spec = {**REGION_SEX, "analyses": {"estimates": [{"statistic": "mean", "variable": "income",
+                                                      "by": ["region", "sex"]}]}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["estimate_ci_overlap"])
+    scenario = report.to_dict(safe=True, min_cell=5)["scenarios"][0]
+    assert "D" in scenario["tables"]["one_way"]["region"]["categories"]
+    rows = {r["domain"]: r for r in scenario["analyses"]["estimates"]}
+    assert set(rows) == {"region=A, sex=f", "region=A, sex=m", "region=D, sex=f", "region=D, sex=m"}
+    assert rows["region=D, sex=f"]["original"]["value"] is None and rows["region=D, sex=m"]["original"]["value"] is None
