@@ -41,12 +41,8 @@ def _recode_map(pair: EncodedPair, var: VariableSpec, rule: dict) -> Categorical
         raise NotComputed(f"variable {var.name!r} has a 'recode: map' but is continuous; use 'breaks' for it")
     mapping = {normalise_label(k): normalise_label(v) for k, v in rule.items()}
     used = np.unique(col.orig[col.orig >= 0])
-    unmapped = [col.categories[i] for i in used if col.categories[i] not in mapping]
-    if unmapped:
-        raise NotComputed(
-            f"the recode map of {var.name!r} misses the categories {', '.join(map(repr, unmapped[:5]))} "
-            "that the original file has"
-        )
+    # a map lists the categories it merges or renames; the others stay as they are (sdcMicro's groupAndRename)
+    mapping.update({col.categories[i]: col.categories[i] for i in used if col.categories[i] not in mapping})
     new = sorted(set(mapping.values()), key=_sort_key(list(mapping.values())))
     position = {label: i for i, label in enumerate(new)}
     lookup = np.array([position.get(mapping.get(c, ""), -1) for c in col.categories] + [-1], dtype=np.int32)
