@@ -478,7 +478,9 @@ def _choice_lines(report) -> list[str]:
     for rule in asked:
         decision = block.get("decisions", {}).get(rule, {})
         choice = decision.get("choice")
-        head = f"risk-utility choice (--{rule.replace('_', '-')} {asked[rule]:g}): {_shown(str(choice)) if choice else 'none'}"
+        measures = f"risk {block.get('risk_measure')}, utility {block.get('utility_measure')}"  # a fallback, if so
+        head = (f"risk-utility choice (--{rule.replace('_', '-')} {asked[rule]:g}; {_shown(measures)}): "
+                f"{_shown(str(choice)) if choice else 'none'}")
         lines.append(f"{head}; {_shown(decision.get('reason', ''))}".rstrip("; "))
     return lines
 

@@ -447,7 +447,14 @@ def _parse_recode(name: str, recode: Any) -> dict:
         if not isinstance(value, dict) or not value:
             raise SpecError(f"'recode: map' of variable {name!r} must map original values to new values.")
     elif kind == "breaks":
-        if not isinstance(value, list) or len(value) < 2 or not all(_is_number(b) for b in value):
+        if isinstance(value, list) and len(value) >= 2 and not all(_is_number(b) for b in value):
+            bad = next(b for b in value if not _is_number(b))
+            shown = (".nan" if isinstance(bad, float) and bad != bad else
+                     f"a number of {len(str(abs(bad)))} digits, beyond a float's range"
+                     if isinstance(bad, int) and not isinstance(bad, bool) else repr(bad)[:60])
+            raise SpecError(f"'recode: breaks' of variable {name!r} has {shown}, which is not a break; give each "
+                            "break as a number (.inf and -.inf for open ends).")
+        if not isinstance(value, list) or len(value) < 2:
             raise SpecError(f"'recode: breaks' of variable {name!r} must be a list of at least two numbers.")
         if np.any(np.diff(np.asarray(value, dtype=float)) <= 0):
             raise SpecError(f"'recode: breaks' of variable {name!r} must be strictly increasing.")

@@ -188,8 +188,10 @@ def test_missing_pram_file_is_a_spec_error_naming_variable_and_path(tmp_path):
 def test_empty_lines_in_the_spec_mean_nothing_listed():
     spec = spec_from_dict({"variables": {"a": {"scale": "ordinal", "missing": None, "order": None}}, "missing": None})
     assert spec.variables["a"].missing == [] and spec.variables["a"].order is None and spec.missing == []
-    with pytest.raises(SpecError, match="'recode: breaks' of variable 'a' must be a list of at least two numbers"):
+    with pytest.raises(SpecError, match="'recode: breaks' of variable 'a' has .nan, which is not a break"):
         spec_from_dict({"variables": {"a": {"scale": "continuous", "recode": {"breaks": [0, float("nan")]}}}})
+    with pytest.raises(SpecError, match="'recode: breaks' of variable 'a' must be a list of at least two numbers"):
+        spec_from_dict({"variables": {"a": {"scale": "continuous", "recode": {"breaks": [0]}}}})
 
 
 def test_a_spec_with_a_byte_order_mark_loads(tmp_path):

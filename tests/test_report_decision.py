@@ -514,6 +514,10 @@ def test_family_weights_on_the_command_line(tmp_path):
             "--measures", "il1s,hellinger", "--html", str(tmp_path / "r.html")]
     bad = CliRunner().invoke(app, base + ["--family-weights", "tables=2,nonsense=1"])
     assert bad.exit_code == 2 and "unknown family 'nonsense'" in bad.output
+    # risk is never part of the utility score: weighing it alone gave every family 0 % and "no score"
+    bad = CliRunner().invoke(app, base + ["--family-weights", "risk=1"])
+    assert bad.exit_code == 2 and "the risk family is not part of the utility score" in bad.output
+    assert "risk" not in CliRunner().invoke(app, base + ["--family-weights", "x=1"]).output.split("families are")[1]
     bad = CliRunner().invoke(app, base + ["--family-weights", "tables=-1"])
     assert bad.exit_code == 2 and "at least 0" in bad.output
     ok = CliRunner().invoke(app, base + ["--family-weights", "tables=3,record=1"])

@@ -336,8 +336,9 @@ def ml_score_ratio(
     Examples
     --------
     The target is ``"hi"`` exactly when x ≥ 50; the protected file swapped
-    the two classes, so its model predicts every original record wrong:
-    balanced accuracy 0 against 1 for the original-trained model.
+    the two classes, so its model predicts the original records wrong but
+    for a record at the boundary in two of the five seeds' splits: balanced
+    accuracy 0.013 against 0.987 for the original-trained model.
 
     >>> import pandas as pd
     >>> from infoloss.measures.mining import ml_score_ratio
@@ -346,8 +347,8 @@ def ml_score_ratio(
     >>> spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "nominal", "role": "target"}}}
     >>> ml_score_ratio(orig, orig.copy(), spec, model="tree").value
     1.0
-    >>> ml_score_ratio(orig, prot, spec, model="tree").value
-    0.0
+    >>> round(ml_score_ratio(orig, prot, spec, model="tree").value, 4)
+    0.0138
     """
     s = _settings(model, seeds, seed, test_size, max_train, max_test, weighted)
 

@@ -41,7 +41,7 @@ def number(x: float | None, scale: float = 1.0, digits: int = DIGITS) -> str:
     """A value as printed everywhere on the page (see the module docstring).
 
     >>> [number(v) for v in (0.05628, 118.2166, 14624.0, 2.9e-19, 1.184e-06, 2.1e14, -0.5, None, 1.0, 999.7)]
-    ['0.0563', '118', '14,624', '0', '1.18 × 10⁻⁶', '2.11 × 10¹⁴', '−0.5', '–', '1', '1,000']
+    ['0.0563', '118', '14,624', '0', '1.18 × 10⁻⁶', '2.1 × 10¹⁴', '−0.5', '–', '1', '1,000']
     """
     if x is None or not math.isfinite(x):
         return "–"

@@ -51,9 +51,13 @@ def check_weights(weights: Mapping[str, Any] | None) -> dict[str, float] | None:
     if not weights:
         return None
     out = {}
+    utility = [f for f in FAMILIES if f not in NOT_UTILITY]
     for family, w in weights.items():
+        if family in NOT_UTILITY:
+            raise InputError(f"the {family} family is not part of the utility score, so it takes no weight (the "
+                             f"risk-utility map sets risk beside utility: --ru); weigh {', '.join(utility)}.")
         if family not in FAMILIES:
-            raise InputError(f"unknown family {family!r} in the score weights; the families are {', '.join(FAMILIES)}.")
+            raise InputError(f"unknown family {family!r} in the score weights; the families are {', '.join(utility)}.")
         try:
             value = float(w)
         except (TypeError, ValueError):

@@ -249,7 +249,8 @@ def household_level_problem(pair: EncodedPair) -> str | None:
             per_household = np.bincount(combos[:, 0])
             bad = np.flatnonzero(per_household > 1)
             if bad.size:
-                return (f"{bad.size} households of {hh_name[0]!r} have members with different values of the "
+                return (f"{counted(int(bad.size), 'household')} of {hh_name[0]!r} "
+                        f"{'has' if bad.size == 1 else 'have'} members with different values of the "
                         f"household-level variable {name!r}, so {hh_name[0]!r} is not a household id for these "
                         "data; fix the id column, or the variable's 'level' in the spec")
         return None
