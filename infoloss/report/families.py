@@ -64,9 +64,9 @@ def family_body(report: Any, family: str, policy: Policy) -> Markup | None:
     computed = [r for r in rows if any(v is not None for v in r.values) or r.withheld]
     if rows and not computed and not has_stats and not extras:  # nothing to tabulate: the reasons only
         return Markup('<p class="note">None of the {} measures of this family could be computed for any '
-                      'scenario.</p>{}').format(len(rows), not_computed_list(report, rows))
+                      'scenario.</p>{}').format(len(rows), not_computed_list(report, rows, reason))
     body = [measures_table(report, computed, policy)] if computed else []  # the others: in the reasons below
-    body.append(not_computed_list(report, rows))
+    body.append(not_computed_list(report, rows, reason))
     if has_stats:  # the pictures practitioners look at first, before the per-measure charts
         body.append(statistics_charts(report))
     body += [variable_charts(report, rows, policy), pair_charts(report, rows)]
@@ -87,13 +87,30 @@ def family_sections(report: Any, reason: Reason, anchors: dict[str, str], policy
     return out
 
 
-def not_computed_list(report: Any, rows: Sequence[Row]) -> Markup:
-    """The measures of the family that were not computed, one line per reason (with its measures and where)."""
+def not_computed_list(report: Any, rows: Sequence[Row], reason: Reason = lambda r: r) -> Markup:
+    """The measures of the family that were not computed, and the variables (or pairs) a computed measure left
+    out (its ``details["not_computed"]``), one line per reason (with its measures and where).
+
+    A measure computed without a variable averages the others: GDU of a file
+    whose recoding of a variable cannot be placed reads as if that variable
+    had lost nothing, so the page says which it left out and why.
+    """
     by_reason: dict[str, dict[str, list[str]]] = {}
     for r in rows:
         for s, why in zip(report.scenarios, r.reasons):
             if why:
                 by_reason.setdefault(why, {}).setdefault(r.info.id, []).append(s.name)
+    left: dict[str, dict[str, None]] = {}  # reason -> the variables or pairs left out for it (in order)
+    for r in rows:
+        for s in report.scenarios:
+            result = s.measures.get(r.info.id)
+            for name, why in _left_out((getattr(result, "details", None) or {}).get("not_computed")):
+                left.setdefault(reason(why), {})[name] = None
+                scenarios = by_reason.setdefault(("left out", reason(why)), {}).setdefault(r.info.id, [])
+                if s.name not in scenarios:
+                    scenarios.append(s.name)
+    for key in [k for k in by_reason if isinstance(k, tuple)]:
+        by_reason[_left_out_text(list(left[key[1]]), key[1])] = by_reason.pop(key)
     if not by_reason:
         return Markup("")
     every = len(report.scenarios)
@@ -112,7 +129,29 @@ def not_computed_list(report: Any, rows: Sequence[Row]) -> Markup:
             Markup("{} (in {})").format(Markup(", ").join(Markup("<b>{}</b>").format(m) for m in mids), place)
             for place, mids in groups.items())
         lis.append(Markup("<li>{}: {}</li>").format(_sentence_start(why), parts))
-    return Markup('<div class="notcomputed"><h3>Not computed</h3><ul>{}</ul></div>').format(join(lis))
+    title = "Not computed, or left out" if left else "Not computed"
+    return Markup('<div class="notcomputed"><h3>{}</h3><ul>{}</ul></div>').format(title, join(lis))
+
+
+def _left_out(skipped: Any) -> list[tuple[str, str]]:
+    """``(variable or pair, reason)`` from a measure's ``details["not_computed"]`` (a dict of reasons, possibly
+    nested, as GDU's ``{"univariate": {...}, "bivariate": {...}}``)."""
+    if not isinstance(skipped, dict):
+        return []
+    out = []
+    for name, why in skipped.items():
+        if isinstance(why, dict):
+            out += _left_out(why)
+        elif isinstance(why, str) and why:
+            out.append((str(name), why))
+    return out
+
+
+def _left_out_text(names: list[str], why: str, shown: int = 6) -> str:
+    """"'a|b', 'c|b' and 3 more are left out: <why>"."""
+    listed = ", ".join(repr(n) for n in names[:shown])
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"{listed}{more} {'is' if len(names) == 1 else 'are'} left out: {why}"
 
 
 def _sentence_start(text: str) -> str:
