@@ -17,6 +17,8 @@ from .spec import Spec, normalise_label
 
 
 def check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
+    """InputError when an analysed variable (or the pairing id) is not a column of the protected file; removed
+    variables and the weight (the original's is used for paired records) may be missing."""
     present = set(protected.columns)
     for var in spec.variables.values():
         if var.name in present or var.removed:
@@ -37,6 +39,8 @@ def check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
 
 
 def align(original: pd.DataFrame, protected: pd.DataFrame, spec: Spec) -> tuple[pd.DataFrame, bool]:
+    """The protected records in the original's order, and whether the files are paired (the spec's
+    ``pairing``: row, an id column, or none; nearest-record pairing is made later, on the encoded pair)."""
     if spec.pairing == "none" or spec.pairing_nearest is not False:
         return protected.reset_index(drop=True), False
     if spec.pairing == "row":

@@ -101,16 +101,18 @@ def not_computed_list(report: Any, rows: Sequence[Row], reason: Reason = lambda 
             if why:
                 by_reason.setdefault(why, {}).setdefault(r.info.id, []).append(s.name)
     left: dict[str, dict[str, None]] = {}  # reason -> the variables or pairs left out for it (in order)
+    left_where: dict[str, dict[str, list[str]]] = {}  # reason -> measure -> scenarios
     for r in rows:
         for s in report.scenarios:
             result = s.measures.get(r.info.id)
-            for name, why in _left_out((getattr(result, "details", None) or {}).get("not_computed")):
-                left.setdefault(reason(why), {})[name] = None
-                scenarios = by_reason.setdefault(("left out", reason(why)), {}).setdefault(r.info.id, [])
-                if s.name not in scenarios:
-                    scenarios.append(s.name)
-    for key in [k for k in by_reason if isinstance(k, tuple)]:
-        by_reason[_left_out_text(list(left[key[1]]), key[1])] = by_reason.pop(key)
+            for name, raw in _left_out((getattr(result, "details", None) or {}).get("not_computed")):
+                why = reason(raw)
+                left.setdefault(why, {})[name] = None
+                places = left_where.setdefault(why, {}).setdefault(r.info.id, [])
+                if s.name not in places:
+                    places.append(s.name)
+    for why, measures in left_where.items():
+        by_reason[_left_out_text(list(left[why]), why)] = measures
     if not by_reason:
         return Markup("")
     every = len(report.scenarios)
