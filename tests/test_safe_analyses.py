@@ -229,7 +229,7 @@ def test_a_numeric_term_at_0_on_a_few_records_withholds_the_intercept_their_mean
     assert intercept["original"]["estimate"] == pytest.approx(90_000.0)  # the full JSON: that record's value
     assert intercept["original"]["n_records"] == 1 and term["original"]["n_records"] == 1
     # coded the usual way (1 on the record), the intercept is the other 199 records' mean: kept; x rests on all
-    assert [c["original"]["n_records"] for c in s["coefficients"]] == [199, 1, 199]
+    assert [c["original"]["n_records"] for c in s["coefficients"]] == [200, 1, 200]
     safe_r, safe_s = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["analyses"]["regressions"]
     assert all(c["original"]["estimate"] is None for c in safe_r["coefficients"])
     assert [c["original"]["estimate"] is None for c in safe_s["coefficients"]] == [False, True, False]

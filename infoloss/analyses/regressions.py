@@ -527,12 +527,13 @@ def _records_behind(X: np.ndarray, info: Any) -> list[int]:
     A category's coefficient (a 0/1 column) rests on the records of that
     category and on those of its term's reference category (the records
     where every column of the term is 0); any other column on the records
-    where it differs from its most common value (for a column that is 0 but
-    on a few records, those records).  The intercept -- the fit where every
-    column is 0 -- rests on the smallest reference category of the model's
-    categorical terms, and on the few records of a column that is 0 on
-    them but the same other value on all the rest (``np.where(c, 0, 1)``:
-    the intercept is those records' mean).  A coefficient of a category of
+    where it is not 0, or, when one value holds most records, where it
+    differs from that value (for a column that is 0 but on a few records,
+    those records either way).  The intercept -- the fit where every column
+    is 0 -- rests on the smallest reference category of the model's
+    categorical terms, and on the few records of a column whose value on
+    most records is not 0 (``np.where(c, 0, 1)``: the intercept is the mean
+    of the few records at 0).  A coefficient of a category of
     one record reproduces that record's value (safe mode withholds
     coefficients of fewer than ``min_cell`` records).
     """
@@ -559,9 +560,12 @@ def _records_behind(X: np.ndarray, info: Any) -> list[int]:
         elif j not in categorical_columns:
             values, counts = np.unique(X[:, j], return_counts=True)
             top = int(np.argmax(counts)) if counts.size else 0
-            out[j] = int(X.shape[0] - counts[top]) if counts.size else 0
-            if counts.size and values[top] != 0:  # the intercept's records (this column at 0) lie among the others
-                smallest_reference = min(smallest_reference, out[j])
+            if counts.size and 2 * counts[top] > X.shape[0]:  # one value on most records: the others stand out
+                out[j] = int(X.shape[0] - counts[top])
+                if values[top] != 0:  # the intercept's records (this column at 0) lie among those few
+                    smallest_reference = min(smallest_reference, out[j])
+            else:
+                out[j] = int(np.count_nonzero(X[:, j]))
     if intercept is not None:
         out[intercept] = int(smallest_reference)
     return out
