@@ -459,3 +459,33 @@ def test_a_proportion_of_a_category_the_variable_lacks_is_an_input_error():
             "analyses": {"estimates": [{"statistic": "proportion", "variable": "sex", "categories": ["zz"]}]}}
     with pytest.raises(InputError, match="asks for the category 'zz', which 'sex' does not have in either file"):
         infoloss.compare(o, o.copy(), spec, measures=["estimate_ci_overlap"])
+
+
+def test_an_estimate_with_a_row_per_record_is_not_computed_and_says_why():
+    # a proportion over an id-like code and a mean by it: 12,000 rows each, more than MAX_ROWS (10,000); the JSON of
+    # a 100,000-category proportion took 1.9 GB to write
+    import infoloss
+    from infoloss.analyses.estimates import MAX_ROWS
+
+    n = 12_000
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"code": [f"c{i}" for i in range(n)], "y": rng.normal(size=n), "g": rng.choice(list("abc"), n)})
+    spec = {"variables": {"code": {"scale": "nominal"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"}},
+            "analyses": {"estimates": [{"statistic": "proportion", "variable": "code"},
+                                       {"statistic": "mean", "variable": "y", "by": ["code"]},
+                                       {"statistic": "median", "variable": "y", "by": ["g"]}]}}
+    report = infoloss.compare(df, df.copy(), spec, measures=["estimate_ci_overlap"])
+    block = report.to_dict()["scenarios"][0]["analyses"]
+    assert MAX_ROWS == 10_000 and [r["domain"] for r in block["estimates"]] == ["g=a", "g=b", "g=c"]
+    assert block["not_computed"] == {
+        "proportion(code)": "in the original file, it would have 12,000 rows (12,000 categories), more than 10,000; "
+                            "estimate by a coarser variable (a recode), list the categories to estimate "
+                            "('categories:'), or use fewer 'by' variables",
+        "mean(y)": "in the original file, it would have 12,000 rows (12,000 domains), more than 10,000; estimate by "
+                   "a coarser variable (a recode), list the categories to estimate ('categories:'), or use fewer "
+                   "'by' variables"}
+    assert "Estimates not computed" in report.to_html()
+    listed = {"statistic": "proportion", "variable": "code", "categories": ["c1", "c2"]}
+    spec["analyses"]["estimates"] = [listed]
+    rows = infoloss.compare(df, df.copy(), spec, measures=["estimate_ci_overlap"]).to_dict()
+    assert [r["category"] for r in rows["scenarios"][0]["analyses"]["estimates"]] == ["c1", "c2"]

@@ -76,6 +76,9 @@ def _block(pair: EncodedPair) -> dict[str, Any]:
         # a protected file without a record of a reference category: both refitted on a common one
         orig_fits, prot.fits = fit_protected(FileData(pair, ORIGINAL), FileData(pair, PROTECTED), analyses, orig.fits)
     estimates = cmp.compare_estimates(orig.estimates["rows"], prot.estimates["rows"], prot.estimates["unavailable"])
+    shown = {row["estimate"] for row in estimates}
+    not_computed = {label: f"in the original file, {why}"
+                    for label, why in orig.estimates["unavailable"].items() if label not in shown}
     regressions = cmp.compare_regressions([f.result for f in orig_fits], [f.result for f in prot.fits],
                                           analyses.ci.level)
     scales = cmp.compare_scales(orig.scales, prot.scales)
@@ -85,6 +88,7 @@ def _block(pair: EncodedPair) -> dict[str, Any]:
         "design": {"original": orig.estimates["design"], "protected": prot.estimates["design"],
                    "notes": orig.estimates["design_notes"] + prot.estimates["design_notes"]},
         "estimates": estimates,
+        **({"not_computed": not_computed} if not_computed else {}),
         "regressions": regressions,
         "scales": scales,
         "summary": {"estimates": cmp.estimate_summary(estimates, ci.replicates),

@@ -40,6 +40,9 @@ def analyses_section(report: Any, policy: Policy) -> Markup:
     parts += [_regression(k, blocks, level, policy) for k in range(len(first["regressions"]))]
     if first["estimates"]:
         parts.append(_estimates(blocks, level, policy))
+    if first.get("not_computed"):
+        parts.append(Markup('<p class="note">Estimates not computed: {}.</p>').format(Markup("; ").join(
+            Markup("<b>{}</b>: {}").format(label, why) for label, why in first["not_computed"].items())))
     if first["scales"]:
         parts.append(_scales(blocks))
     return join(parts)
