@@ -518,9 +518,9 @@ def test_bad_recodes_and_single_categories_are_reported_not_nan():
         "z": [3.0, 1, 4, 1, 5, 9, 2, 6, 5, 3],
     })
     prot = orig.copy()
-    prot["g"] = ["ab", "ab", "c", "d", "ab", "ab", "c", "d", "ab", "ab"]
+    prot["g"] = ["ab", "ab", "c", "d", "ab", "ab", "c", "zz", "ab", "ab"]  # zz: neither original nor a target
     spec = {"variables": {
-        "g": {"scale": "nominal", "recode": {"map": {"a": "ab", "b": "ab", "c": "c"}}},  # misses d
+        "g": {"scale": "nominal", "recode": {"map": {"a": "ab", "b": "ab", "c": "c"}}},  # d stays d
         "x": {"scale": "continuous", "recode": {"breaks": [0, 10, 20, 30]}},  # 31..40 not covered
         "k": {"scale": "nominal"},  # a single category
         "y": {"scale": "continuous"},
@@ -529,7 +529,7 @@ def test_bad_recodes_and_single_categories_are_reported_not_nan():
     pair = encode_pair(orig, prot, spec)
     uni = G.ldu_uni(pair)
     nc = uni.details["not_computed"]
-    assert "misses" in nc["g"] and "'d'" in nc["g"]
+    assert "neither original categories nor targets" in nc["g"] and "'zz'" in nc["g"]
     assert "do not cover" in nc["x"]
     assert "single category" in nc["k"]
     assert uni.by_variable == {"y": 1.0, "z": 1.0}
@@ -537,7 +537,7 @@ def test_bad_recodes_and_single_categories_are_reported_not_nan():
     assert biv.by_pair == {"y|z": 1.0}
     excluded = biv.details["not_computed"]
     assert len(excluded) == 9 and biv.details["n_excluded"] == 9
-    assert "misses" in excluded["g|y"] and "do not cover" in excluded["x|z"]
+    assert "neither original categories nor targets" in excluded["g|y"] and "do not cover" in excluded["x|z"]
     assert "single category" in excluded["k|y"]
     res = G.gdu(pair)
     assert res.value == 1.0  # what is left (y and z) is unchanged
