@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape  # names, paths and reasons are the user's text, never rich markup
 
 from . import __version__
-from .errors import InputError, counted
+from .errors import InputError, counted, shortened
 
 app = typer.Typer(
     add_completion=False,
@@ -80,7 +80,7 @@ def compare(
     max_risk: Optional[float] = typer.Option(None, "--max-risk", help="Choose the scenario losing least among those with risk at most this."),
     max_loss: Optional[float] = typer.Option(None, "--max-loss", help="Choose the scenario with least risk among those losing at most this."),
     records: Optional[str] = typer.Option(None, "--records", metavar="<path>", help="Write per-record risk values into this folder (never into the report)."),
-    records_format: str = typer.Option("csv", "--records-format", help="Format of the --records files: csv or parquet."),
+    records_format: Optional[str] = typer.Option(None, "--records-format", help="Format of the --records files: csv (default) or parquet (only with --records)."),
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
     _defer_numpy_tools()
@@ -100,7 +100,7 @@ def compare(
         options = _options(option, gdu_weights, ids)
         ru_choice = _ru_choice(ru, max_risk, max_loss)
         inputs = [original, *protected] + ([spec_path] if spec_path else []) + the_spec.input_files()
-        _check_records_format(records_format)  # also without --records: a wrong value is never ignored
+        records_format = _check_records_format(records_format, records_dir)
         if records_dir is not None:
             _check_records(records_dir)
             if safe:
@@ -210,6 +210,9 @@ def _family_weights(text: Optional[str]) -> Optional[dict[str, float]]:
         family, sep, value = item.strip().partition("=")
         if not sep:
             raise InputError(f"--family-weights takes family=weight pairs separated by commas, got {item.strip()!r}.")
+        if family.strip() in pairs:
+            raise InputError(f"--family-weights gives the family {family.strip()!r} twice; give each family one "
+                             "weight.")
         pairs[family.strip()] = value.strip()
     return check_weights(pairs)
 
@@ -295,12 +298,16 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
 
 
 def _check_columns(inferred: Any, original: Path, names: dict[str, list[str]]) -> None:
-    """Each variable named on the command line is a column of the original (whose every column the inferred spec has)."""
+    """Each variable named on the command line is a column of the original (whose every column the inferred spec has
+    or leaves out, with why) that can be compared."""
     from .spec import _close_match
 
-    columns = set(inferred.variables)
+    columns = set(inferred.variables) | set(inferred.left_out)
     for flag, given in names.items():
         for name in given:
+            if name in inferred.left_out:
+                raise InputError(f"{flag} {name}: the column {name!r} of the original file {original.name} cannot be "
+                                 f"used: {inferred.left_out[name]}.")
             if name not in columns:
                 raise InputError(f"{flag} {name}: the original file {original.name} has no column {name!r}"
                                  f"{_close_match(name, columns)}; check the name.")
@@ -309,6 +316,7 @@ def _check_columns(inferred: Any, original: Path, names: dict[str, list[str]]) -
 def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[str]) -> dict[str, dict[str, Any]]:
     import yaml
 
+    from .compare import unknown_measure
     from .spec import MAX_SPEC_VALUES, expanded_size
 
     options: dict[str, dict[str, Any]] = {}
@@ -318,7 +326,9 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
         if not sep or not dot or not mid or not key:
             raise InputError(f"--set {item!r} must look like MEASURE.OPTION=VALUE, e.g. lambda.missing_rule=sdcmicro.")
         if mid not in ids:
-            raise InputError(f"--set {item!r} names the measure {mid!r}, which is not among the measures run.")
+            unknown = unknown_measure(mid)
+            raise InputError(f"--set {item!r} names {mid!r}, {unknown}." if unknown else
+                             f"--set {item!r} names the measure {mid!r}, which is not among the measures run.")
         from .spec import DuplicateKey, UniqueKeyLoader
 
         try:
@@ -352,6 +362,9 @@ def _ru_choice(ru: Optional[str], max_risk: Optional[float], max_loss: Optional[
         name, sep, value = item.partition("=")
         if not sep or name.strip() not in ("risk", "utility") or not value.strip():
             raise InputError(f"--ru {ru!r} must look like risk=MEASURE,utility=MEASURE, e.g. risk=global_risk,utility=gdu.")
+        if name.strip() in choice:
+            raise InputError(f"--ru gives {name.strip()!r} twice ({choice[name.strip()]} and {value.strip()}); give "
+                             f"one {name.strip()} measure.")
         choice[name.strip()] = value.strip()
     if max_risk is not None:
         choice["max_risk"] = max_risk
@@ -360,9 +373,17 @@ def _ru_choice(ru: Optional[str], max_risk: Optional[float], max_loss: Optional[
     return choice
 
 
-def _check_records_format(fmt: str) -> None:
+def _check_records_format(fmt: Optional[str], records_dir: Optional[Path]) -> str:
+    """The format of the --records files (csv when not given); a wrong value, or one given without --records
+    (it would be ignored), is an error."""
+    if fmt is None:
+        return "csv"
     if fmt not in ("csv", "parquet"):
         raise InputError(f"--records-format must be csv or parquet, got {fmt!r}.")
+    if records_dir is None:
+        raise InputError("--records-format sets the format of the per-record files of --records; add --records, or "
+                         "drop --records-format.")
+    return fmt
 
 
 def _check_records(folder: Path) -> None:
@@ -685,7 +706,8 @@ def _hierarchy_values(data: Optional[Path], column: Optional[str], values: Optio
 
     df = read_table(data, None, which="data")
     if column not in df.columns:
-        raise InputError(f"the data file {data} has no column {column!r}; its columns are {', '.join(map(str, df.columns))}.")
+        raise InputError(f"the data file {data} has no column {column!r}; its columns are "
+                         f"{shortened([str(c) for c in df.columns], 'column')}.")
     distinct = df[column].dropna().unique()
     labels = list(dict.fromkeys(normalise_label(v) for v in distinct))
     try:

@@ -337,7 +337,8 @@ def compare(
                          f"{{'lambda': {{'missing_rule': 'sdcmicro'}}}}, got {type(options).__name__}.")
     unknown_options = sorted(set(options) - set(ids))
     if unknown_options:
-        raise InputError(f"options were given for {unknown_options[0]!r}, which is not among the measures run.")
+        why = unknown_measure(str(unknown_options[0])) or "which is not among the measures run"
+        raise InputError(f"options were given for {unknown_options[0]!r}, {why}.")
     options = {mid: registry.get(mid).check_options(opts) for mid, opts in options.items()}
     ru_choice = _risk_utility_choice(risk_utility, ids)
     protected_list = list(protected) if isinstance(protected, (list, tuple)) else [protected]
@@ -777,16 +778,28 @@ def _select_measures(measures: Iterable[str] | str | None) -> list[str]:
             raise InputError(f"unknown measure {mid!r}: measure ids are text; 'infoloss measures' lists them.")
         # an id of the index is known without importing its module (compare imports it while the files are read)
         if mid not in indexed and not registry.is_measure(mid):
-            import difflib
-
-            known = [m.id for m in registry.registered()]
-            lower = {k.lower(): k for k in known}
-            close = [lower[mid.lower()]] if mid.lower() in lower else difflib.get_close_matches(mid, known, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise InputError(f"unknown measure {mid!r}{hint}; 'infoloss measures' lists them.")
+            raise InputError(f"unknown measure {mid!r}{_closest_measure(mid)}; 'infoloss measures' lists them.")
     if not chosen:
         raise InputError("no measure was selected; give measure ids or 'all'.")
     return chosen
+
+
+def _closest_measure(mid: str) -> str:
+    """" (did you mean 'suda_dis'?)": the measure id closest to ``mid`` (the same but for case first), or ''."""
+    import difflib
+
+    known = [m.id for m in registry.registered()]
+    lower = {k.lower(): k for k in known}
+    close = [lower[mid.lower()]] if mid.lower() in lower else difflib.get_close_matches(mid, known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_measure(mid: str) -> str | None:
+    """"which is not a measure (did you mean 'suda_dis'?); 'infoloss measures' lists them" when ``mid`` names no
+    measure, else None."""
+    if mid in registry.known_ids() or registry.is_measure(mid):
+        return None
+    return f"which is not a measure{_closest_measure(mid)}; 'infoloss measures' lists them"
 
 
 #: the name the report gives the original file (its point on the risk-utility map); no scenario may take it

@@ -24,6 +24,22 @@ def counted(k: int, noun: str, plural: str = "") -> str:
     return f"{k:,} {noun if k == 1 else plural or noun + 's'}"
 
 
+def shortened(items: list[str], noun: str, first: int = 5) -> str:
+    """``items`` joined by commas; a list longer than ``first`` + 2 as its first ``first``, how many more, and its
+    last (a message stays one readable line).
+
+    Examples
+    --------
+    >>> shortened(["0", "20", "40"], "break")
+    '0, 20, 40'
+    >>> shortened([str(i) for i in range(100_001)], "break")
+    '0, 1, 2, 3, 4, ... 99,995 more breaks ..., 100000'
+    """
+    if len(items) <= first + 2:
+        return ", ".join(items)
+    return f"{', '.join(items[:first])}, ... {counted(len(items) - first - 1, 'more ' + noun)} ..., {items[-1]}"
+
+
 class NotComputed(Exception):
     """A measure cannot be computed for this input; the message says why.
 

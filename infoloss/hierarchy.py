@@ -31,6 +31,8 @@ generalisation, ARX's scheme) that level is used for every value.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 from dataclasses import dataclass, field
@@ -41,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ._files import resolved
-from .errors import InputError, SpecError
+from .errors import InputError, SpecError, shortened
 from .hierarchy_build import (  # noqa: F401  (re-exported)
     MASK_SIDES,
     ROOT_LABEL,
@@ -384,7 +386,7 @@ def read_arx_csv(path: str | Path, *, separator: str = ";", suppressed: Iterable
     try:
         stat = path.stat()
     except OSError:
-        raise SpecError(f"the hierarchy file {path} does not exist; check the path (relative to the spec file).") from None
+        raise SpecError(f"the hierarchy file {path} does not exist; check its path.") from None
     key = (str(resolved(path)), stat.st_mtime_ns, stat.st_size, separator, tuple(suppressed))
     if key in _FILE_CACHE:
         return _FILE_CACHE[key]
@@ -399,11 +401,7 @@ def read_arx_csv(path: str | Path, *, separator: str = ";", suppressed: Iterable
     if "\x00" in text:  # valid UTF-8 but not text: a binary file (a spreadsheet, an archive) named by mistake
         raise SpecError(f"the hierarchy file {path} is not a text file (it holds NUL bytes); give the hierarchy as a "
                         "CSV text file, one row per value.")
-    rows, lines = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            rows.append(line.split(separator))
-            lines.append(number)
+    rows, lines = _csv_rows(text, separator, path)
     if not rows:
         raise SpecError(f"the hierarchy file {path} is empty; it needs one row per value (leaf first, root last).")
     if all(len(row) == 1 for row in rows):
@@ -417,6 +415,36 @@ def read_arx_csv(path: str | Path, *, separator: str = ";", suppressed: Iterable
     hierarchy = from_rows(rows, source=path.name, kind="file", lines=lines, suppressed=suppressed)
     _FILE_CACHE[key] = hierarchy
     return hierarchy
+
+
+def _csv_rows(text: str, separator: str, path: Path) -> tuple[list[list[str]], list[int]]:
+    """The rows of a hierarchy file's text and the line each starts on, blank lines skipped.
+
+    Read as ARX reads them (a CSV parser): a value may be put in double
+    quotes, inside which the separator and line breaks are part of the value
+    and a quote is written twice (``""``).  A quote that is never closed, or
+    text after a closing quote, is an error naming the line.
+    """
+    if separator in ('"', "\n", "\r"):
+        raise SpecError(f"the separator of the hierarchy file {path} cannot be {separator!r}, which CSV reserves (for "
+                        "quoting values or ending rows); give the character between the values of a row.")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, quotechar='"', doublequote=True,
+                        strict=True)
+    rows, lines, end = [], [], 0
+    try:
+        for row in reader:
+            if len(row) > 1 or "".join(row).strip():
+                rows.append(row)
+                lines.append(end + 1)
+            end = reader.line_num
+    except csv.Error as exc:
+        if "end of data" in str(exc):
+            raise SpecError(f"the hierarchy file {path} has a double quote that opens a value at line {end + 1} and "
+                            "is never closed; close it, or write a quote inside a value twice (\"\").") from None
+        raise SpecError(f"the hierarchy file {path} has text after the closing double quote of a value at line "
+                        f"{reader.line_num}; put the whole value in the quotes, and write a quote inside it twice "
+                        "(\"\").") from None
+    return rows, lines
 
 
 # ---------------------------------------------------------------------------
@@ -440,7 +468,7 @@ class HierarchyRule:
         if self.kind == "file":
             return self.path.name
         if self.kind == "intervals":
-            return "intervals " + ", ".join(_fmt(b) for b in self.breaks)
+            return "intervals " + shortened([_fmt(b) for b in self.breaks], "break")
         return f"mask: {self.side}"
 
     @property
@@ -501,6 +529,36 @@ def check_hierarchy_spec(name: str, value: Any, base_dir: Path) -> None:
         rule.build()
 
 
+def _suppressed(codes: Any, where: str) -> tuple[str, ...]:
+    """The ``suppressed:`` codes of a hierarchy, each a single value (a code, or a list of them)."""
+    if isinstance(codes, (str, int, float)):
+        codes = [codes]
+    if not isinstance(codes, (list, tuple)):
+        raise SpecError(f"'suppressed' in {where} must be a list of codes.")
+    nested = next((c for c in codes if isinstance(c, (list, tuple, dict, set))), None)
+    if nested is not None:
+        raise SpecError(f"'suppressed' in {where} holds {_short_repr(nested)}, which is not a single value; list "
+                        "each suppression code on its own, e.g. suppressed: ['?', XX].")
+    return tuple(normalise_label(c) for c in codes)
+
+
+def _short_repr(value: Any, width: int = 60) -> str:
+    """``repr(value)``, cut to ``width`` characters with "..." (a value shown in a message)."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _separator(value: dict, where: str) -> str:
+    """The ``separator`` of a hierarchy file (one character; not the quote or a line break, which CSV reserves)."""
+    separator = value.get("separator", ";")
+    if not isinstance(value["file"], (str, Path)) or not isinstance(separator, str) or len(separator) != 1:
+        raise SpecError(f"{where} needs 'file' as a path and 'separator' as one character.")
+    if separator in ('"', "\n", "\r"):
+        raise SpecError(f"'separator' in {where} is {separator!r}, which CSV reserves (for quoting values or ending "
+                        "rows); give the character between the values of a row, such as ';' or ','.")
+    return separator
+
+
 def _parse_rule(name: str, value: Any, base_dir: Path) -> HierarchyRule:
     where = f"'hierarchy' of variable {name!r}"
     if isinstance(value, (str, Path)):
@@ -513,18 +571,11 @@ def _parse_rule(name: str, value: Any, base_dir: Path) -> HierarchyRule:
     kinds = [k for k in ("file", "intervals", "mask") if k in value]
     if len(kinds) != 1:
         raise SpecError(f"{where} needs exactly one of 'file', 'intervals' or 'mask'.")
-    suppressed = value.get("suppressed", ())
-    if isinstance(suppressed, (str, int, float)):
-        suppressed = [suppressed]
-    if not isinstance(suppressed, (list, tuple)):
-        raise SpecError(f"'suppressed' in {where} must be a list of codes.")
-    suppressed = tuple(normalise_label(s) for s in suppressed)
+    suppressed = _suppressed(value.get("suppressed", ()), where)
     kind = kinds[0]
     if kind == "file":
-        separator = value.get("separator", ";")
-        if not isinstance(value["file"], str) or not isinstance(separator, str) or len(separator) != 1:
-            raise SpecError(f"{where} needs 'file' as a path and 'separator' as one character.")
-        return HierarchyRule(name, "file", path=Path(base_dir) / value["file"], separator=separator, suppressed=suppressed)
+        return HierarchyRule(name, "file", path=Path(base_dir) / value["file"], separator=_separator(value, where),
+                             suppressed=suppressed)
     if "nesting" in value and kind != "intervals":
         raise SpecError(f"'nesting' in {where} applies only to 'intervals'.")
     if kind == "mask":

@@ -23,7 +23,7 @@ import pandas as pd
 from ._concurrent import map_in_order
 from .errors import InputError, SpecError, counted
 from .pair_align import align, check_protected_columns
-from .pair_errors import all_missing_in_original, not_a_number, not_scalar, number_writing
+from .pair_errors import all_missing_in_original, not_a_number, not_scalar, nothing_to_analyse, number_writing
 from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
 
 ORIGINAL, PROTECTED = "orig", "prot"
@@ -492,7 +492,7 @@ def encode_pair(
     protected, paired = align(original, protected, spec)
     variables = [v for v in spec.analysed]
     if not variables:
-        raise SpecError("the spec lists no variable to analyse; give at least one variable a scale.")
+        raise SpecError(nothing_to_analyse(spec))
     _check_names(variables)
     missing = _global_missing(spec)
 
@@ -576,8 +576,10 @@ def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | str | Path | None)
                         f"{type(spec).__name__}.")
     if spec.analyse_all:
         spec = spec.copy()
-        for name, var in infer_spec(original).variables.items():
+        inferred = infer_spec(original)
+        for name, var in inferred.variables.items():
             spec.variables.setdefault(name, var)
+        spec.left_out = {name: why for name, why in inferred.left_out.items() if name not in spec.variables}
     return spec
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, counted
-from .spec import Spec, normalise_label
+from .spec import Spec, _close_match, normalise_label
 
 
 def check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
@@ -27,14 +27,16 @@ def check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
             continue  # the original's weights are used for paired records
         if not var.analysed and var.name != spec.pairing_id:
             continue
+        hint = _close_match(var.name, present)
         if var.name == spec.pairing_id:
             raise InputError(
-                f"the pairing id column {var.name!r} is not a column of the protected file; "
+                f"the pairing id column {var.name!r} is not a column of the protected file{hint}; "
                 "pair by an id column both files have, or by row or none."
             )
+        rename = "rename the column if it was renamed, or " if hint else ""
         raise InputError(
-            f"variable {var.name!r} is not a column of the protected file; "
-            "if it was removed on purpose, mark it 'removed: true' in the spec."
+            f"variable {var.name!r} is not a column of the protected file{hint}; "
+            f"{rename}if it was removed on purpose, mark it 'removed: true' in the spec."
         )
 
 

@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Any
 
 import numpy as np
 
-from .errors import InputError
-from .spec import DECIMAL_COMMA, VariableSpec
+from .errors import InputError, counted
+from .spec import DECIMAL_COMMA, Spec, VariableSpec
 
-__all__ = ["all_missing_in_original", "not_a_number", "not_scalar", "number_writing", "THOUSANDS"]
+__all__ = ["all_missing_in_original", "not_a_number", "not_scalar", "nothing_to_analyse", "number_writing",
+           "THOUSANDS"]
 
 
 def all_missing_in_original(var: VariableSpec) -> str:
@@ -25,8 +27,22 @@ def all_missing_in_original(var: VariableSpec) -> str:
     return text
 
 
+def nothing_to_analyse(spec: Spec) -> str:
+    """The refusal of a spec without an analysed variable; for one inferred, the columns it left out and why."""
+    if not spec.left_out:
+        return "the spec lists no variable to analyse; give at least one variable a scale."
+    name, why = next(iter(spec.left_out.items()))
+    others = len(spec.left_out) - 1
+    also = f", and {counted(others, 'other column')} ('infoloss spec' says why for each)" if others else ""
+    return f"the original file has no column to analyse: the inferred spec leaves out {name!r} ({why}){also}."
+
+
 def not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
     """The error for ``example``, a value of continuous ``var`` in the ``which`` file that is not a number."""
+    if isinstance(example, datetime.time):  # a Parquet or Arrow time64 column, or Python times
+        return InputError(f"variable {var.name!r} holds times of day (such as {example}) in the {which} file, which "
+                          "infoloss does not read as numbers; convert them to numbers first, e.g. seconds since "
+                          "midnight (hour * 3600 + minute * 60 + second), or declare the variable nominal.")
     if not isinstance(example, str) and not np.isscalar(example):  # a list or mapping (nested Parquet, Arrow)
         return not_scalar(var)
     written = number_writing(str(example))

@@ -9,6 +9,7 @@ command-line overrides.  It depends on nothing else in infoloss.
 from __future__ import annotations
 
 import copy
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -99,12 +100,17 @@ class Spec:
     analyse_all: bool = False
     analyses: dict | None = None  # the 'analyses:' section (estimates, regressions, ci), as given
     path: Path | None = None  # the YAML file it was loaded from, if any
+    # columns an inferred spec leaves out (no spec can compare them), with why: written commented out by to_yaml
+    left_out: dict[str, str] = field(default_factory=dict)
 
     def input_files(self) -> list[Path]:
-        """The files this spec makes a comparison read: the spec file itself, PRAM matrices, hierarchies."""
+        """The files this spec makes a comparison read: the spec file itself, PRAM matrices, hierarchies (also
+        those given as ``{file: ...}``)."""
         files = [self.path] if self.path is not None else []
         for var in self.variables.values():
             files += [f for f in (var.pram, var.hierarchy) if isinstance(f, Path)]
+            if isinstance(var.hierarchy, dict) and isinstance(var.hierarchy.get("file"), str):
+                files.append(self.base_dir / var.hierarchy["file"])
         return files
 
     def names_with_role(self, role: str) -> list[str]:
@@ -165,6 +171,7 @@ class Spec:
                 lines += [f"  ? {keys[name]}", f"  : {body}"]
             else:
                 lines.append(f"  {keys[name] + ':':<{width + 1}} {body}")
+        lines += [f"  # {_yaml_key(name)}:   # left out: {why}" for name, why in self.left_out.items()]
         rest = {k: v for k, v in self.to_dict().items() if k != "variables"}
         lines.append(yaml.safe_dump(rest, default_flow_style=None, sort_keys=False, width=10**6).strip())
         return "\n".join(lines) + "\n"
@@ -295,13 +302,22 @@ def load_spec(path: str | Path) -> Spec:
     if expanded_size(raw) > MAX_SPEC_VALUES:  # aliases share one list; walking it repeats it (billion laughs)
         raise SpecError(f"the spec file {path} holds more than {MAX_SPEC_VALUES:,} values once its YAML aliases "
                         "(*name) are repeated; write the lists out, or shorten them.")
-    spec = spec_from_dict(raw, base_dir=resolved(path).parent)
+    spec = spec_from_dict(raw, base_dir=resolved(path).parent, relative_to="relative to the spec file")
     spec.path = path
     return spec
 
 
-def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
-    """Validate a spec given as a dictionary (the parsed YAML)."""
+def spec_from_dict(raw: Any, base_dir: str | Path | None = None, *, relative_to: str | None = None) -> Spec:
+    """Validate a spec given as a dictionary (the parsed YAML).
+
+    Relative paths of ``pram:`` and ``hierarchy:`` files are read from
+    ``base_dir`` (default: the working folder); ``relative_to`` says so in
+    the messages of a file that does not exist (default: "relative to the
+    working folder, as the spec is not a file", or "relative to BASE_DIR").
+    """
+    if relative_to is None:
+        relative_to = (f"relative to {base_dir}" if base_dir is not None else
+                       "relative to the working folder, as the spec is not a file")
     raw = _na_as_null(raw)
     if raw is None:
         raw = {}
@@ -318,7 +334,7 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None) -> Spec:
         if str(name) in spec.variables:  # 1 and "1": column names are text, so one variable given twice
             raise SpecError(f"variable {str(name)!r} is listed twice in 'variables' (as {name!r} and as "
                             f"{next(k for k in variables if str(k) == str(name))!r}); keep one of them.")
-        var = _variable_from_dict(str(name), settings, spec.base_dir)
+        var = _variable_from_dict(str(name), settings, spec.base_dir, relative_to)
         spec.variables[var.name] = var
     if "missing" in raw:
         spec.missing = _as_list(raw["missing"], "missing", "the spec")
@@ -368,7 +384,7 @@ def _na_as_null(value: Any) -> Any:
     return value
 
 
-def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpec:
+def _variable_from_dict(name: str, settings: Any, base_dir: Path, relative_to: str) -> VariableSpec:
     if settings is None:
         settings = {}
     if not isinstance(settings, dict):
@@ -402,26 +418,13 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpe
     if "missing" in settings:
         var.missing = _as_list(settings["missing"], "missing", f"variable {name!r}")
     if settings.get("pram") is not None:
-        if not isinstance(settings["pram"], str):
+        if not _is_path(settings["pram"]):
             raise SpecError(f"'pram' of variable {name!r} must be a file path.")
-        var.pram = base_dir / settings["pram"]
-        if not var.pram.is_file():
-            what = "is a folder" if var.pram.is_dir() else "does not exist"
-            raise SpecError(
-                f"the 'pram' file of variable {name!r}, {var.pram}, {what}; "
-                "give the path of its PRAM matrix (CSV), relative to the spec file."
-            )
+        var.pram = _setting_file(name, "pram", settings["pram"], base_dir, relative_to)
     hierarchy = settings.get("hierarchy")
     if hierarchy is not None:
-        if isinstance(hierarchy, str):
-            var.hierarchy = base_dir / hierarchy
-        elif isinstance(hierarchy, dict):
-            var.hierarchy = dict(hierarchy)
-        else:
-            raise SpecError(
-                f"'hierarchy' of variable {name!r} must be a file path, {{intervals: [...]}} or {{mask: right}}."
-            )
-        from .hierarchy import check_hierarchy_spec  # a missing file, ragged row or repeated leaf fails here
+        var.hierarchy = _hierarchy_setting(name, hierarchy, base_dir, relative_to)
+        from .hierarchy import check_hierarchy_spec  # a ragged row or a repeated leaf fails here
 
         check_hierarchy_spec(name, var.hierarchy, base_dir)
     if settings.get("recode") is not None:
@@ -435,6 +438,43 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path) -> VariableSpe
         raise SpecError(f"variable {name!r} has level {level!r}; use person or household.")
     var.level = level
     return var
+
+
+def _is_path(value: Any) -> bool:
+    """Text or a path object (``pathlib.Path``) naming a file."""
+    return isinstance(value, str) or isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)
+
+
+def _setting_file(name: str, key: str, value: str | os.PathLike, base_dir: Path, relative_to: str) -> Path:
+    """The existing file of variable ``name``'s ``pram:`` or ``hierarchy:`` path ``value``, read from ``base_dir``
+    when relative; an empty path, or one that names no file, is an error saying where it was looked for."""
+    text = os.fspath(value)
+    what = "PRAM matrix (CSV)" if key == "pram" else "hierarchy file (CSV)"
+    if not text.strip():
+        raise SpecError(f"'{key}' of variable {name!r} is an empty path; give the path of its {what}, or leave "
+                        f"'{key}' out.")
+    path = base_dir / text
+    if path.is_file():
+        return path
+    state = "is a folder" if path.is_dir() else "is not a regular file" if path.exists() else "does not exist"
+    where = "" if Path(text).is_absolute() else f", {relative_to}"
+    if key == "pram":
+        raise SpecError(f"the 'pram' file of variable {name!r}, {path}, {state}; give the path of its {what}{where}.")
+    raise SpecError(f"the hierarchy file {path} {state}; give the path of the {what} of variable {name!r}{where}.")
+
+
+def _hierarchy_setting(name: str, value: Any, base_dir: Path, relative_to: str) -> Path | dict:
+    """A variable's ``hierarchy:``: the path of its file (checked), or its mapping (a ``file:`` in it checked and
+    kept as text)."""
+    if _is_path(value):
+        return _setting_file(name, "hierarchy", value, base_dir, relative_to)
+    if not isinstance(value, dict):
+        raise SpecError(f"'hierarchy' of variable {name!r} must be a file path, {{intervals: [...]}} or {{mask: right}}.")
+    value = dict(value)
+    if _is_path(value.get("file")):
+        _setting_file(name, "hierarchy", value["file"], base_dir, relative_to)
+        value["file"] = os.fspath(value["file"])
+    return value
 
 
 def _parse_recode(name: str, recode: Any) -> dict:
@@ -547,12 +587,22 @@ def check_columns(spec: Spec, columns: Iterable[str], which: str) -> None:
         )
 
 
-def _close_match(name: str, present: set[str]) -> str:
+def _close_match(name: str, present: Iterable[str]) -> str:
+    """" (did you mean 'Income'?)" for the column of ``present`` closest to ``name`` ('' if none is close); a
+    column that differs only in spaces around it says so, as a trailing space is invisible."""
     import difflib
 
-    by_lower = {p.lower(): p for p in sorted(present)}
+    by_lower = {str(p).lower(): str(p) for p in sorted(present, key=str)}
     match = difflib.get_close_matches(name.lower(), list(by_lower), n=1)
-    return f" (did you mean {by_lower[match[0]]!r}?)" if match else ""
+    if not match:
+        return ""
+    column = by_lower[match[0]]
+    spaces = ""
+    if column != name and column.strip() == name.strip():
+        lead, trail = (lambda t: len(t) - len(t.lstrip())), (lambda t: len(t) - len(t.rstrip()))
+        ends = [end for end, count in (("start", lead), ("end", trail)) if count(column) != count(name)]
+        spaces = f", which differs in the spaces at its {' and '.join(ends)}"
+    return f" (did you mean {column!r}{spaces}?)"
 
 
 # ---------------------------------------------------------------------------
@@ -573,13 +623,25 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
     Each variable's ``note`` says why.  A categorical variable that looks
     like an identifier (distinct values in at least half the records) or has
     more than ``limits.MANY_CATEGORIES`` categories gets a warning in its
-    note and a :class:`infoloss.limits.CardinalityWarning`.
+    note and a :class:`infoloss.limits.CardinalityWarning`.  A column no
+    spec can compare (missing in every record, lists or mappings from a
+    nested column, complex numbers) is left out, with why in ``left_out``
+    and an :class:`infoloss.limits.InferenceWarning`.
     """
+    import warnings
+
+    from .limits import InferenceWarning
+
     spec = Spec(pairing=pairing)
     for name in df.columns:
-        spec.variables[str(name)] = var = _infer_variable(str(name), df[name])
-        if var.scale in ("nominal", "ordinal") and not any(t in (var.note or "") for t in ("not comparable",
-                                                                                         "decimal comma")):
+        var = _infer_variable(str(name), df[name])
+        if isinstance(var, str):
+            spec.left_out[str(name)] = var
+            warnings.warn(f"column {str(name)!r} is left out of the inferred spec: {var}.", InferenceWarning,
+                          stacklevel=2)
+            continue
+        spec.variables[str(name)] = var
+        if var.scale in ("nominal", "ordinal") and "decimal comma" not in var.note:
             _warn_cardinality(var, df[name])
     return spec
 
@@ -591,7 +653,7 @@ def _warn_cardinality(var: VariableSpec, col: pd.Series) -> None:
 
     try:
         distinct = int(col.nunique(dropna=True))
-    except (TypeError, NotImplementedError):  # lists or mappings: _infer_variable already says to remove the line
+    except (TypeError, NotImplementedError):  # unhashable values (left out by infer_spec before this)
         return
     note = cardinality_note(distinct, int(col.notna().sum()))
     if note is None:
@@ -621,16 +683,43 @@ def temporal_kind(col: pd.Series) -> str | None:
     return None
 
 
-def _infer_variable(name: str, col: pd.Series) -> VariableSpec:
+#: why an inferred spec leaves a column out (compare refuses each of these in a spec that lists it)
+ALL_MISSING = "it is missing in every record, so there is nothing to compare"
+NESTED = ("it holds lists or mappings (a nested column), which cannot be compared; flatten it into ordinary columns "
+          "to compare them")
+COMPLEX = ("it holds complex numbers, which cannot be compared; give its real part or its modulus as a column of its "
+           "own to compare it")
+
+
+def _infer_variable(name: str, col: pd.Series) -> VariableSpec | str:
+    """The inferred variable of column ``col``, or why it is left out (:data:`ALL_MISSING`, :data:`NESTED`,
+    :data:`COMPLEX`)."""
+    if pd.api.types.is_complex_dtype(col):
+        return COMPLEX
+    if _all_missing(col):
+        return ALL_MISSING
     try:
         return _infer_scalar_variable(name, col)
     except (TypeError, NotImplementedError):  # lists or mappings from a nested Parquet/Arrow column (no Arrow kernel)
-        return VariableSpec(name, scale="nominal", note="lists or mappings, not comparable: remove this line")
+        return NESTED
+
+
+def _all_missing(col: pd.Series) -> bool:
+    """Whether every value of ``col`` is missing or one of the default missing codes ('', 'NA', 'NaN' as text)."""
+    present = col.notna().to_numpy(dtype=bool)
+    if not present.any():
+        return True
+    first = col.iloc[int(present.argmax())]
+    codes = {_norm_label(m) for m in DEFAULT_MISSING}
+    if not isinstance(first, str) or _norm_label(first) not in codes:
+        return False
+    try:
+        return {_norm_label(v) for v in col[present].unique()} <= codes
+    except (TypeError, NotImplementedError):  # unhashable values further down: not missing
+        return False
 
 
 def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
-    if pd.api.types.is_complex_dtype(col):  # compare refuses complex numbers
-        return VariableSpec(name, scale="nominal", note="complex numbers, not comparable: remove this line")
     temporal = temporal_kind(col)
     if temporal is not None:
         return VariableSpec(name, scale="continuous", note=f"{temporal}, taken as days"

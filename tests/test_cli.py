@@ -531,3 +531,123 @@ def test_the_measures_list_piped_has_one_line_per_measure_id_first():
     ids = [m.id for m in registry.registered()]
     assert [line.split("\t")[0] for line in lines] == ids
     assert lines[ids.index("pmse_ratio")].split("\t")[1] == "propensity"
+
+
+# ---------------------------------------------------------------------------
+# found by the second hostile-input audit
+# ---------------------------------------------------------------------------
+
+def test_a_column_no_spec_can_compare_is_left_out_of_an_inferred_spec_with_a_warning(small, tmp_path):
+    # it was "variable 'empty' is missing in every record of the original file; remove it from the spec" with no
+    # spec given, and 'infoloss spec' wrote it as "empty: {scale: nominal}   # number with only 0 distinct values"
+    o, p = tmp_path / "o_empty.csv", tmp_path / "p_empty.csv"
+    small["orig_df"].assign(empty=np.nan).to_csv(o, index=False)
+    small["prot_df"].assign(empty=np.nan).to_csv(p, index=False)
+    warning = ("infoloss: warning: column 'empty' is left out of the inferred spec: it is missing in every record, "
+               "so there is nothing to compare.")
+    out = tmp_path / "out.json"
+    r = run("compare", o, p, "--measures", "il1s,suppressions", "--json", out)
+    assert r.exit_code == 0, r.output
+    assert warning in " ".join(r.stderr.split()) and "empty" not in json.loads(out.read_text())["original"]["variables"]
+    r = run("spec", o, "-o", tmp_path / "s.yaml")
+    assert r.exit_code == 0 and warning in " ".join(r.stderr.split())
+    text = (tmp_path / "s.yaml").read_text()
+    assert "  # empty:   # left out: it is missing in every record, so there is nothing to compare\n" in text
+    assert "empty: {" not in text
+    assert run("compare", o, p, "--spec", tmp_path / "s.yaml", "--measures", "il1s", "--json", out).exit_code == 0
+    # named on the command line: refused with why; listed in a spec: refused as before
+    r = run("compare", o, p, "--nominal", "empty")
+    assert r.exit_code == 2 and "--nominal empty: the column 'empty' of the original file o_empty.csv cannot be " \
+                                "used: it is missing in every record" in " ".join(r.stderr.split())
+    listed = tmp_path / "listed.yaml"
+    listed.write_text("variables:\n  income: {scale: continuous}\n  empty: {scale: nominal}\n")
+    r = run("compare", o, p, "--spec", listed)
+    assert r.exit_code == 2 and "variable 'empty' is missing in every record of the original file; remove it from " \
+                                "the spec." in " ".join(r.stderr.split())
+    # nothing left at all: said so, not "the spec lists no variable to analyse"
+    (tmp_path / "only.csv").write_text("e,f\n,\n,\n")
+    r = run("compare", tmp_path / "only.csv", tmp_path / "only.csv")
+    assert r.exit_code == 2 and ("the original file has no column to analyse: the inferred spec leaves out 'e' (it "
+                                 "is missing in every record, so there is nothing to compare), and 1 other column "
+                                 "('infoloss spec' says why for each).") in " ".join(r.stderr.split())
+
+
+def test_a_nested_column_is_written_commented_out_by_infoloss_spec(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({"x": np.arange(30) / 7, "tags": [[1, 2]] * 30, "pair": [{"a": 1}] * 30}), path)
+    r = run("spec", path)
+    assert r.exit_code == 0, r.output
+    assert "  # tags:   # left out: it holds lists or mappings (a nested column), which cannot be compared" in r.stdout
+    assert "  # pair:   # left out: it holds lists or mappings" in r.stdout and "remove this line" not in r.stdout
+    assert yaml.safe_load(r.stdout)["variables"] == {"x": {"scale": "continuous"}}
+
+
+def test_options_that_would_be_ignored_or_given_twice_are_refused(small, tmp_path):
+    base = ["compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "il1s,gdu,global_risk",
+            "--json", tmp_path / "o.json"]
+    for extra, message in (
+            # --records-format without --records was ignored (as --min-cell without --safe would be)
+            (["--records-format", "parquet"], ("--records-format sets the format of the per-record files of "
+                                               "--records; add --records, or drop --records-format.")),
+            # a key given twice: the last one won
+            (["--ru", "risk=global_risk,risk=k_anonymity_violations,utility=gdu"],
+             "--ru gives 'risk' twice (global_risk and k_anonymity_violations); give one risk measure."),
+            (["--html", tmp_path / "o.html", "--family-weights", "tables=1,tables=5"],
+             "--family-weights gives the family 'tables' twice; give each family one weight.")):
+        r = run(*base, *extra)
+        assert r.exit_code == 2 and r.stderr == f"infoloss: error: {message}\n", r.stderr
+    assert not (tmp_path / "o.json").exists()
+    r = run(*base, "--records", tmp_path / "rec", "--records-format", "parquet")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "rec" / "records_prot.parquet").exists()
+
+
+def test_set_for_an_unknown_measure_suggests_the_closest_id(small):
+    import infoloss
+
+    # it was "names the measure 'suda', which is not among the measures run"
+    r = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--set", "suda.missing=abc")
+    assert r.exit_code == 2 and r.stderr == ("infoloss: error: --set 'suda.missing=abc' names 'suda', which is not a "
+                                             "measure (did you mean 'suda_dis'?); 'infoloss measures' lists them.\n")
+    r = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "il1s",
+            "--set", "suda_dis.missing=abc")
+    assert r.exit_code == 2 and "names the measure 'suda_dis', which is not among the measures run" in r.stderr
+    with pytest.raises(infoloss.InputError, match=r"options were given for 'suda', which is not a measure \(did you "
+                                                  r"mean 'suda_dis'\?\)"):
+        infoloss.compare(small["orig_df"], small["prot_df"], small["spec_dict"], options={"suda": {"missing": 1}})
+
+
+@pytest.mark.parametrize("renamed, hint", [("Income", "(did you mean 'Income'?)"),
+                                           ("income ", ("(did you mean 'income ', which differs in the spaces at its "
+                                                        "end?)"))])
+def test_a_column_renamed_in_the_protected_file_gets_a_did_you_mean(small, tmp_path, renamed, hint):
+    # the original file's message had one, the protected file's did not; a trailing space is invisible
+    prot = tmp_path / "renamed.csv"
+    small["prot_df"].rename(columns={"income": renamed}).to_csv(prot, index=False)
+    r = run("compare", small["orig"], prot, "--spec", small["spec"])
+    assert r.exit_code == 2
+    assert f"variable 'income' is not a column of the protected file {hint}; rename the column if it was renamed, " \
+           "or if it was removed on purpose, mark it 'removed: true' in the spec." in " ".join(r.stderr.split())
+
+
+def test_a_time_of_day_column_declared_continuous_is_named_as_times(tmp_path):
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # it was "holds values that are not single numbers or text (such as lists from a nested ... column)"
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": np.arange(20) / 3, "t": [datetime.time(1, 2, 3)] * 20}), path)
+    spec = tmp_path / "s.yaml"
+    spec.write_text("variables:\n  x: {scale: continuous}\n  t: {scale: continuous}\n")
+    r = run("compare", path, path, "--spec", spec)
+    assert r.exit_code == 2 and r.stderr == (
+        "infoloss: error: variable 't' holds times of day (such as 01:02:03) in the original file, which infoloss does "
+        "not read as numbers; convert them to numbers first, e.g. seconds since midnight (hour * 3600 + minute * 60 + "
+        "second), or declare the variable nominal.\n")
+    spec.write_text("variables:\n  x: {scale: continuous}\n  t: {scale: nominal}\n")
+    assert run("compare", path, path, "--spec", spec, "--measures", "il1s").exit_code == 0

@@ -18,6 +18,7 @@ from infoloss.hierarchy import (
     match_values,
     parse_interval,
     read_arx_csv,
+    to_arx_csv,
 )
 from infoloss.pair import encode_pair
 from infoloss.spec import load_spec, spec_from_dict
@@ -359,3 +360,85 @@ def test_infinite_interval_breaks_are_named_as_such():
     with pytest.raises(SpecError, match="must be finite numbers"):
         spec_from_dict({"variables": {"age": {"scale": "continuous", "role": "key",
                                               "hierarchy": {"intervals": [float("-inf"), 40, 60, float("inf")]}}}})
+
+
+# ---------------------------------------------------------------------------
+# found by the second hostile-input audit
+# ---------------------------------------------------------------------------
+
+def test_a_long_list_of_interval_breaks_is_shortened_in_messages():
+    # the one-sentence error listed all 100,001 breaks (779 KB)
+    breaks = [i / 10 for i in range(10_001)]
+    spec = {"variables": {"age": {"scale": "continuous", "role": "key", "hierarchy": {"intervals": breaks}}}}
+    o = pd.DataFrame({"age": [20.0, 30.0, 45.0]})
+    with pytest.raises(InputError) as exc:
+        encode_pair(o, pd.DataFrame({"age": ["20-29", "30-39", "nope"]}), spec)
+    message = str(exc.value)
+    assert "its hierarchy intervals 0, 0.1, 0.2, 0.3, 0.4, ... 9,995 more breaks ..., 1000 (not a leaf" in message
+    assert len(message) < 500
+
+
+@pytest.mark.parametrize("hierarchy", ['""', "' '", '{file: ""}'])
+def test_an_empty_hierarchy_path_is_named_as_empty(tmp_path, hierarchy):
+    # it was "the hierarchy file <the spec's folder> is a folder"
+    with pytest.raises(SpecError, match=r"^'hierarchy' of variable 'v' is an empty path; give the path of its "
+                                        r"hierarchy file \(CSV\), or leave 'hierarchy' out\.$"):
+        load_spec(spec_file(tmp_path, hierarchy))
+
+
+def test_suppression_codes_are_single_values(tmp_path):
+    # a nested list was taken as the code "[1, 2]"
+    with pytest.raises(SpecError, match=r"'suppressed' in 'hierarchy' of variable 'v' holds \[1, 2\], which is not a "
+                                        r"single value; list each suppression code on its own"):
+        load_spec(spec_file(tmp_path, "{mask: right, suppressed: [[1, 2]]}"))
+    rule = load_spec(spec_file(tmp_path, "{mask: right, suppressed: ['?', 99]}")).variables["v"].hierarchy
+    assert rule["suppressed"] == ["?", 99]
+
+
+def test_hierarchy_paths_may_be_path_objects_and_messages_say_where_a_relative_path_is_read(tmp_path, monkeypatch):
+    write(tmp_path / "h.csv", "a;ab;*\nb;ab;*\n")
+    monkeypatch.chdir(tmp_path)
+    o, p = pd.DataFrame({"v": ["a", "b"]}), pd.DataFrame({"v": ["ab", "ab"]})
+    for hierarchy in (Path("h.csv"), tmp_path / "h.csv", {"file": Path("h.csv")}):  # were "must be a file path"
+        spec = {"variables": {"v": {"scale": "nominal", "role": "key", "hierarchy": hierarchy}}}
+        assert encode_pair(o, p, spec).generalised["v"].level == 1
+    # a dict spec reads a relative path from the working folder: the message said "relative to the spec file"
+    with pytest.raises(SpecError, match=r"the hierarchy file .*nothere\.csv does not exist; give the path of the "
+                                        r"hierarchy file \(CSV\) of variable 'v', relative to the working folder, as "
+                                        r"the spec is not a file\.$"):
+        spec_from_dict({"variables": {"v": {"scale": "nominal", "hierarchy": "nothere.csv"}}})
+    with pytest.raises(SpecError, match=r"nothere\.csv does not exist; .* of variable 'v', relative to the spec "
+                                        r"file\.$"):
+        load_spec(spec_file(tmp_path, "nothere.csv"))
+    with pytest.raises(SpecError, match=r"'pram' file of variable 'v', .*absent\.csv, does not exist; give the path "
+                                        r"of its PRAM matrix \(CSV\), relative to .*sub\.$"):
+        spec_from_dict({"variables": {"v": {"scale": "nominal", "pram": Path("absent.csv")}}},
+                       base_dir=tmp_path / "sub")
+
+
+def test_a_hierarchy_file_given_as_a_mapping_is_never_written_over(tmp_path):
+    # {file: h.csv} was not among the files the comparison read: --json h.csv replaced the hierarchy
+    h = write(tmp_path / "h.csv", "a;ab;*\nb;ab;*\n")
+    spec = spec_file(tmp_path, "{file: h.csv}")
+    pd.DataFrame({"v": ["a", "b"]}).to_csv(tmp_path / "o.csv", index=False)
+    pd.DataFrame({"v": ["ab", "ab"]}).to_csv(tmp_path / "p.csv", index=False)
+    r = invoke("compare", tmp_path / "o.csv", tmp_path / "p.csv", "--spec", spec, "--json", h)
+    assert r.exit_code == 2 and "is one of the input files" in r.output
+    assert h.read_text() == "a;ab;*\nb;ab;*\n"
+
+
+def test_quoted_values_in_a_hierarchy_file_are_read_as_arx_reads_them(tmp_path):
+    # ARX reads hierarchy files with a CSV parser (quote '"', a quote inside written twice); the quotes were kept
+    h = read_arx_csv(write(tmp_path / "h.csv", '21;"20;29";*\n22;"20;29";*\n\n5;"5"" screen";*\n'))
+    assert h.labels[h.table[0, 1]] == "20;29" and h.labels[h.table[2, 1]] == '5" screen'
+    with pytest.raises(SpecError, match=r"the hierarchy file .*open\.csv has a double quote that opens a value at "
+                                        r"line 2 and is never closed; close it"):
+        read_arx_csv(write(tmp_path / "open.csv", '20;20-29;*\n21;"40-49;*\n22;20-29;*\n'))
+    with pytest.raises(SpecError, match=r"text after the closing double quote of a value at line 1"):
+        read_arx_csv(write(tmp_path / "after.csv", '20;"20"-29;*\n'))
+    with pytest.raises(SpecError, match=r"'separator' in 'hierarchy' of variable 'v' is '\"', which CSV reserves"):
+        spec_from_dict({"variables": {"v": {"scale": "nominal", "hierarchy": {"file": str(tmp_path / "h.csv"),
+                                                                              "separator": '"'}}}})
+    rows = [["a;b", '5" screen', "*"], ["c", "x", "*"]]  # written quoted (the separator was refused), read back
+    written = write(tmp_path / "w.csv", to_arx_csv(rows))
+    assert read_arx_csv(written).leaves == ["a;b", "c"] and '5" screen' in read_arx_csv(written).labels
