@@ -10,10 +10,11 @@ import pytest
 import statsmodels.api as sm
 
 from infoloss.analyses.data import FileData
-from infoloss.analyses.fitting import aliased_columns, glm_fit, linear_fit
+from infoloss.analyses import fitting
+from infoloss.analyses.fitting import alias_factor, aliased_columns, glm_fit, linear_fit
 from infoloss.analyses.regressions import fit_regressions
 from infoloss.analyses.spec import parse_analyses
-from infoloss.errors import InputError
+from infoloss.errors import InputError, NotComputed
 from infoloss.pair import encode_pair
 from infoloss.spec import spec_from_dict
 
@@ -143,6 +144,111 @@ def test_aliased_columns_follow_r_order():
     X = np.column_stack([np.ones(200), a == 1, a == 2, np.zeros(200), a == 0, rng.normal(size=200)]).astype(float)
     # the zero column and the third dummy (intercept − the others) are aliased, as lm gives NA for them
     assert aliased_columns(X, np.ones(200)).tolist() == [False, False, False, True, True, False]
+
+
+def _aliased_from_scratch(X, w, tol=1e-7):
+    """The first implementation, a Cholesky factorisation of the kept columns for every column (O(p⁴)): the
+    reference that the incremental factor must decide as."""
+    from scipy import linalg
+
+    G = (X.T * w) @ X
+    diag = np.diag(G).copy()
+    aliased = diag <= 0
+    d = np.where(aliased, 0.0, 1.0 / np.sqrt(np.where(aliased, 1.0, diag)))
+    Gs = G * d[:, None] * d[None, :]
+    kept = []
+    for j in range(X.shape[1]):
+        if aliased[j]:
+            continue
+        residual = 1.0
+        if kept:
+            g = linalg.solve_triangular(np.linalg.cholesky(Gs[np.ix_(kept, kept)]), Gs[kept, j], lower=True)
+            residual = 1.0 - float(g @ g)
+        if residual < tol**2:
+            aliased[j] = True
+        else:
+            kept.append(j)
+    return aliased
+
+
+def _collinear_design(rng, n, p):
+    """An intercept and columns of every kind: independent, a full set of dummies (the last is aliased with
+    the intercept), scaled copies and exact combinations of earlier columns, zero columns, and columns
+    within 1e-3 of an earlier one (collinear, but well above the tolerance: kept)."""
+    cols = [np.ones(n)]
+    while len(cols) < p:
+        kind = rng.integers(7)
+        if kind == 0:
+            cols.append(rng.normal(size=n))
+        elif kind == 1:
+            a = rng.integers(0, 4, n)
+            cols += [(a == k).astype(float) for k in range(4)]
+        elif kind == 2:
+            cols.append(cols[rng.integers(len(cols))] * rng.choice([-3.0, 0.5, 2.0]))
+        elif kind == 3:
+            i, j = rng.integers(len(cols), size=2)
+            cols.append(2 * cols[i] - cols[j])
+        elif kind == 4:
+            cols.append(cols[rng.integers(len(cols))] + 1e-3 * rng.normal(size=n))
+        elif kind == 5:
+            cols.append(np.zeros(n))
+        else:
+            cols.append(rng.integers(0, 3, n) * cols[rng.integers(len(cols))])
+    return np.column_stack(cols[:p])
+
+
+@pytest.mark.parametrize("block", [fitting.ALIAS_BLOCK, 5])
+def test_the_incremental_factor_decides_as_the_factorisation_from_scratch(block, monkeypatch):
+    # issue: a factorisation per column was O(p⁴) (2,000 levels of a factor: 114 s); small blocks cross
+    # many block boundaries
+    monkeypatch.setattr(fitting, "ALIAS_BLOCK", block)
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        p = int(rng.integers(2, 80))
+        n = int(rng.integers(p + 10, 400))
+        X = _collinear_design(rng, n, p)
+        w = rng.uniform(0.2, 5.0, n) if seed % 2 else np.ones(n)
+        aliased, factor = alias_factor(X, w)
+        assert aliased.tolist() == _aliased_from_scratch(X, w).tolist(), seed
+        # and as the ranks of the columns' prefixes: a column is aliased when it adds nothing to the rank
+        A = X * np.sqrt(w)[:, None]
+        ranks = [0] + [np.linalg.matrix_rank(A[:, :j + 1]) for j in range(p)]
+        assert aliased.tolist() == [ranks[j + 1] == ranks[j] for j in range(p)], seed
+        # the factor is the kept columns' equilibrated cross-products' Cholesky factor
+        keep = ~aliased
+        G = (A[:, keep] * factor.scale).T @ (A[:, keep] * factor.scale)
+        np.testing.assert_allclose(np.tril(factor.lower) @ np.tril(factor.lower).T, G, atol=1e-12)
+
+
+def test_a_weighted_fit_with_more_columns_than_records_notes_the_aliased_terms():
+    # issue: numpy's LinAlgError (exit 1) when a column only just kept made the kept block's next factorisation fail
+    rng = np.random.default_rng(1)
+    n = 400
+    df = pd.DataFrame({"a": rng.choice(list("abcd"), n), "b": rng.choice(list("xy"), n),
+                       "c": rng.choice(list("pqrs"), n), "d": rng.integers(1, 6, n), "e": rng.integers(1, 6, n),
+                       "f": rng.integers(1, 6, n), "y": rng.normal(size=n), "w": rng.uniform(1, 20, n).round(2)})
+    variables = {**{v: {"scale": "nominal"} for v in "acdef"}, "y": {"scale": "continuous"}}
+    o, p = fits(df, df, [{"name": "m", "formula": "y ~ C(a)*C(c)*C(d)*C(e)*C(f)"}], weight="w", variables=variables)
+    coefficients = o[0]["coefficients"]
+    assert len(coefficients) == 2000 and o[0]["fitted"] and p[0]["fitted"]
+    estimated = [c for c in coefficients if c["estimate"] is not None]
+    assert 0 < len(estimated) < n
+    notes = {c["note"] for c in coefficients if c["estimate"] is None}
+    assert notes == {"not estimable: no record of the original file has this category",
+                     "not estimable: collinear with earlier terms in the original file"}
+
+
+def test_a_fit_whose_cross_products_cannot_be_factorised_is_not_computed():
+    # a GLM's first step, or a linear fit without the alias check's factor: NotComputed, never LinAlgError
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=50)
+    y = (rng.random(50) < 0.5).astype(float)
+    for X, why in [(np.column_stack([x, -x]), "too close to collinear"),
+                   (np.column_stack([x, np.zeros(50)]), "is 0 in every record")]:
+        with pytest.raises(NotComputed, match=why):
+            glm_fit(y, X, np.ones(50), "binomial", level=0.95)
+        with pytest.raises(NotComputed, match=why):
+            linear_fit(y, X, np.ones(50), level=0.95)
 
 
 # ---------------------------------------------------------------------------

@@ -51,7 +51,7 @@ import pandas as pd
 
 from ..errors import InputError, NotComputed
 from .data import FileData, label_values
-from .fitting import FitResult, aliased_columns, glm_fit, linear_fit
+from .fitting import FitResult, alias_factor, glm_fit, linear_fit
 from .references import (
     common_references,
     dependent_columns,
@@ -474,7 +474,7 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], kin
     if y.size:
         _check_range(y, X, w, family, response, names)
         _check_outcomes(y, family, response, which)
-    aliased = aliased_columns(X, w, ALIAS_TOL)
+    aliased, factor = alias_factor(X, w, ALIAS_TOL)
     keep = np.flatnonzero(~aliased)
     coefficients = [{"name": n, "estimate": None, "se": None, "lower": None, "upper": None, "p_value": None}
                     for n in names]
@@ -486,7 +486,7 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], kin
     intercept = "Intercept" in [names[j] for j in keep]
     stats: dict[str, Any] = {}
     if family == "gaussian":
-        res = linear_fit(y, Xk, w, level=level, intercept=intercept)
+        res = linear_fit(y, Xk, w, level=level, intercept=intercept, factor=factor)
         stats.update(r2_kind="adjusted R²", r2=_num(res.r2_adj), r2_plain=_num(res.r2), df_residual=res.df_resid)
         infinite: set[int] = set()
     else:
