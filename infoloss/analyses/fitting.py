@@ -6,7 +6,9 @@ budget of the whole analyses family is 30 s.  Here each weighted least-squares s
 equations XᵀVX β = XᵀVz (one BLAS matrix product, ~20 times cheaper than a QR of the n × p matrix),
 equilibrated to a unit diagonal before the Cholesky factorisation and followed by one step of iterative
 refinement on the residuals, which brings the coefficients to the accuracy of R's QR (the tests check
-1e-8 relative against R and statsmodels; typical agreement is 1e-12).  R's IRLS starting values and
+1e-8 relative against R and statsmodels; typical agreement is 1e-12).  The aliased columns (R's ``NA``) are
+found as R finds them, by Householder reflections (:func:`alias_factor`), whose triangular factor is also the
+linear model's Cholesky factor.  R's IRLS starting values and
 stopping rule are used, so the GLM iterates are R's.
 
 - Linear model: weighted least squares; σ² = Σ w r² / (n − p); t tests and intervals on n − p degrees of
@@ -46,7 +48,7 @@ from ..errors import NotComputed
 
 GLM_EPSILON = 1e-8  # glm.control(epsilon)
 GLM_MAXIT = 25  # glm.control(maxit)
-#: columns decided together by :func:`alias_factor` (one triangular solve against the kept columns per block)
+#: columns decided together by :func:`alias_factor` (the kept columns' reflections are applied to a block at once)
 ALIAS_BLOCK = 128
 
 
@@ -133,66 +135,76 @@ def aliased_columns(X: np.ndarray, w: np.ndarray, tol: float = 1e-7) -> np.ndarr
 def alias_factor(X: np.ndarray, w: np.ndarray, tol: float = 1e-7) -> tuple[np.ndarray, GramFactor]:
     """The aliased columns, and the factor of the kept columns' weighted cross-products (:class:`GramFactor`).
 
-    Column j is aliased when the part of √w·x_j orthogonal to the kept earlier columns is below ``tol`` times
-    its norm (R's ``qr(tol = 1e-7)``): on the equilibrated cross-product matrix G, 1 − ‖L⁻¹g‖² < tol², with L
-    the Cholesky factor of the kept earlier columns and g their entries of column j.  A kept column adds the
-    row (L⁻¹g, √(1 − ‖L⁻¹g‖²)) to L, which is the next row of the Cholesky factor, so the kept block is never
-    factorised again: doing so for every column cost O(p⁴) (2,000 levels of a factor took 114 s) and, for a
-    column only just kept, could fail where the incremental factor cannot.  The columns are taken
-    :data:`ALIAS_BLOCK` at a time, so that L⁻¹ of a block's entries is one triangular solve (BLAS 3), and
-    then decided in order within the block.  With n records no more than n columns are kept (the rank is at
-    most n, as in R's QR).
+    R's rule (``lm``'s ``qr(tol = 1e-7)``, LINPACK's ``dqrdc2``): column j is aliased when the part of √w·x_j
+    orthogonal to the kept earlier columns is below ``tol`` times its norm; an aliased column is set aside, so
+    later columns are measured against the kept ones only.  That part is found as R finds it, by Householder
+    reflections of the kept columns (a QR decomposition, accurate to rounding of the columns themselves),
+    and R's factor of the kept columns is the Cholesky factor Rᵀ of their cross-products, extended by one
+    column per kept column: nothing is factorised twice.
+
+    Why not the cross-products XᵀWX alone (the first implementation): their rounding errors, about
+    (number of columns) × 1e-16 of 1 − ‖L⁻¹g‖², exceed tol² = 1e-14 once a model has a few dozen columns,
+    so an exact alias was kept at random (a 5-way interaction of 800 columns of rank 248 kept 249-257,
+    depending on the BLAS's thread count) and its coefficients came out with standard errors of 1e6.
+
+    The columns are taken :data:`ALIAS_BLOCK` at a time: the reflections of the kept columns are applied to
+    a block in one LAPACK call (``dormqr``, BLAS 3), then the block's columns are decided in order.  At most
+    n columns are kept with n records (the rank is at most n; R's QR stops there too).
     """
-    G, aliased, d = _equilibrated_gram(X, w)
-    p = X.shape[1]
-    rank_bound = min(int(np.count_nonzero(w > 0)), p)
-    L = np.zeros((rank_bound, rank_bound))
-    kept: list[int] = []
+    A, aliased, d = _unit_columns(X, w)
+    n, p = A.shape
+    R = np.zeros((min(n, p), min(n, p)))
+    tau = np.zeros(R.shape[0])
+    k = 0
     for start in range(0, p, ALIAS_BLOCK):
         block = [j for j in range(start, min(start + ALIAS_BLOCK, p)) if not aliased[j]]
         if block:
-            kept += _decide_block(G, L, kept, block, aliased, tol)
-    return aliased, GramFactor(L[:len(kept), :len(kept)], d[kept])
+            k = _decide_block(A, R, tau, k, block, aliased, tol)
+    return aliased, GramFactor(R[:k, :k].T, d[~aliased])
 
 
-def _equilibrated_gram(X: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """D·XᵀWX·D with a unit diagonal, the columns without weight (diagonal 0: aliased), and D's diagonal."""
-    Xt = np.ascontiguousarray(X.T)
-    G = (Xt * w) @ X
-    diag = np.diag(G).copy()
-    aliased = diag <= 0
-    d = np.where(aliased, 0.0, 1.0 / np.sqrt(np.where(aliased, 1.0, diag)))
-    G *= d[:, None]
-    G *= d[None, :]
-    return G, aliased, d
+def _unit_columns(X: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """√w·X·D with columns of norm 1 (Fortran order), the columns of norm 0 (aliased), and D's diagonal."""
+    A = np.asfortranarray(X * np.sqrt(w)[:, None])
+    norms = np.sqrt(np.einsum("ij,ij->j", A, A))
+    aliased = norms == 0
+    d = np.where(aliased, 0.0, 1.0 / np.where(aliased, 1.0, norms))
+    A *= d
+    return A, aliased, d
 
 
-def _decide_block(G: np.ndarray, L: np.ndarray, kept: list[int], block: list[int], aliased: np.ndarray,
-                  tol: float) -> list[int]:
-    """Decide the columns of ``block`` in order, marking ``aliased`` and adding the kept ones' rows to ``L``.
+def _decide_block(A: np.ndarray, R: np.ndarray, tau: np.ndarray, k: int, block: list[int], aliased: np.ndarray,
+                  tol: float) -> int:
+    """Decide the columns of ``block`` in order against the ``k`` kept so far; returns the new number kept.
 
-    H = L⁻¹·G[kept, block] gives each column's part in the span of the kept earlier blocks, so that
-    S = G[block, block] − HᵀH is the block's cross-products orthogonal to them (a Schur complement); a column
-    is then decided on S against the block's own kept columns: 1 − ‖L⁻¹g‖² = S_ii − ‖L_b⁻¹s‖².
+    The reflections of the kept columns are stored in ``A``'s first columns (LAPACK's ``geqrf`` layout, with
+    ``tau``): column k is free once it has been read, as every kept column's index is at least the number
+    kept before it.  A kept column adds its column of R and its own reflection, applied at once to the rest
+    of the block.
     """
-    k = len(kept)
-    H = linalg.solve_triangular(L[:k, :k], G[np.ix_(kept, block)], lower=True, check_finite=False) if k \
-        else np.zeros((0, len(block)))
-    S = G[np.ix_(block, block)] - H.T @ H
-    mine: list[int] = []  # positions in the block of its kept columns
+    C = np.asfortranarray(A[:, block])
+    if k:
+        C = linalg.lapack.dormqr("L", "T", A[:, :k], tau[:k], C, lwork=max(1, 64 * len(block)), overwrite_c=1)[0]
     for i, j in enumerate(block):
-        m = len(mine)
-        g = linalg.solve_triangular(L[k:k + m, k:k + m], S[mine, i], lower=True, check_finite=False) if m \
-            else np.zeros(0)
-        residual = S[i, i] - float(g @ g)
-        if residual < tol**2 or k + m == L.shape[0]:
+        x = C[k:, i]
+        if k == R.shape[0] or np.linalg.norm(x) < tol:
             aliased[j] = True
             continue
-        L[k + m, :k] = H[:, i]
-        L[k + m, k:k + m] = g
-        L[k + m, k + m] = np.sqrt(residual)
-        mine.append(i)
-    return [block[i] for i in mine]
+        v, tau[k], R[k, k] = _householder(x)
+        R[:k, k] = C[:k, i]
+        rest = C[k:, i + 1:]
+        rest -= tau[k] * np.outer(v, v @ rest)
+        A[k + 1:, k] = v[1:]
+        k += 1
+    return k
+
+
+def _householder(x: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """v (with v₀ = 1), τ and β such that (I − τ·v·vᵀ)·x = β·e₁ (LAPACK's ``dlarfg``)."""
+    beta = -np.copysign(np.linalg.norm(x), x[0])
+    v = x / (x[0] - beta)
+    v[0] = 1.0
+    return v, (beta - x[0]) / beta, beta
 
 
 def linear_fit(y: np.ndarray, X: np.ndarray, w: np.ndarray, *, level: float, intercept: bool = True,
