@@ -165,7 +165,8 @@ def alias_factor(X: np.ndarray, w: np.ndarray, tol: float = 1e-7) -> tuple[np.nd
 
 def _unit_columns(X: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """√w·X·D with columns of norm 1 (Fortran order), the columns of norm 0 (aliased), and D's diagonal."""
-    A = np.asfortranarray(X * np.sqrt(w)[:, None])
+    A = np.empty(X.shape, order="F")
+    np.multiply(X, np.sqrt(w)[:, None], out=A)
     norms = np.sqrt(np.einsum("ij,ij->j", A, A))
     aliased = norms == 0
     d = np.where(aliased, 0.0, 1.0 / np.where(aliased, 1.0, norms))
@@ -177,34 +178,48 @@ def _decide_block(A: np.ndarray, R: np.ndarray, tau: np.ndarray, k: int, block: 
                   tol: float) -> int:
     """Decide the columns of ``block`` in order against the ``k`` kept so far; returns the new number kept.
 
-    The reflections of the kept columns are stored in ``A``'s first columns (LAPACK's ``geqrf`` layout, with
-    ``tau``): column k is free once it has been read, as every kept column's index is at least the number
-    kept before it.  A kept column adds its column of R and its own reflection, applied at once to the rest
-    of the block.
+    The block is reflected by the kept columns' reflections at once, then factorised by LAPACK's ``geqrf``
+    (BLAS 3): its columns before the first one whose diagonal entry is below ``tol`` are kept as they are;
+    that one is aliased and set aside, and the rest is reflected by the newly kept and factorised again (on a
+    window that shrinks after an alias and grows after none, so that many aliases cost little).
     """
     C = np.asfortranarray(A[:, block])
     if k:
-        C = linalg.lapack.dormqr("L", "T", A[:, :k], tau[:k], C, lwork=max(1, 64 * len(block)), overwrite_c=1)[0]
-    for i, j in enumerate(block):
-        x = C[k:, i]
-        if k == R.shape[0] or np.linalg.norm(x) < tol:
-            aliased[j] = True
-            continue
-        v, tau[k], R[k, k] = _householder(x)
-        R[:k, k] = C[:k, i]
-        rest = C[k:, i + 1:]
-        rest -= tau[k] * np.outer(v, v @ rest)
-        A[k + 1:, k] = v[1:]
-        k += 1
+        C = _reflect(A[:, :k], tau[:k], C)
+    width = len(block)
+    while block and k < R.shape[0]:
+        m = _keep_leading(A, R, tau, k, C[:, :width], tol)
+        stop = min(width, len(block))
+        if m < stop:
+            aliased[block[m]] = True
+        done = m + (m < stop)
+        C, block = C[:, done:], block[done:]
+        if m and block:
+            C[k:] = _reflect(A[k:, k:k + m], tau[k:k + m], C[k:])
+        k += m
+        width = 2 * width if m == width else max(2 * m, 4)
+    aliased[block] = True  # beyond the rank bound
     return k
 
 
-def _householder(x: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """v (with v₀ = 1), τ and β such that (I − τ·v·vᵀ)·x = β·e₁ (LAPACK's ``dlarfg``)."""
-    beta = -np.copysign(np.linalg.norm(x), x[0])
-    v = x / (x[0] - beta)
-    v[0] = 1.0
-    return v, (beta - x[0]) / beta, beta
+def _keep_leading(A: np.ndarray, R: np.ndarray, tau: np.ndarray, k: int, C: np.ndarray, tol: float) -> int:
+    """The number of leading columns of ``C`` (already reflected by the ``k`` kept) before the first aliased
+    one; their column of R, reflections and τ are stored (the reflections in ``A``'s columns k, k + 1, ...,
+    LAPACK's layout: each column is free once read, as a kept column's index is at least the number kept
+    before it)."""
+    qr, t = linalg.lapack.dgeqrf(C[k:])[:2]
+    small = np.flatnonzero(np.abs(np.diagonal(qr)) < tol)
+    m = min(int(small[0]) if small.size else C.shape[1], R.shape[0] - k)
+    R[:k, k:k + m] = C[:k, :m]
+    R[k:k + m, k:k + m] = np.triu(qr[:m, :m])
+    A[k:, k:k + m] = qr[:, :m]
+    tau[k:k + m] = t[:m]
+    return m
+
+
+def _reflect(V: np.ndarray, t: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Qᵀ·C for the reflections in ``V`` (below the diagonal, LAPACK's layout) and ``t`` (``dormqr``)."""
+    return linalg.lapack.dormqr("L", "T", V, t, C, lwork=max(1, 64 * C.shape[1]))[0]
 
 
 def linear_fit(y: np.ndarray, X: np.ndarray, w: np.ndarray, *, level: float, intercept: bool = True,
