@@ -428,3 +428,80 @@ def test_large_values_within_the_range_are_fitted():
         warnings.simplefilter("error")
         o, p = fits(df, big, [{"name": "m", "formula": "y ~ x"}], weight=None, variables=VARS)
     assert by_name(p[0])["x"]["estimate"] == pytest.approx(by_name(o[0])["x"]["estimate"], rel=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# hostile input (audit, round 2): one sentence or a note, never a traceback
+# ---------------------------------------------------------------------------
+def test_a_formula_of_hundreds_of_terms_is_fitted():
+    # issue: 500 terms raised RecursionError in patsy's formula evaluator
+    rng = np.random.default_rng(0)
+    names = [f"x{i}" for i in range(600)]
+    df = pd.DataFrame(rng.normal(size=(800, 601)), columns=names + ["y"])
+    o, _ = fits(df, df, [{"name": "m", "formula": "y ~ " + " + ".join(names)}], weight=None,
+                variables={n: {"scale": "continuous"} for n in df.columns})
+    assert o[0]["fitted"] and len(o[0]["coefficients"]) == 601
+
+
+def test_a_where_of_thousands_of_conditions_is_evaluated():
+    # issue: (age > 1) & (age > 1) & ... 20,000 times (5,000 here): "cannot be evaluated (maximum recursion depth exceeded)"
+    df = _frame()
+    where = " & ".join(["(x > -10)"] * 5000) + " & (y > 0)"
+    o, _ = fits(df, df, [{"name": "m", "formula": "y ~ x", "where": where}], weight=None, variables=VARS)
+    assert o[0]["n_filtered_out"] == int((df.y <= 0).sum()) > 0
+
+
+@pytest.mark.parametrize("where, gives", [("x - 1", "numbers"), ("y", "numbers"), ("g", "values")])
+def test_a_where_that_is_not_a_condition_is_refused(where, gives):
+    # issue: 'age - 16' silently kept the records whose age is not 16 (the truth value of a number)
+    df = _frame()
+    with pytest.raises(InputError, match=rf"^the 'where' of regression 'm', '{where}', gives {gives} instead of true "
+                                         r"or false for each record; write a condition"):
+        fits(df, df, [{"name": "m", "formula": "y ~ x", "where": where}], weight=None, variables=VARS)
+
+
+def test_a_constant_beyond_the_floats_is_an_input_error():
+    # issue: OverflowError (exit 1) from I(10**300 * 10**300), which the spec's size guard lets through (600 digits)
+    df = _frame()
+    with pytest.raises(InputError, match=r"^regression 'm' cannot be evaluated on the original file: its formula "
+                                         r"'y ~ x \+ I\(10\*\*300 \* 10\*\*300\)' gives a number too large for a "
+                                         r"floating-point value"):
+        fits(df, df, [{"name": "m", "formula": "y ~ x + I(10**300 * 10**300)"}], weight=None, variables=VARS)
+
+
+def test_a_condition_as_binomial_response_reads_true_and_false():
+    # issue: "every record ... has I(x > -10)[False] = 1" when every record has it true, and
+    # "success = not 'I(x > 0)[False]'"
+    df = _frame()
+    o, _ = fits(df, df, [{"name": "m", "family": "binomial", "formula": "I(x > -10) ~ y"},
+                         {"name": "n", "family": "binomial", "formula": "I(x > 0) ~ y"},
+                         {"name": "c", "family": "binomial", "formula": "g ~ y"}], weight=None, variables=VARS)
+    assert o[0]["note"] == ("not fitted on the original file: every record of the original file has I(x > -10) true: "
+                            "a binomial model needs records of both outcomes")
+    assert o[1]["notes"] == ["success = I(x > 0) true"]
+    assert o[2]["notes"] == ["categorical response: success = g other than 'a' (R's rule for factor responses)"]
+
+
+def test_a_model_matrix_beyond_the_limits_is_not_fitted(monkeypatch):
+    # issue: y ~ C(code) with 100,000 categories on 200,000 records: patsy's dense contrast matrix and model
+    # matrix (56 GB and 160 GB); the limits are lowered here to keep the test small
+    from infoloss.analyses import regressions
+
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"code": rng.integers(0, 120, 1000).astype(str), "x": rng.normal(size=1000),
+                       "y": rng.normal(size=1000)})
+    variables = {"code": {"scale": "nominal"}, "x": {"scale": "continuous"}, "y": {"scale": "continuous"}}
+    monkeypatch.setattr(regressions, "MAX_COLUMNS", 100)
+    o, p = fits(df, df, [{"name": "m", "formula": "y ~ C(code) + x"},
+                         {"name": "n", "formula": "y ~ C(x // 0.02) + x"}], weight=None, variables=variables)
+    assert o[0]["note"] == p[0]["note"].replace("protected", "original") == (
+        "not fitted on the original file: its model matrix would have at least 119 columns, more than the limit of "
+        "100; group the categories of C(code) (120 categories) into fewer (a recode), or use fewer terms")
+    assert o[1]["note"].startswith("not fitted on the original file: its model matrix would have 2")  # once coded
+    assert "group the categories of C(x // 0.02) (" in o[1]["note"]
+    monkeypatch.setattr(regressions, "MAX_COLUMNS", 2000)
+    monkeypatch.setattr(regressions, "MAX_CELLS", 5000)
+    o, _ = fits(df, df, [{"name": "m", "formula": "y ~ x + I(x**2) + I(x**3) + I(x**4) + I(x**5)"}], weight=None,
+                variables=variables)
+    assert o[0]["note"] == ("not fitted on the original file: its model matrix would have 6 columns for 1,000 records "
+                            "(6,000 cells, 46.9 KiB), more than the limit of 5,000 cells; use fewer terms")
