@@ -493,12 +493,14 @@ def test_a_model_matrix_beyond_the_limits_is_not_fitted(monkeypatch):
     variables = {"code": {"scale": "nominal"}, "x": {"scale": "continuous"}, "y": {"scale": "continuous"}}
     monkeypatch.setattr(regressions, "MAX_COLUMNS", 100)
     o, p = fits(df, df, [{"name": "m", "formula": "y ~ C(code) + x"},
-                         {"name": "n", "formula": "y ~ C(x // 0.02) + x"}], weight=None, variables=variables)
+                         {"name": "n", "formula": "y ~ C(x // 0.02) + x"},
+                         {"name": "r", "family": "binomial", "formula": "code ~ x"}], weight=None, variables=variables)
     assert o[0]["note"] == p[0]["note"].replace("protected", "original") == (
         "not fitted on the original file: its model matrix would have at least 119 columns, more than the limit of "
         "100; group the categories of C(code) (120 categories) into fewer (a recode), or use fewer terms")
     assert o[1]["note"].startswith("not fitted on the original file: its model matrix would have 2")  # once coded
     assert "group the categories of C(x // 0.02) (" in o[1]["note"]
+    assert "at least 119 columns" in o[2]["note"] and "group the categories of code (120 categories)" in o[2]["note"]
     monkeypatch.setattr(regressions, "MAX_COLUMNS", 2000)
     monkeypatch.setattr(regressions, "MAX_CELLS", 5000)
     o, _ = fits(df, df, [{"name": "m", "formula": "y ~ x + I(x**2) + I(x**3) + I(x**4) + I(x**5)"}], weight=None,

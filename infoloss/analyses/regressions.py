@@ -335,9 +335,9 @@ def _own_design(reg: Regression, frame: pd.DataFrame) -> tuple:
 def _check_levels(desc: Any, frame: pd.DataFrame) -> None:
     """:func:`_check_size` for each factor of a variable (``x``, ``C(x)``) before patsy codes it: patsy first
     makes a dense categories × categories contrast matrix (100,000 categories: 56 GB).  A term of a factor of
-    k categories has at least k − 1 columns.  (A factor computed in the formula, ``C(x // 10)``, is checked
-    once patsy has coded it.)"""
-    for term in desc.rhs_termlist:
+    k categories has at least k − 1 columns (a categorical response has k).  (A factor computed in the formula,
+    ``C(x // 10)``, is checked once patsy has coded it.)"""
+    for term in desc.lhs_termlist + desc.rhs_termlist:
         for factor in term.factors:
             name = _factor_variable(factor.code)
             if name is None or name not in frame.columns:
