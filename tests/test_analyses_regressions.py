@@ -10,10 +10,11 @@ import pytest
 import statsmodels.api as sm
 
 from infoloss.analyses.data import FileData
-from infoloss.analyses.fitting import aliased_columns, glm_fit, linear_fit
+from infoloss.analyses import fitting
+from infoloss.analyses.fitting import alias_factor, aliased_columns, glm_fit, linear_fit
 from infoloss.analyses.regressions import fit_regressions
 from infoloss.analyses.spec import parse_analyses
-from infoloss.errors import InputError
+from infoloss.errors import InputError, NotComputed
 from infoloss.pair import encode_pair
 from infoloss.spec import spec_from_dict
 
@@ -143,6 +144,118 @@ def test_aliased_columns_follow_r_order():
     X = np.column_stack([np.ones(200), a == 1, a == 2, np.zeros(200), a == 0, rng.normal(size=200)]).astype(float)
     # the zero column and the third dummy (intercept − the others) are aliased, as lm gives NA for them
     assert aliased_columns(X, np.ones(200)).tolist() == [False, False, False, True, True, False]
+
+
+def _r_rule(X, w, tol=1e-7):
+    """R's rule column by column, with Gram-Schmidt twice against an orthonormal basis of the kept columns
+    (accurate to rounding): the reference for the blocked Householder reflections."""
+    A = X * np.sqrt(w)[:, None]
+    Q = np.zeros((A.shape[0], 0))
+    aliased = []
+    for a in A.T:
+        norm = np.linalg.norm(a)
+        v = a / norm if norm > 0 else a
+        for _ in range(2):
+            v = v - Q @ (Q.T @ v)
+        aliased.append(norm == 0 or np.linalg.norm(v) < tol or Q.shape[1] == A.shape[0])
+        if not aliased[-1]:
+            Q = np.column_stack([Q, v / np.linalg.norm(v)])
+    return aliased
+
+
+def _collinear_design(rng, n, p):
+    """An intercept and columns of every kind: independent, a full set of dummies (the last is aliased with
+    the intercept), scaled copies and exact combinations of earlier columns, zero columns, and columns
+    within 1e-3 of an earlier one (collinear, but well above the tolerance: kept)."""
+    cols = [np.ones(n)]
+    while len(cols) < p:
+        kind = rng.integers(7)
+        if kind == 0:
+            cols.append(rng.normal(size=n))
+        elif kind == 1:
+            a = rng.integers(0, 4, n)
+            cols += [(a == k).astype(float) for k in range(4)]
+        elif kind == 2:
+            cols.append(cols[rng.integers(len(cols))] * rng.choice([-3.0, 0.5, 2.0]))
+        elif kind == 3:
+            i, j = rng.integers(len(cols), size=2)
+            cols.append(2 * cols[i] - cols[j])
+        elif kind == 4:
+            cols.append(cols[rng.integers(len(cols))] + 1e-3 * rng.normal(size=n))
+        elif kind == 5:
+            cols.append(np.zeros(n))
+        else:
+            cols.append(rng.integers(0, 3, n) * cols[rng.integers(len(cols))])
+    return np.column_stack(cols[:p])
+
+
+@pytest.mark.parametrize("block", [fitting.ALIAS_BLOCK, 5])
+def test_aliased_columns_are_those_that_add_nothing_to_the_rank(block, monkeypatch):
+    # issue: a factorisation per column was O(p⁴) (2,000 levels of a factor: 114 s); small blocks cross
+    # many block boundaries; p > n included (at most n columns are kept)
+    monkeypatch.setattr(fitting, "ALIAS_BLOCK", block)
+    for seed in range(150):
+        rng = np.random.default_rng(seed)
+        p = int(rng.integers(2, 80))
+        n = int(rng.integers(10, 300))
+        X = _collinear_design(rng, n, p)
+        w = rng.uniform(0.2, 5.0, n) if seed % 2 else np.ones(n)
+        aliased, factor = alias_factor(X, w)
+        A = X * np.sqrt(w)[:, None]
+        ranks = [0] + [np.linalg.matrix_rank(A[:, :j + 1]) for j in range(p)]
+        assert aliased.tolist() == [ranks[j + 1] == ranks[j] for j in range(p)], seed
+        assert aliased.tolist() == _r_rule(X, w), seed
+        # the factor is the kept columns' equilibrated cross-products' Cholesky factor
+        keep = A[:, ~aliased] * factor.scale
+        np.testing.assert_allclose(np.tril(factor.lower) @ np.tril(factor.lower).T, keep.T @ keep, atol=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_exact_aliases_among_many_columns_are_aliased_as_by_r(weighted):
+    # issue: from the cross-products alone, whose rounding exceeds tol² = 1e-14 with hundreds of columns, this
+    # design of rank 248 kept 249-257 columns (depending on the BLAS's threads), with standard errors of 1e6
+    import patsy
+
+    rng = np.random.default_rng(0)
+    n = 300
+    df = pd.DataFrame({"a": rng.choice(list("abcd"), n), "b": rng.choice(list("xy"), n),
+                       "c": rng.choice(list("pqrs"), n), "d": rng.integers(1, 6, n), "e": rng.integers(1, 6, n)})
+    X = np.asarray(patsy.dmatrix("C(a)*C(b)*C(c)*C(d)*C(e)", df))
+    w = rng.uniform(1, 20, n).round(2) if weighted else np.ones(n)
+    aliased = aliased_columns(X, w)
+    assert (~aliased).sum() == np.linalg.matrix_rank(X * np.sqrt(w)[:, None]) == 248
+    assert aliased.tolist() == _r_rule(X, w)
+
+
+def test_a_weighted_fit_with_more_columns_than_records_notes_the_aliased_terms():
+    # issue: numpy's LinAlgError (exit 1) when a column only just kept made the kept block's next factorisation fail
+    rng = np.random.default_rng(1)
+    n = 400
+    df = pd.DataFrame({"a": rng.choice(list("abcd"), n), "b": rng.choice(list("xy"), n),
+                       "c": rng.choice(list("pqrs"), n), "d": rng.integers(1, 6, n), "e": rng.integers(1, 6, n),
+                       "f": rng.integers(1, 6, n), "y": rng.normal(size=n), "w": rng.uniform(1, 20, n).round(2)})
+    variables = {**{v: {"scale": "nominal"} for v in "acdef"}, "y": {"scale": "continuous"}}
+    o, p = fits(df, df, [{"name": "m", "formula": "y ~ C(a)*C(c)*C(d)*C(e)*C(f)"}], weight="w", variables=variables)
+    coefficients = o[0]["coefficients"]
+    assert len(coefficients) == 2000 and o[0]["fitted"] and p[0]["fitted"]
+    estimated = [c for c in coefficients if c["estimate"] is not None]
+    assert 0 < len(estimated) < n
+    notes = {c["note"] for c in coefficients if c["estimate"] is None}
+    assert notes == {"not estimable: no record of the original file has this category",
+                     "not estimable: collinear with earlier terms in the original file"}
+
+
+def test_a_fit_whose_cross_products_cannot_be_factorised_is_not_computed():
+    # a GLM's first step, or a linear fit without the alias check's factor: NotComputed, never LinAlgError
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=50)
+    y = (rng.random(50) < 0.5).astype(float)
+    for X, why in [(np.column_stack([x, -x]), "too close to collinear"),
+                   (np.column_stack([x, np.zeros(50)]), "is 0 in every record")]:
+        with pytest.raises(NotComputed, match=why):
+            glm_fit(y, X, np.ones(50), "binomial", level=0.95)
+        with pytest.raises(NotComputed, match=why):
+            linear_fit(y, X, np.ones(50), level=0.95)
 
 
 # ---------------------------------------------------------------------------
@@ -315,3 +428,82 @@ def test_large_values_within_the_range_are_fitted():
         warnings.simplefilter("error")
         o, p = fits(df, big, [{"name": "m", "formula": "y ~ x"}], weight=None, variables=VARS)
     assert by_name(p[0])["x"]["estimate"] == pytest.approx(by_name(o[0])["x"]["estimate"], rel=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# hostile input (audit, round 2): one sentence or a note, never a traceback
+# ---------------------------------------------------------------------------
+def test_a_formula_of_hundreds_of_terms_is_fitted():
+    # issue: 500 terms raised RecursionError in patsy's formula evaluator
+    rng = np.random.default_rng(0)
+    names = [f"x{i}" for i in range(600)]
+    df = pd.DataFrame(rng.normal(size=(800, 601)), columns=names + ["y"])
+    o, _ = fits(df, df, [{"name": "m", "formula": "y ~ " + " + ".join(names)}], weight=None,
+                variables={n: {"scale": "continuous"} for n in df.columns})
+    assert o[0]["fitted"] and len(o[0]["coefficients"]) == 601
+
+
+def test_a_where_of_thousands_of_conditions_is_evaluated():
+    # issue: (age > 1) & (age > 1) & ... 20,000 times (5,000 here): "cannot be evaluated (maximum recursion depth exceeded)"
+    df = _frame()
+    where = " & ".join(["(x > -10)"] * 5000) + " & (y > 0)"
+    o, _ = fits(df, df, [{"name": "m", "formula": "y ~ x", "where": where}], weight=None, variables=VARS)
+    assert o[0]["n_filtered_out"] == int((df.y <= 0).sum()) > 0
+
+
+@pytest.mark.parametrize("where, gives", [("x - 1", "numbers"), ("y", "numbers"), ("g", "values")])
+def test_a_where_that_is_not_a_condition_is_refused(where, gives):
+    # issue: 'age - 16' silently kept the records whose age is not 16 (the truth value of a number)
+    df = _frame()
+    with pytest.raises(InputError, match=rf"^the 'where' of regression 'm', '{where}', gives {gives} instead of true "
+                                         r"or false for each record; write a condition"):
+        fits(df, df, [{"name": "m", "formula": "y ~ x", "where": where}], weight=None, variables=VARS)
+
+
+def test_a_constant_beyond_the_floats_is_an_input_error():
+    # issue: OverflowError (exit 1) from I(10**300 * 10**300), which the spec's size guard lets through (600 digits)
+    df = _frame()
+    with pytest.raises(InputError, match=r"^regression 'm' cannot be evaluated on the original file: its formula "
+                                         r"'y ~ x \+ I\(10\*\*300 \* 10\*\*300\)' gives a number too large for a "
+                                         r"floating-point value"):
+        fits(df, df, [{"name": "m", "formula": "y ~ x + I(10**300 * 10**300)"}], weight=None, variables=VARS)
+
+
+def test_a_condition_as_binomial_response_reads_true_and_false():
+    # issue: "every record ... has I(x > -10)[False] = 1" when every record has it true, and
+    # "success = not 'I(x > 0)[False]'"
+    df = _frame()
+    o, _ = fits(df, df, [{"name": "m", "family": "binomial", "formula": "I(x > -10) ~ y"},
+                         {"name": "n", "family": "binomial", "formula": "I(x > 0) ~ y"},
+                         {"name": "c", "family": "binomial", "formula": "g ~ y"}], weight=None, variables=VARS)
+    assert o[0]["note"] == ("not fitted on the original file: every record of the original file has I(x > -10) true: "
+                            "a binomial model needs records of both outcomes")
+    assert o[1]["notes"] == ["success = I(x > 0) true"]
+    assert o[2]["notes"] == ["categorical response: success = g other than 'a' (R's rule for factor responses)"]
+
+
+def test_a_model_matrix_beyond_the_limits_is_not_fitted(monkeypatch):
+    # issue: y ~ C(code) with 100,000 categories on 200,000 records: patsy's dense contrast matrix and model
+    # matrix (56 GB and 160 GB); the limits are lowered here to keep the test small
+    from infoloss.analyses import regressions
+
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"code": rng.integers(0, 120, 1000).astype(str), "x": rng.normal(size=1000),
+                       "y": rng.normal(size=1000)})
+    variables = {"code": {"scale": "nominal"}, "x": {"scale": "continuous"}, "y": {"scale": "continuous"}}
+    monkeypatch.setattr(regressions, "MAX_COLUMNS", 100)
+    o, p = fits(df, df, [{"name": "m", "formula": "y ~ C(code) + x"},
+                         {"name": "n", "formula": "y ~ C(x // 0.02) + x"},
+                         {"name": "r", "family": "binomial", "formula": "code ~ x"}], weight=None, variables=variables)
+    assert o[0]["note"] == p[0]["note"].replace("protected", "original") == (
+        "not fitted on the original file: its model matrix would have at least 119 columns, more than the limit of "
+        "100; group the categories of C(code) (120 categories) into fewer (a recode), or use fewer terms")
+    assert o[1]["note"].startswith("not fitted on the original file: its model matrix would have 2")  # once coded
+    assert "group the categories of C(x // 0.02) (" in o[1]["note"]
+    assert "at least 119 columns" in o[2]["note"] and "group the categories of code (120 categories)" in o[2]["note"]
+    monkeypatch.setattr(regressions, "MAX_COLUMNS", 2000)
+    monkeypatch.setattr(regressions, "MAX_CELLS", 5000)
+    o, _ = fits(df, df, [{"name": "m", "formula": "y ~ x + I(x**2) + I(x**3) + I(x**4) + I(x**5)"}], weight=None,
+                variables=variables)
+    assert o[0]["note"] == ("not fitted on the original file: its model matrix would have 6 columns for 1,000 records "
+                            "(6,000 cells, 46.9 KiB), more than the limit of 5,000 cells; use fewer terms")

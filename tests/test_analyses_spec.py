@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from infoloss.analyses.spec import parse_analyses
+from infoloss.analyses.spec import formula_variables, model_desc, parse_analyses
 from infoloss.errors import SpecError
 from infoloss.spec import load_spec, spec_from_dict
 
@@ -106,6 +106,12 @@ def test_mistakes_are_one_sentence(analyses, message):
     "income ~ I(age > 10**10**8)",
     "income ~ np.isin(age, [1] * 10**9)",
     "income ~ np.isin(age, 'a' * 10**9)",
+    # a shift by a large or computed amount (1 << 10**10 took 1.3 GB), a product of large powers, a power of one
+    "income ~ I(age > 1 << 100000000)",
+    "income ~ I(age > 1 << 10**10)",
+    "income ~ I(age ** (1 << 10000000000))",
+    "income ~ I(age > 10**999 * 10**999 * 10**999 * 10**999)",
+    "income ~ I(age > (10**999)**999)",
 ])
 def test_formulas_cannot_run_arbitrary_code(formula):
     with pytest.raises(SpecError):
@@ -175,3 +181,53 @@ def test_the_starter_block_of_infoloss_spec_is_valid_once_uncommented(folder, tm
     scenario = report.scenarios[0]
     assert scenario.measures["estimate_ci_overlap"].value == 1.0
     assert set(scenario.measures) | set(scenario.not_computed) == set(ids)
+
+
+def test_a_formula_of_thousands_of_terms_is_read():
+    # issue: patsy's evaluator recursed once per '+': 500 terms raised RecursionError (exit 1)
+    import patsy
+
+    names = [f"x{i}" for i in range(3000)]
+    variables = {n: None for n in names + ["y"]}
+    assert formula_variables("y ~ " + " + ".join(names), variables, "m") == ("y", *names)
+    for formula in ("y ~ a + b - 1", "y ~ 0 + a", "y ~ a*b + c:d - a", "y ~ (a + b)**2", "y ~ a/b",
+                    "y ~ a + 0 + b", "y ~ 1 + a - 0", "y ~ a - 1 + 1 + b", "y ~ -1 + a", "~ a", "y ~ a:b:c + 1"):
+        mine, patsys = model_desc(formula), patsy.ModelDesc.from_formula(formula)
+        assert (mine.lhs_termlist, mine.rhs_termlist) == (patsys.lhs_termlist, patsys.rhs_termlist), formula
+
+
+@pytest.mark.parametrize("formula, where", [
+    ("income ~ I(" + "-" * 100_000 + "age)", None),  # Python's parser: MemoryError ("ran out of memory")
+    ("income ~ age", "-" * 100_000 + "age > 0"),
+    ("income ~ I(" + "~" * 5000 + "age)", None),  # RecursionError
+    ("income ~ I(" + " + ".join(["age"] * 3000) + ")", None),
+    ("income ~ age", "~" * 5000 + "(age > 0)"),
+], ids=["minus-formula", "minus-where", "tilde-formula", "chain-formula", "tilde-where"])
+def test_an_expression_nested_too_deeply_is_one_sentence(formula, where):
+    regression = {"name": "r", "formula": formula, **({"where": where} if where else {})}
+    with pytest.raises(SpecError, match="is nested too deeply .* simplify it.$"):
+        spec({"regressions": [regression]})
+
+
+def test_numpy_numbers_are_numbers_and_bools_are_not():
+    # a notebook's numbers: np.int64(50) was refused with "must be a whole number ..., got np.int64(50)"
+    import numpy as np
+
+    s = spec({"estimates": [{"statistic": "quantile", "variable": "income", "p": [np.float32(0.25), 0.5]},
+                            {"statistic": "arpr", "variable": "income", "p": np.float64(0.5)},
+                            {"statistic": "proportion", "variable": "sex", "categories": np.int64(1)}],
+              "ci": {"level": np.float32(0.9), "replicates": np.int64(50), "seed": np.uint8(3)}})
+    a = parse_analyses(s.analyses, s)
+    assert (a.ci.level, a.ci.replicates, a.ci.seed) == (0.9, 50, 3)
+    assert type(a.ci.replicates) is int and type(a.ci.level) is float
+    assert [e.p for e in a.estimates][:3] == [0.25, 0.5, 0.5] and a.estimates[-1].categories == ("1",)
+    for bad in (True, np.bool_(True)):
+        with pytest.raises(SpecError, match="replicates' must be a whole number"):
+            spec({"estimates": [{"statistic": "median", "variable": "income"}], "ci": {"replicates": bad}})
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_an_empty_estimate_name_is_a_spec_error(name):
+    with pytest.raises(SpecError, match=r"^'name' of estimate 1 \(mean\) of 'analyses' is empty; give the estimate a "
+                                        r"label, or leave 'name' out"):
+        spec({"estimates": [{"statistic": "mean", "variable": "income", "name": name}]})

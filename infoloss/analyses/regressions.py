@@ -19,8 +19,10 @@ Fitting follows R's ``lm``/``glm`` and the conventions of the specification's ``
   is "not the first category" (R's rule for factor responses).
 
 Listwise deletion: a record with a missing value in any variable of the formula, or whose response or terms
-are not finite (e.g. ``np.log(0)``), is left out; ``where`` keeps the records for which it is true.  The
-counts are stated per file.  The intervals are model-based, not design-based.
+are not finite (e.g. ``np.log(0)``), is left out; ``where`` keeps the records for which it is true (it must
+give true or false, as R's ``subset`` requires).  The counts are stated per file.  The intervals are
+model-based, not design-based.  A model matrix of more than :data:`MAX_COLUMNS` columns or :data:`MAX_CELLS`
+cells is not built (a note).
 
 Coefficients that cannot be estimated get a note and no number: a column that is linearly dependent on the
 earlier ones (R's ``NA``: e.g. a category absent from the file), an infinite maximum-likelihood estimate
@@ -44,14 +46,14 @@ Shlomo, N. (2010). Releasing microdata: disclosure risk estimation, data masking
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, NotComputed
 from .data import FileData, label_values
-from .fitting import FitResult, aliased_columns, glm_fit, linear_fit
+from .fitting import FitResult, alias_factor, glm_fit, linear_fit
 from .references import (
     common_references,
     dependent_columns,
@@ -59,7 +61,7 @@ from .references import (
     moved_levels,
     own_references,
 )
-from .spec import Analyses, Regression, where_code
+from .spec import Analyses, Regression, model_desc, shortened, where_code
 
 #: |R_jj| / ||x_j|| below this makes column j aliased (R's lm uses tol = 1e-7 in its QR)
 ALIAS_TOL = 1e-7
@@ -67,6 +69,11 @@ ALIAS_TOL = 1e-7
 SEPARATION_ETA = 15.0
 #: rows (after removing duplicates) above which the separation linear program is not attempted
 LP_MAX_ROWS = 200_000
+#: the most columns, and cells (records × columns), of a regression's model matrix in one file: the matrix is
+#: dense (a factor of 100,000 categories on 200,000 records would take 160 GB), and finding its aliased
+#: columns takes about 2·records·columns² operations (2,000 columns of 25,000 records: some 10 s)
+MAX_COLUMNS = 2_000
+MAX_CELLS = 50_000_000
 #: a weighted sum of squares Σ w·v² of the response or a column above this makes the fit's sums overflow
 #: (the largest double over 10^4: headroom for the cross-products and residual sums, bounded by these)
 FINITE_SUM_OF_SQUARES = np.finfo(float).max / 1e4
@@ -141,6 +148,7 @@ class _Model:
     w: np.ndarray
     counts: dict[str, int]
     response_note: str
+    outcomes: Outcomes
     rows: np.ndarray  # the frame's index of the used records
 
     @property
@@ -168,7 +176,7 @@ def _fit_one(data: FileData, reg: Regression, level: float, ref: Fit | None, mov
     names = list(model.X.columns)
     kinds = _column_kinds(model.X.design_info)
     coefficients, fit_stats = _estimate(model.y_vec, model.X_vec, model.w, names, kinds, reg.family, level,
-                                        data.name, notes, model.y.columns[0])
+                                        data.name, notes, model.outcomes)
     for c, n_records in zip(coefficients, _records_behind(model.X_vec, model.X.design_info)):
         c["n_records"] = n_records
     for c in coefficients:
@@ -210,7 +218,11 @@ def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tu
     except (TypeError, ValueError, ZeroDivisionError) as exc:
         raise InputError(f"regression {reg.name!r} cannot be evaluated on the {data.name} file ({exc}); "
                          "check the formula's operations against the variables' scales.") from None
-    y_vec, response_note = _response(y, reg, data.name)
+    except OverflowError:
+        raise InputError(f"regression {reg.name!r} cannot be evaluated on the {data.name} file: its formula "
+                         f"{shortened(reg.formula)} gives a number too large for a floating-point value "
+                         "(above 1.8e308); write smaller constants.") from None
+    y_vec, response_note, outcomes = _response(y, reg, data.name)
     Xv = X.to_numpy(dtype=float)
     finite = np.isfinite(y_vec) & np.isfinite(Xv).all(axis=1)
     n_not_finite = int((keep & complete).sum() - len(y) + (~finite).sum())
@@ -221,7 +233,7 @@ def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tu
     rows = y.index.to_numpy()[finite]
     counts["off_mode"] = _off_mode(y_vec[finite])
     return _Model(frame, y, X, recoded, y_vec[finite], Xv[finite], _weights(data, reg, rows), counts,
-                  response_note, rows)
+                  response_note, outcomes, rows)
 
 
 def _off_mode(y: np.ndarray) -> int:
@@ -295,19 +307,71 @@ def _design_matrices(data: FileData, reg: Regression, frame: pd.DataFrame, ref: 
     """
     import patsy
 
-    env = patsy.EvalEnvironment([_NUMPY_SHORTCUTS])
     if ref is None or ref.design is None:
-        y, X = patsy.dmatrices(reg.formula, frame, eval_env=env, return_type="dataframe")
-        return y, X, []
+        return (*_own_design(reg, frame), [])
     recoded = _recoded_variables(data, ref)
     if not recoded:
         try:
+            _check_info(ref.design[1], len(frame))
             y, X = patsy.build_design_matrices(list(ref.design), frame, return_type="dataframe")
             return y, X, []
         except patsy.PatsyError:  # a transformed categorical term (e.g. C(x // 10)) with a value the original lacks
             recoded = _categorical_term_variables(ref, data.pair.spec.variables)
-    y, X = patsy.dmatrices(reg.formula, frame, eval_env=env, return_type="dataframe")
-    return y, X, recoded
+    return (*_own_design(reg, frame), recoded)
+
+
+def _own_design(reg: Regression, frame: pd.DataFrame) -> tuple:
+    """patsy's ``dmatrices(formula, frame)``, with the model matrix's size checked before it is built."""
+    import patsy
+
+    desc = model_desc(reg.formula)
+    _check_levels(desc, frame)
+    infos = patsy.design_matrix_builders([desc.lhs_termlist, desc.rhs_termlist], lambda: iter([frame]),
+                                         patsy.EvalEnvironment([_NUMPY_SHORTCUTS]))
+    _check_info(infos[1], len(frame))
+    return patsy.build_design_matrices(infos, frame, return_type="dataframe")
+
+
+def _check_levels(desc: Any, frame: pd.DataFrame) -> None:
+    """:func:`_check_size` for each factor of a variable (``x``, ``C(x)``) before patsy codes it: patsy first
+    makes a dense categories × categories contrast matrix (100,000 categories: 56 GB).  A term of a factor of
+    k categories has at least k − 1 columns (a categorical response has k).  (A factor computed in the formula,
+    ``C(x // 10)``, is checked once patsy has coded it.)"""
+    for term in desc.lhs_termlist + desc.rhs_termlist:
+        for factor in term.factors:
+            name = _factor_variable(factor.code)
+            if name is None or name not in frame.columns:
+                continue
+            column = frame[name]
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                levels = len(column.cat.categories)
+            elif factor.code.startswith("C("):
+                levels = int(column.nunique())
+            else:
+                continue  # a number: one column
+            _check_size(levels - 1, len(frame), factor.name(), levels, at_least=True)
+
+
+def _check_info(info: Any, n: int) -> None:
+    """:func:`_check_size` for the model matrix that patsy's ``info`` describes."""
+    term, width = max(((t.name(), s.stop - s.start) for t, s in info.term_slices.items()), key=lambda tw: tw[1])
+    _check_size(len(info.column_names), n, term, width)
+
+
+def _check_size(p: int, n: int, term: str, width: int, at_least: bool = False) -> None:
+    """NotComputed when the model matrix would have more than :data:`MAX_COLUMNS` columns or :data:`MAX_CELLS`
+    cells; ``term``, the widest, with ``width`` columns (categories when ``at_least``)."""
+    from ..limits import size_text
+
+    if p <= MAX_COLUMNS and n * p <= MAX_CELLS:
+        return
+    columns = f"{'at least ' if at_least else ''}{p:,} columns"
+    size = (f"{columns}, more than the limit of {MAX_COLUMNS:,}" if p > MAX_COLUMNS else
+            f"{columns} for {n:,} records ({n * p:,} cells, {size_text(8 * n * p)}), "
+            f"more than the limit of {MAX_CELLS:,} cells")
+    fix = (f"group the categories of {term} ({width:,} {'categories' if at_least else 'columns'}) into fewer "
+           "(a recode), or use fewer terms" if width > 1 else "use fewer terms")
+    raise NotComputed(f"its model matrix would have {size}; {fix}")
 
 
 def _categorical_term_variables(ref: Fit, variables: dict) -> list[str]:
@@ -431,18 +495,36 @@ def _where(data: FileData, reg: Regression) -> np.ndarray:
     except Exception as exc:  # the user's expression: any failure is an input error
         raise InputError(f"the 'where' of regression {reg.name!r} cannot be evaluated ({exc}).") from None
     mask = np.asarray(mask)
-    if mask.shape != (data.n,):
-        raise InputError(f"the 'where' of regression {reg.name!r} must give true or false per record.")
+    if mask.shape != (data.n,) or not _logical(mask):
+        gives = "one value" if mask.shape != (data.n,) else "numbers" if mask.dtype.kind in "iufc" else "values"
+        raise InputError(f"the 'where' of regression {reg.name!r}, {shortened(reg.where)}, gives {gives} instead "
+                         "of true or false for each record; write a condition, such as age > 16 (R's subset "
+                         "refuses one that is not logical too).")
     return np.asarray(pd.Series(mask).fillna(False).astype(bool))
 
 
-def _response(y: pd.DataFrame, reg: Regression, which: str) -> tuple[np.ndarray, str]:
+def _logical(mask: np.ndarray) -> bool:
+    """True and false only (missing, in a comparison of text with a missing category, counts as false).
+
+    A number would be read as its truth value, so that ``age - 16`` (a typo for ``age > 16``) silently kept
+    the records whose age is not 16.
+    """
+    if mask.dtype == bool:
+        return True
+    return mask.dtype == object and all(isinstance(v, (bool, np.bool_)) or pd.isna(v) for v in mask)
+
+
+def _response(y: pd.DataFrame, reg: Regression, which: str) -> tuple[np.ndarray, str, Outcomes]:
+    """The response as numbers (a categorical one: 1 for success), the note saying what success is, and
+    how its outcomes read."""
+    outcomes = _outcomes(y)
     if y.shape[1] == 1:
         values = y.iloc[:, 0].to_numpy(dtype=float)
         note = ""
     elif reg.family == "binomial":
         values = 1.0 - y.iloc[:, 0].to_numpy(dtype=float)
-        note = f"categorical response: success = not {y.columns[0]!r} (R's rule for factor responses)"
+        note = (f"success = {outcomes.one}" if outcomes.one.endswith(" true") else
+                f"categorical response: success = {outcomes.one} (R's rule for factor responses)")
     else:
         raise InputError(f"the response of regression {reg.name!r}, {y.design_info.term_names[0]}, is categorical, "
                          f"not a number; for a {reg.family} model use a continuous variable (or an ordinal one with "
@@ -454,7 +536,30 @@ def _response(y: pd.DataFrame, reg: Regression, which: str) -> tuple[np.ndarray,
     if reg.family == "poisson" and (ok < 0).any():
         raise InputError(f"the response of the poisson regression {reg.name!r} has negative values in the "
                          f"{which} file; a count cannot be negative.")
-    return values, note
+    return values, note, outcomes
+
+
+class Outcomes(NamedTuple):
+    """A response's name and how its outcomes 1 and 0 read."""
+
+    name: str
+    one: str
+    zero: str
+
+
+def _outcomes(y: pd.DataFrame) -> Outcomes:
+    """``y = 1`` and ``y = 0``; for a condition (patsy codes True and False as categories) ``I(x > 0) true``
+    and ``I(x > 0) false``; for a categorical response, whose first category is failure (R's rule for factor
+    responses), ``C(g) other than 'a'`` and ``C(g) = 'a'``."""
+    info = y.design_info
+    name = info.term_names[0]
+    if y.shape[1] == 1:
+        return Outcomes(name, f"{name} = 1", f"{name} = 0")
+    categories = info.factor_infos[info.terms[0].factors[0]].categories
+    if all(isinstance(c, (bool, np.bool_)) for c in categories):
+        return Outcomes(name, f"{name} true", f"{name} false")
+    first = _label(categories[0])
+    return Outcomes(name, f"{name} other than {first!r}", f"{name} = {first!r}")
 
 
 def _weights(data: FileData, reg: Regression, rows: np.ndarray) -> np.ndarray:
@@ -468,13 +573,13 @@ def _weights(data: FileData, reg: Regression, rows: np.ndarray) -> np.ndarray:
 # fitting
 # ---------------------------------------------------------------------------
 def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], kinds: list[str], family: str,
-              level: float, which: str, notes: list[str], response: str) -> tuple[list[dict], dict]:
+              level: float, which: str, notes: list[str], response: Outcomes) -> tuple[list[dict], dict]:
     positive = w > 0
     y, X, w = y[positive], X[positive], w[positive]
     if y.size:
-        _check_range(y, X, w, family, response, names)
+        _check_range(y, X, w, family, response.name, names)
         _check_outcomes(y, family, response, which)
-    aliased = aliased_columns(X, w, ALIAS_TOL)
+    aliased, factor = alias_factor(X, w, ALIAS_TOL)
     keep = np.flatnonzero(~aliased)
     coefficients = [{"name": n, "estimate": None, "se": None, "lower": None, "upper": None, "p_value": None}
                     for n in names]
@@ -486,7 +591,7 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], kin
     intercept = "Intercept" in [names[j] for j in keep]
     stats: dict[str, Any] = {}
     if family == "gaussian":
-        res = linear_fit(y, Xk, w, level=level, intercept=intercept)
+        res = linear_fit(y, Xk, w, level=level, intercept=intercept, factor=factor)
         stats.update(r2_kind="adjusted R²", r2=_num(res.r2_adj), r2_plain=_num(res.r2), df_residual=res.df_resid)
         infinite: set[int] = set()
     else:
@@ -571,7 +676,7 @@ def _records_behind(X: np.ndarray, info: Any) -> list[int]:
     return out
 
 
-def _check_outcomes(y: np.ndarray, family: str, response: str, which: str) -> None:
+def _check_outcomes(y: np.ndarray, family: str, response: Outcomes, which: str) -> None:
     """NotComputed when every response is at the boundary: all 0 or all 1 (binomial), all 0 (poisson).
 
     The likelihood then grows without bound along the intercept and no
@@ -579,10 +684,10 @@ def _check_outcomes(y: np.ndarray, family: str, response: str, which: str) -> No
     large intercept and report the slopes' rounding noise as estimates).
     """
     if family == "binomial" and (np.all(y == 1) or np.all(y == 0)):
-        raise NotComputed(f"every record of the {which} file has {response} = {int(y[0])}: a binomial model "
-                          "needs records of both outcomes")
+        raise NotComputed(f"every record of the {which} file has {response.one if y[0] == 1 else response.zero}: "
+                          "a binomial model needs records of both outcomes")
     if family == "poisson" and np.all(y == 0):
-        raise NotComputed(f"every record of the {which} file has {response} = 0: a poisson model needs "
+        raise NotComputed(f"every record of the {which} file has {response.zero}: a poisson model needs "
                           "some positive counts")
 
 

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
+import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,7 +236,7 @@ def _estimates(item: Any, i: int, ctx: _Context) -> list[Estimate]:
         if statistic != "proportion":
             raise SpecError(f"{where} has 'categories', which only a proportion takes.")
         cats = item["categories"]
-        cats = [cats] if isinstance(cats, (str, int, float)) else cats
+        cats = [cats] if isinstance(cats, (str, bool)) or _number(cats) else cats
         if not isinstance(cats, list) or not cats:
             raise SpecError(f"'categories' of {where} must be a category or a non-empty list of them.")
         from ..spec import normalise_label
@@ -242,6 +245,9 @@ def _estimates(item: Any, i: int, ctx: _Context) -> list[Estimate]:
     name = item.get("name", "")
     if not isinstance(name, str):
         raise SpecError(f"'name' of {where} must be text.")
+    if "name" in item and not name.strip():
+        raise SpecError(f"'name' of {where} is empty; give the estimate a label, or leave 'name' out for the "
+                        "default one (such as mean(income)).")
     probs = _probabilities(item, statistic, where)
     return [Estimate(statistic, variable, by_t, denominator, p, categories, _name_of_one(name, p, len(probs)))
             for p in probs]
@@ -261,13 +267,13 @@ def _probabilities(item: dict, statistic: str, where: str) -> list[float | None]
         p = item.get("p", 0.6)
         if not _number(p) or not 0 < p <= 1:
             raise SpecError(f"'p' of {where} (the poverty line as a share of the median) must be a number in (0, 1].")
-        return [float(p)]
+        return [_float(p)]
     if "p" not in item:
         raise SpecError(f"{where} needs 'p', the probability (e.g. p: 0.25 or p: [0.1, 0.9]).")
     ps = item["p"] if isinstance(item["p"], list) else [item["p"]]
     if not ps or not all(_number(p) and 0 <= p <= 1 for p in ps):
         raise SpecError(f"'p' of {where} must be a probability from 0 to 1 or a list of them.")
-    return [float(p) for p in dict.fromkeys(ps)]
+    return [_float(p) for p in dict.fromkeys(ps)]
 
 
 def _regression(item: Any, i: int, ctx: _Context) -> Regression:
@@ -331,23 +337,58 @@ def _ci(raw: Any) -> CI:
     if method not in CI_METHODS:
         raise SpecError(f"'analyses: ci: method' must be one of {', '.join(CI_METHODS)}, got {method!r}.")
     replicates = raw.get("replicates", 200)
-    if not isinstance(replicates, int) or isinstance(replicates, bool) or not 20 <= replicates <= 100_000:
+    if not _whole(replicates) or not 20 <= replicates <= 100_000:
         raise SpecError(f"'analyses: ci: replicates' must be a whole number from 20 to 100000, got {replicates!r}.")
     seed = raw.get("seed", 1)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+    if not _whole(seed) or seed < 0:
         raise SpecError(f"'analyses: ci: seed' must be a whole number of at least 0, got {seed!r}.")
-    return CI(float(level), method, replicates, seed)
+    return CI(_float(level), method, int(replicates), int(seed))
 
 
 # ---------------------------------------------------------------------------
 # formulas and filters
 # ---------------------------------------------------------------------------
+_EVALUATED = "infoloss: evaluated"  # a ParseNode type that stands for an operand already evaluated
+
+
+@functools.lru_cache(maxsize=64)
+def model_desc(formula: str) -> Any:
+    """patsy's ``ModelDesc.from_formula(formula)``, evaluated bottom-up without recursion.
+
+    patsy's evaluator recurses once per operator, and ``y ~ x0 + x1 + ...`` is a chain of them, so a formula
+    of about 480 terms exceeded Python's recursion limit (a RecursionError, exit 1).  Here each operator is
+    evaluated by patsy's own rules once its operands are, the evaluated operands standing in as leaves (the
+    rules look only at the type of a leaf operand: 0, 1 or a number), which gives the same ModelDesc.
+    Cached: patsy's terms take O(terms²) to collect (3,000 terms: about 3 s) and every file's fit reads the
+    formula again; patsy never changes a ModelDesc.
+    """
+    from patsy.desc import Evaluator
+    from patsy.parse_formula import ParseNode, parse_formula
+
+    evaluator = Evaluator()
+    evaluator.add_op(_EVALUATED, 0, lambda _, node: node.token)
+    tree = parse_formula(formula)
+    values: dict[int, Any] = {}
+    stack = [tree]
+    while stack:
+        node = stack[-1]
+        pending = [a for a in node.args if a.args and id(a) not in values]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        args = [ParseNode(_EVALUATED, values.pop(id(a)), [], a.origin) if a.args else a for a in node.args]
+        values[id(node)] = evaluator.eval(ParseNode(node.type, node.token, args, node.origin),
+                                          require_evalexpr=node is not tree)
+    return values[id(tree)]
+
+
 def formula_variables(formula: str, variables: dict, where: str) -> tuple[str, ...]:
     """The spec variables a patsy formula names; SpecError for a syntax error or an unknown or unsafe name."""
     import patsy
 
     try:
-        desc = patsy.ModelDesc.from_formula(formula)
+        desc = model_desc(formula)
     except patsy.PatsyError as exc:
         first = str(exc).splitlines()[0].rstrip(".")
         raise SpecError(f"the formula of {where} cannot be read ({first}); check its brackets and operators.") from None
@@ -370,11 +411,31 @@ def expression_variables(code: str, variables: dict, where: str, is_filter: bool
     try:
         tree = _filter_tree(code) if is_filter else ast.parse(code.strip(), mode="eval")
     except SyntaxError:
-        raise SpecError(f"{where} is not a valid expression: {code!r}.") from None
+        raise SpecError(f"{where} is not a valid expression: {shortened(code)}.") from None
+    except (RecursionError, MemoryError):  # Python's parser, on 100,000 signs or brackets in a row
+        tree = None
+    if tree is None or _depth(tree) > MAX_EXPRESSION_DEPTH:
+        raise SpecError(f"{where} is nested too deeply (more than {MAX_EXPRESSION_DEPTH} levels of brackets, "
+                        "signs or operators in a row, such as a + b + c + ...); simplify it.")
     found: list[str] = []
     for node in ast.walk(tree):
         _check_node(node, variables, where, found)
     return found
+
+
+def _depth(tree: ast.AST) -> int:
+    """The depth of a syntax tree, found without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def shortened(text: str, limit: int = 80) -> str:
+    """``text`` quoted, cut to about ``limit`` characters (an expression can have thousands)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit - 20]) + f" ... ({len(text):,} characters)"
 
 
 def _filter_tree(expression: str) -> ast.Expression:
@@ -413,14 +474,20 @@ def where_code(expression: str) -> Any:
     class _ElementWise(ast.NodeTransformer):
         def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
             self.generic_visit(node)
-            op = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
-            out = node.values[0]
-            for value in node.values[1:]:
-                out = ast.BinOp(left=out, op=op, right=value)
-            return out
+            op = ast.BitAnd if isinstance(node.op, ast.And) else ast.BitOr
+            return _balanced(node.values, op)
 
     tree = ast.fix_missing_locations(_ElementWise().visit(tree))
     return compile(tree, "<where>", "eval")
+
+
+def _balanced(values: list[ast.AST], op: type) -> ast.AST:
+    """``values[0] op values[1] op ...`` as a balanced tree: the same result for the associative ``&`` and
+    ``|``, but log₂(n) deep, where the chain of 20,000 conditions was too deep for Python to compile."""
+    while len(values) > 1:
+        pairs = [ast.BinOp(left=a, op=op(), right=b) for a, b in zip(values[::2], values[1::2])]
+        values = pairs + values[len(pairs) * 2:]
+    return values[0]
 
 
 _ALLOWED_NODES = (ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
@@ -428,36 +495,77 @@ _ALLOWED_NODES = (ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, a
                   ast.boolop)
 
 
-#: the largest constant exponent, and list repetition, a formula or filter may hold (10**1000 takes microseconds;
-#: 10**10**8 is a 100-million-digit integer that Python computes for minutes)
+#: the largest constant exponent or shift, and list repetition, a formula or filter may hold (10**1000 takes
+#: microseconds; 10**10**8 is a 100-million-digit integer that Python computes for minutes, 1 << 10**10 takes 1.3 GB)
 MAX_CONSTANT_EXPONENT = 1000
+#: the most bits a constant a formula or filter computes may have (a product of powers: 10**999 * 10**999 * ...)
+MAX_CONSTANT_BITS = 10_000
+#: the deepest a formula's term or a filter may nest (brackets, signs, a chain a + b + c ...): Python's own parser
+#: and compiler recurse, and fail near 1,000 levels (a RecursionError) or on 100,000 signs (a MemoryError)
+MAX_EXPRESSION_DEPTH = 200
 
 
 def _constant_size_bomb(node: ast.BinOp) -> bool:
-    """A power with a large or computed constant exponent, or a list literal repeated many times."""
-    def constant(n: ast.AST) -> bool:
-        return isinstance(n, ast.Constant) or (isinstance(n, (ast.BinOp, ast.UnaryOp)) and all(
-            constant(c) for c in ast.iter_child_nodes(n) if not isinstance(c, (ast.operator, ast.unaryop))))
-
-    def big(n: ast.AST) -> bool:  # a constant above the limit, or a power of constants (not computed here)
-        if not constant(n):
-            return False
-        if any(isinstance(c, ast.BinOp) and isinstance(c.op, ast.Pow) for c in ast.walk(n)):
-            return True
-        try:  # + - * / % of a few constants: small and quick to compute
-            value = eval(compile(ast.Expression(body=n), "<constant>", "eval"), {"__builtins__": {}}, {})  # noqa: S307
-        except Exception:  # noqa: BLE001 (a division by zero or a string: not a size bomb)
-            return False
-        return isinstance(value, (int, float)) and abs(value) > MAX_CONSTANT_EXPONENT
-
-    if isinstance(node.op, ast.Pow):
-        return big(node.right)
+    """A power or shift by a large or computed constant, a constant of more than :data:`MAX_CONSTANT_BITS`
+    bits, or a list literal repeated many times: all judged without computing them."""
+    if isinstance(node.op, (ast.Pow, ast.LShift)) and _large(node.right):
+        return True
     if isinstance(node.op, ast.Mult):
         sides = (node.left, node.right)
         repeated = (ast.List, ast.Tuple)
-        return any((isinstance(a, repeated) or (isinstance(a, ast.Constant) and isinstance(a.value, (str, bytes))))
-                   and big(b) for a, b in (sides, sides[::-1]))
-    return False
+        if any((isinstance(a, repeated) or (isinstance(a, ast.Constant) and isinstance(a.value, (str, bytes))))
+               and _large(b) for a, b in (sides, sides[::-1])):
+            return True
+    bits = _bits(node)
+    return bits is not None and bits > MAX_CONSTANT_BITS
+
+
+def _large(node: ast.AST) -> bool:
+    """A constant above :data:`MAX_CONSTANT_EXPONENT`, or one computed by a power or shift (not computed here)."""
+    bits = _bits(node)
+    if bits is None:
+        return False
+    if bits > 64 or any(isinstance(c, ast.BinOp) and isinstance(c.op, (ast.Pow, ast.LShift)) for c in ast.walk(node)):
+        return True
+    value = _value(node)
+    return isinstance(value, (int, float)) and abs(value) > MAX_CONSTANT_EXPONENT
+
+
+def _bits(node: ast.AST) -> float | None:
+    """An upper bound of log₂ of the largest number computed for a constant expression (its value or a
+    part of it), found without computing it; None when ``node`` is not a constant number expression."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, int):
+            return float(max(abs(value).bit_length(), 1))
+        if isinstance(value, (float, complex)):
+            size = abs(value)
+            return math.log2(size) + 1 if math.isfinite(size) and size > 1 else 1.0
+        return None
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        inner = _bits(node.operand)
+        return None if inner is None else inner + 1
+    if not isinstance(node, ast.BinOp):
+        return None
+    left, right = _bits(node.left), _bits(node.right)
+    if left is None or right is None:
+        return None
+    if isinstance(node.op, ast.Mult):
+        return left + right
+    if isinstance(node.op, (ast.Pow, ast.LShift)):
+        power = _value(node.right) if right <= 64 else None
+        if not isinstance(power, (int, float)):
+            return math.inf
+        return left * max(abs(power), 1) + 1 if isinstance(node.op, ast.Pow) else left + max(power, 0) + 1
+    return max(left, right) + 1
+
+
+def _value(node: ast.AST) -> Any:
+    """The value of a small constant expression (None when it fails: a division by zero)."""
+    try:
+        return eval(compile(ast.Expression(body=node), "<constant>", "eval"), {"__builtins__": {}}, {})  # noqa: S307
+    except Exception:  # noqa: BLE001 (not a size bomb; the formula fails where it is evaluated)
+        return None
 
 
 def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) -> None:
@@ -485,8 +593,9 @@ def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) ->
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         raise SpecError(f"{where} uses 'not', which applies to a whole column; write ~(...) for each record.")
     elif isinstance(node, ast.BinOp) and _constant_size_bomb(node):
-        raise SpecError(f"{where} builds a number or list too large to compute (a power of a power, an exponent "
-                        f"above {MAX_CONSTANT_EXPONENT}, or a list repeated many times); write the value itself.")
+        raise SpecError(f"{where} builds a number or list too large to compute (a power of a power, an exponent or "
+                        f"shift above {MAX_CONSTANT_EXPONENT}, a product of numbers of more than {MAX_CONSTANT_BITS:,} "
+                        "bits in all, or a list repeated many times); write the value itself.")
     elif isinstance(node, ast.Call):
         func = node.func
         for keyword in node.keywords:
@@ -513,4 +622,17 @@ def _hint(name: str, variables: Any) -> str:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A number (numpy's scalars too, as a notebook gives them: np.float32(0.9) is no float), not a bool (True is
+    an int in Python; numpy's bool is no number)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _float(value: Any) -> float:
+    """``value`` as a float; a numpy scalar through its shortest text, so that np.float32(0.9) is 0.9 (not
+    0.8999999761581421, the float32 nearest to 0.9)."""
+    return float(str(value)) if hasattr(value, "dtype") else float(value)
+
+
+def _whole(value: Any) -> bool:
+    """A whole number (numpy's integer scalars too), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
