@@ -318,7 +318,7 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None, *, relative_to:
     if relative_to is None:
         relative_to = (f"relative to {base_dir}" if base_dir is not None else
                        "relative to the working folder, as the spec is not a file")
-    raw = _na_as_null(raw)
+    raw = _plain_values(raw)
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
@@ -368,19 +368,26 @@ def _keys_text(keys: tuple[str, ...]) -> str:
     return f"{', '.join(quoted[:-1])} and/or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
 
 
-def _na_as_null(value: Any) -> Any:
-    """``value`` with pandas' missing value ``pd.NA`` read as YAML's null (None) at any depth.
+def _plain_values(value: Any) -> Any:
+    """``value`` with pandas' missing value ``pd.NA`` read as YAML's null (None) and numpy's scalars as Python's
+    (``np.int64(50)`` as 50), at any depth.
 
     A spec built from a table (a data dictionary read with pandas) has ``pd.NA``
     in its empty cells; it has no truth value, so every check of the spec
     would fail on it with a TypeError instead of reading it as a key left empty.
+    Its numbers are numpy's, which the checks accept as numbers but YAML
+    cannot write (``Spec.to_yaml``).
     """
     if value is pd.NA:
         return None
+    if isinstance(value, np.floating) and value.dtype != np.float64:  # np.float32(0.9): 0.9, as it reads
+        return float(str(value))
+    if isinstance(value, np.generic):
+        return value.item()
     if isinstance(value, dict):
-        return {k: _na_as_null(v) for k, v in value.items()}
+        return {k: _plain_values(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_na_as_null(v) for v in value)
+        return type(value)(_plain_values(v) for v in value)
     return value
 
 

@@ -534,3 +534,14 @@ def test_report_helpers_refuse_bad_arguments_in_one_sentence():
         rep.to_html(safe=None)
     with pytest.raises(InputError, match="progress must be a function"):
         infoloss.compare(orig, orig, {"variables": {"x": {"scale": "continuous"}}}, measures=["il1s"], progress=5)
+
+
+def test_a_spec_with_numpy_numbers_is_read_and_written_with_plain_ones():
+    # a spec built with pandas or numpy has numpy scalars: checked as numbers, and written back by to_yaml
+    spec = spec_from_dict({"variables": {"y": {"scale": "continuous", "missing": [np.int64(-9)]},
+                                         "g": {"scale": "nominal"}},
+                           "analyses": {"ci": {"replicates": np.int64(50), "level": np.float32(0.9)},
+                                        "estimates": [{"statistic": "median", "variable": "y", "by": ["g"]}]}})
+    assert spec.analyses["ci"] == {"replicates": 50, "level": 0.9}
+    assert type(spec.analyses["ci"]["replicates"]) is int and spec.variables["y"].missing == [-9]
+    assert "ci: {replicates: 50, level: 0.9}" in spec.to_yaml()
