@@ -511,7 +511,8 @@ def _logical(mask: np.ndarray) -> bool:
     """
     if mask.dtype == bool:
         return True
-    return mask.dtype == object and all(isinstance(v, (bool, np.bool_)) or pd.isna(v) for v in mask)
+    # pandas' type inference runs in C: no Python loop over the records
+    return mask.dtype == object and pd.api.types.infer_dtype(mask, skipna=True) in ("boolean", "empty")
 
 
 def _response(y: pd.DataFrame, reg: Regression, which: str) -> tuple[np.ndarray, str, Outcomes]:
