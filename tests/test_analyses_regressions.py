@@ -498,8 +498,10 @@ def test_a_model_matrix_beyond_the_limits_is_not_fitted(monkeypatch):
     assert o[0]["note"] == p[0]["note"].replace("protected", "original") == (
         "not fitted on the original file: its model matrix would have at least 119 columns, more than the limit of "
         "100; group the categories of C(code) (120 categories) into fewer (a recode), or use fewer terms")
-    assert o[1]["note"].startswith("not fitted on the original file: its model matrix would have 2")  # once coded
-    assert "group the categories of C(x // 0.02) (" in o[1]["note"]
+    k = int(pd.Series(df["x"] // 0.02).nunique())  # a factor computed in the formula: counted before it is coded
+    assert o[1]["note"] == (f"not fitted on the original file: its model matrix would have at least {k - 1} columns, "
+                            f"more than the limit of 100; group the categories of C(x // 0.02) ({k} categories) into "
+                            "fewer (a recode), or use fewer terms")
     assert "at least 119 columns" in o[2]["note"] and "group the categories of code (120 categories)" in o[2]["note"]
     monkeypatch.setattr(regressions, "MAX_COLUMNS", 2000)
     monkeypatch.setattr(regressions, "MAX_CELLS", 5000)
@@ -507,3 +509,28 @@ def test_a_model_matrix_beyond_the_limits_is_not_fitted(monkeypatch):
                 variables=variables)
     assert o[0]["note"] == ("not fitted on the original file: its model matrix would have 6 columns for 1,000 records "
                             "(6,000 cells, 46.9 KiB), more than the limit of 5,000 cells; use fewer terms")
+
+
+def test_a_factor_computed_in_the_formula_is_counted_before_patsy_codes_it(monkeypatch):
+    # C(income // 10) of 200,000 incomes has about 180,000 categories: patsy's contrast matrix alone would be
+    # 260 GB, so the categories are counted first and the regression gets the size note; patsy is never asked
+    import patsy.contrasts
+
+    import infoloss
+    from infoloss.analyses.regressions import MAX_COLUMNS
+
+    def no_huge_contrasts(self, levels):
+        assert len(levels) <= MAX_COLUMNS, f"patsy was asked to code {len(levels):,} categories"
+        return original(self, levels)
+
+    original = patsy.contrasts.Treatment.code_without_intercept
+    monkeypatch.setattr(patsy.contrasts.Treatment, "code_without_intercept", no_huge_contrasts)
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"y": rng.normal(size=6000), "income": rng.integers(0, 10**6, 6000).astype(float)})
+    spec = {"variables": {"y": {"scale": "continuous"}, "income": {"scale": "continuous"}},
+            "analyses": {"regressions": [{"name": "r", "formula": "y ~ C(income // 10)"},
+                                         {"name": "s", "formula": "y ~ C(income // 200000)"}]}}
+    r, s = infoloss.compare(df, df.copy(), spec, measures=["regression_ci_overlap"]).to_dict()[
+        "scenarios"][0]["analyses"]["regressions"]
+    assert r["coefficients"] == [] and "C(income // 10)" in r["notes"][0] and "categories" in r["notes"][0]
+    assert [c["name"] for c in s["coefficients"]][:2] == ["Intercept", "C(income // 200000)[T.1.0]"]

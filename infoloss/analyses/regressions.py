@@ -335,21 +335,42 @@ def _own_design(reg: Regression, frame: pd.DataFrame) -> tuple:
 def _check_levels(desc: Any, frame: pd.DataFrame) -> None:
     """:func:`_check_size` for each factor of a variable (``x``, ``C(x)``) before patsy codes it: patsy first
     makes a dense categories × categories contrast matrix (100,000 categories: 56 GB).  A term of a factor of
-    k categories has at least k − 1 columns (a categorical response has k).  (A factor computed in the formula,
-    ``C(x // 10)``, is checked once patsy has coded it.)"""
+    k categories has at least k − 1 columns (a categorical response has k).  A factor computed in the formula,
+    ``C(x // 10)``, is evaluated here first to count its categories (1,000,000 incomes // 10: 100,000)."""
     for term in desc.lhs_termlist + desc.rhs_termlist:
         for factor in term.factors:
             name = _factor_variable(factor.code)
-            if name is None or name not in frame.columns:
+            if name is None:
+                levels = _computed_levels(factor.code, frame)
+                if levels is None:
+                    continue
+            elif name not in frame.columns:
                 continue
-            column = frame[name]
-            if isinstance(column.dtype, pd.CategoricalDtype):
-                levels = len(column.cat.categories)
+            elif isinstance(frame[name].dtype, pd.CategoricalDtype):
+                levels = len(frame[name].cat.categories)
             elif factor.code.startswith("C("):
-                levels = int(column.nunique())
+                levels = int(frame[name].nunique())
             else:
                 continue  # a number: one column
             _check_size(levels - 1, len(frame), factor.name(), levels, at_least=True)
+
+
+def _computed_levels(code: str, frame: pd.DataFrame) -> int | None:
+    """The categories of ``C(expression)`` whose expression is computed from the variables (``C(x // 10)``), or
+    None for another factor or one that cannot be evaluated here (patsy then says why).  The expression passed
+    the formula checks (:func:`.spec.formula_variables`): the names and calls patsy itself would evaluate."""
+    import ast
+
+    import patsy
+
+    node = ast.parse(code, mode="eval").body
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "C" and node.args):
+        return None
+    try:
+        values = patsy.EvalEnvironment([_NUMPY_SHORTCUTS]).eval(ast.unparse(node.args[0]), inner_namespace=frame)
+        return int(pd.Series(np.asarray(values).ravel()).nunique())
+    except Exception:  # noqa: BLE001 (the user's expression: patsy reports the failure when it builds the matrix)
+        return None
 
 
 def _check_info(info: Any, n: int) -> None:
