@@ -1,5 +1,7 @@
 """Exceptions shared by every part of infoloss, and the wording of counts in their messages."""
 
+from typing import Any
+
 
 class InputError(ValueError):
     """The input (a file, a spec, an argument) cannot be used.
@@ -38,6 +40,20 @@ def shortened(items: list[str], noun: str, first: int = 5) -> str:
     if len(items) <= first + 2:
         return ", ".join(items)
     return f"{', '.join(items[:first])}, ... {counted(len(items) - first - 1, 'more ' + noun)} ..., {items[-1]}"
+
+
+def excerpt(value: Any, limit: int = 80) -> str:
+    """``value`` as a message quotes it (``repr``), cut to about ``limit`` characters with its length (an
+    expression or a value can have thousands).
+
+    >>> excerpt("age > 16"), excerpt("a + " * 50, 30), excerpt([[1, 2]])
+    ("'age > 16'", "'a + a + a ' ... (200 characters)", '[[1, 2]]')
+    """
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return repr(value)
+    cut = text[: limit - 20]
+    return f"{repr(cut) if isinstance(value, str) else cut} ... ({len(text):,} characters)"
 
 
 class NotComputed(Exception):

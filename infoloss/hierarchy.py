@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ._files import resolved
-from .errors import InputError, SpecError, shortened
+from .errors import InputError, SpecError, excerpt, shortened
 from .hierarchy_build import (  # noqa: F401  (re-exported)
     MASK_SIDES,
     ROOT_LABEL,
@@ -537,15 +537,9 @@ def _suppressed(codes: Any, where: str) -> tuple[str, ...]:
         raise SpecError(f"'suppressed' in {where} must be a list of codes.")
     nested = next((c for c in codes if isinstance(c, (list, tuple, dict, set))), None)
     if nested is not None:
-        raise SpecError(f"'suppressed' in {where} holds {_short_repr(nested)}, which is not a single value; list "
+        raise SpecError(f"'suppressed' in {where} holds {excerpt(nested, 60)}, which is not a single value; list "
                         "each suppression code on its own, e.g. suppressed: ['?', XX].")
     return tuple(normalise_label(c) for c in codes)
-
-
-def _short_repr(value: Any, width: int = 60) -> str:
-    """``repr(value)``, cut to ``width`` characters with "..." (a value shown in a message)."""
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _separator(value: dict, where: str) -> str:

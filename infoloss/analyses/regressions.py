@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, NotComputed
+from ..errors import InputError, NotComputed, excerpt
 from .data import FileData, label_values
 from .fitting import FitResult, alias_factor, glm_fit, linear_fit
 from .references import (
@@ -61,7 +61,7 @@ from .references import (
     moved_levels,
     own_references,
 )
-from .spec import Analyses, Regression, model_desc, shortened, where_code
+from .spec import Analyses, Regression, model_desc, where_code
 
 #: |R_jj| / ||x_j|| below this makes column j aliased (R's lm uses tol = 1e-7 in its QR)
 ALIAS_TOL = 1e-7
@@ -220,7 +220,7 @@ def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tu
                          "check the formula's operations against the variables' scales.") from None
     except OverflowError:
         raise InputError(f"regression {reg.name!r} cannot be evaluated on the {data.name} file: its formula "
-                         f"{shortened(reg.formula)} gives a number too large for a floating-point value "
+                         f"{excerpt(reg.formula)} gives a number too large for a floating-point value "
                          "(above 1.8e308); write smaller constants.") from None
     y_vec, response_note, outcomes = _response(y, reg, data.name)
     Xv = X.to_numpy(dtype=float)
@@ -518,7 +518,7 @@ def _where(data: FileData, reg: Regression) -> np.ndarray:
     mask = np.asarray(mask)
     if mask.shape != (data.n,) or not _logical(mask):
         gives = "one value" if mask.shape != (data.n,) else "numbers" if mask.dtype.kind in "iufc" else "values"
-        raise InputError(f"the 'where' of regression {reg.name!r}, {shortened(reg.where)}, gives {gives} instead "
+        raise InputError(f"the 'where' of regression {reg.name!r}, {excerpt(reg.where)}, gives {gives} instead "
                          "of true or false for each record; write a condition, such as age > 16 (R's subset "
                          "refuses one that is not logical too).")
     return np.asarray(pd.Series(mask).fillna(False).astype(bool))

@@ -19,7 +19,7 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import SpecError
+from ..errors import SpecError, excerpt
 
 STATISTICS = ("mean", "total", "proportion", "ratio", "quantile", "median", "gini", "arpr", "qsr")
 #: statistics with a Taylor-linearised variance; the others (laeken's indicators, quantiles) are bootstrapped
@@ -411,7 +411,7 @@ def expression_variables(code: str, variables: dict, where: str, is_filter: bool
     try:
         tree = _filter_tree(code) if is_filter else ast.parse(code.strip(), mode="eval")
     except SyntaxError:
-        raise SpecError(f"{where} is not a valid expression: {shortened(code)}.") from None
+        raise SpecError(f"{where} is not a valid expression: {excerpt(code)}.") from None
     except (RecursionError, MemoryError):  # Python's parser, on 100,000 signs or brackets in a row
         tree = None
     if tree is None or _depth(tree) > MAX_EXPRESSION_DEPTH:
@@ -431,11 +431,6 @@ def _depth(tree: ast.AST) -> int:
         deepest = max(deepest, depth)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return deepest
-
-
-def shortened(text: str, limit: int = 80) -> str:
-    """``text`` quoted, cut to about ``limit`` characters (an expression can have thousands)."""
-    return repr(text) if len(text) <= limit else repr(text[:limit - 20]) + f" ... ({len(text):,} characters)"
 
 
 def _filter_tree(expression: str) -> ast.Expression:
