@@ -129,7 +129,7 @@ def test_csv_bom_and_quoted_fields(tmp_path):
 @pytest.mark.parametrize("where", ["first", "last"])
 def test_csv_values_spanning_lines_across_blocks(tmp_path, monkeypatch, columns, where):
     # blocks of 64 bytes: line breaks inside quoted values meet block ends many times over
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     monkeypatch.setattr(io_module, "CSV_BLOCK_SIZE", 64)
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 64)
@@ -153,7 +153,7 @@ def test_csv_values_spanning_lines_across_blocks(tmp_path, monkeypatch, columns,
 def test_csv_value_spanning_lines_of_whole_rows_across_blocks(tmp_path, monkeypatch, typed):
     # the value's lines have the header's number of fields: cut at a block's end, the pieces are rows to a
     # reader that splits blocks at any line end (pyarrow's parallel reader then drops or invents rows, no error)
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     monkeypatch.setattr(io_module, "CSV_BLOCK_SIZE", 64)
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 64)
@@ -172,7 +172,7 @@ def test_csv_value_spanning_lines_of_whole_rows_across_blocks(tmp_path, monkeypa
 
 
 def test_csv_quotes_without_line_breaks_across_blocks(tmp_path, monkeypatch):
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     monkeypatch.setattr(io_module, "CSV_BLOCK_SIZE", 64)
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 64)
@@ -615,7 +615,7 @@ def test_columnar_files_read_only_the_spec_columns_and_keep_close_name_hints(tmp
 
 
 # ---------------------------------------------------------------------------
-# the typed CSV read (io._typed_csv) gives the type-inferring read's table
+# the typed CSV read (io_csv._typed_csv) gives the type-inferring read's table
 # ---------------------------------------------------------------------------
 NULLS = ["", "NA", "NaN"]
 
@@ -624,13 +624,13 @@ def _inferring_read(path):
     """The table of pyarrow's type-inferring read, as ``_arrow_csv`` makes it without the typed read."""
     import pyarrow.csv as pcsv
 
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     return pcsv.read_csv(path, convert_options=io_module._csv_convert_options(NULLS, {}))
 
 
 def _typed_read(path):
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     return io_module._typed_csv(path, ",", "utf8", NULLS, False)
 
@@ -653,7 +653,7 @@ LATE_VALUES = {  # column values: many of the first kind, then (in a later block
 @pytest.mark.parametrize("case", sorted(LATE_VALUES))
 def test_typed_csv_read_equals_the_inferring_read(tmp_path, monkeypatch, case):
     # blocks of 256 bytes: the late value is many blocks after the first
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 256)
     monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 256)
@@ -677,7 +677,7 @@ def test_typed_csv_read_equals_the_inferring_read(tmp_path, monkeypatch, case):
 def test_typed_csv_read_takes_the_types_of_its_sample_and_parses_in_smaller_blocks(tmp_path, monkeypatch):
     # types from the first CSV_TYPE_SAMPLE_SIZE bytes (here the whole file, so a late first value and a late
     # 1.5 are seen), the file parsed in blocks of CSV_TYPED_BLOCK_SIZE: the inferring read's table
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 256)
     monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 1 << 20)
@@ -693,7 +693,7 @@ def test_typed_csv_read_takes_the_types_of_its_sample_and_parses_in_smaller_bloc
 def test_typed_csv_read_of_rows_longer_than_its_blocks(tmp_path, monkeypatch):
     # rows of about 1,100 bytes: longer than the parsing blocks, shorter than the sample; pyarrow cannot
     # parse a row across blocks, so the file is read in blocks of the sample's size: still the typed read
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 256)
     monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 1 << 16)
@@ -708,7 +708,7 @@ def test_typed_csv_read_of_rows_longer_than_its_blocks(tmp_path, monkeypatch):
 
 
 def test_typed_csv_read_of_dates_gives_the_text_as_before(tmp_path, monkeypatch):
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
 
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 128)
     monkeypatch.setattr(io_module, "CSV_TYPE_SAMPLE_SIZE", 128)
@@ -722,7 +722,7 @@ def test_typed_csv_read_of_dates_gives_the_text_as_before(tmp_path, monkeypatch)
 
 def test_typed_csv_read_on_a_generated_survey_file(tmp_path, monkeypatch):
     # a realistic file (numbers, text, missing values) in small blocks: the same table, typed or inferred
-    import infoloss.io as io_module
+    import infoloss.io_csv as io_module
     from infoloss.synth import make_survey, protect
 
     monkeypatch.setattr(io_module, "CSV_TYPED_BLOCK_SIZE", 4096)
