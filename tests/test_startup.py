@@ -1,7 +1,10 @@
 """Start-up: the command line and ``import infoloss`` load no heavy library until a comparison needs it."""
 
+import os
 import subprocess
 import sys
+
+import pytest
 
 HEAVY = ("pandas", "numpy", "scipy", "sklearn", "statsmodels", "pyreadstat", "openpyxl", "jinja2", "pyarrow")
 
@@ -129,3 +132,26 @@ def test_the_command_line_comparison_defers_numpy_s_tool_packages_which_still_wo
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("before, numpy_first, expected", [
+    (None, False, "20"),  # the command's own process: OpenBLAS's idle threads sleep after 2**20 cycles
+    ("25", False, "25"),  # the user's setting is kept
+    (None, True, None),  # numpy (and its OpenBLAS) already loaded: too late to matter, left alone
+])
+def test_the_command_line_lets_idle_openblas_threads_sleep_soon(before, numpy_first, expected):
+    # an OpenBLAS worker spins for 2**28 cycles before it sleeps, on the core the reading and the measures use
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if before is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = before
+    code = (
+        "import os, sys\n"
+        + ("import numpy\n" if numpy_first else "")
+        + "import infoloss.cli\n"
+        "infoloss.cli._exit_now = lambda status: None\n"
+        "sys.argv = ['infoloss', '--version']\n"
+        "infoloss.cli.main()\n"
+        "print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.strip().splitlines()[-1] == str(expected)
