@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.spatial.distance import cdist
-from statsmodels.robust.covariance import cov_ogk
+from statsmodels.robust.covariance import cov_gk, cov_ogk
+from statsmodels.robust.scale import mad
 
 from infoloss.errors import NotComputed
 from infoloss.measures.risk_distance import (
@@ -18,7 +19,8 @@ from infoloss.measures.risk_distance import (
     interval_disclosure_robust,
     record_linkage,
 )
-from infoloss.risk.distance import linkage, nearest_distances, robust_interval_disclosure
+import infoloss.risk.distance as distance_module
+from infoloss.risk.distance import gk_covariance, linkage, nearest_distances, robust_interval_disclosure
 
 SPEC = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"}}}
 
@@ -62,6 +64,41 @@ def test_robust_interval_disclosure_against_direct_computation():
     assert res["wrisk1"] == pytest.approx(sum(risk1) * rmd[np.array(risk1)].sum() / 80)
     again = robust_interval_disclosure(x, xm, k=0.5, k2=0.05)
     assert again["risk1"] == res["risk1"]  # deterministic: no random subsets
+
+
+@pytest.mark.parametrize("n, p, discrete", [(7, 1, False), (8, 2, False), (101, 6, False), (400, 25, False),
+                                             (300, 12, True)])
+def test_gk_covariance_is_statsmodels_cov_gk(n, p, discrete):
+    # each variable's pairs in one block; statsmodels loops over the pairs (x*x for an array against pow() for a
+    # scalar: the last bit may differ)
+    rng = np.random.default_rng(n + p)
+    z = rng.standard_t(3, size=(n, p)) * rng.uniform(0.1, 10, size=p)
+    if discrete:  # ties at the medians
+        z = np.round(z, 1)
+    expected = cov_gk(z, scale_func=mad)
+    np.testing.assert_allclose(gk_covariance(z, scale_func=mad), expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+    np.testing.assert_allclose(cov_ogk(z, cov_func=gk_covariance).cov, cov_ogk(z).cov, rtol=1e-12,
+                               atol=1e-12 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("missing, fits", [(False, 1), (True, 2)])
+def test_robust_interval_disclosure_fits_the_original_once_when_both_use_the_same_records(missing, fits):
+    # the pair and the original against itself use the original's complete records: one robust fit serves both
+    orig, prot = frames(5, n=80)
+    if missing:
+        prot.loc[[2, 9], "y"] = np.nan  # the pair then uses fewer records than the original against itself
+    calls = []
+    real = distance_module._robust_covariance
+
+    def counted(zs, names):
+        calls.append(zs.shape)
+        return real(zs, names)
+
+    with mock.patch.object(distance_module, "_robust_covariance", counted):
+        r = interval_disclosure_robust(orig, prot, SPEC)
+    assert len(calls) == fits
+    direct = robust_interval_disclosure(orig[["x", "y"]].to_numpy(), orig[["x", "y"]].to_numpy())
+    assert r.details["original"]["value"] == direct["value"]
 
 
 def test_robust_interval_disclosure_measure():

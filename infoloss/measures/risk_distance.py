@@ -164,8 +164,9 @@ def interval_disclosure_robust(pair: EncodedPair, *, k: float = 0.01, k2: float 
     ok = _complete(x, xm, len(names) + 2)
     res = _robust(x[ok], xm[ok], k, k2, max_records, names)
     own = ~np.isnan(x).any(axis=1)  # the original against itself: its own complete records
+    fitted = res["covariance"] if np.array_equal(own, ok) else None  # the same records: the same robust fit
     orig = pair.cached_original(("risk", "dRiskRMD", tuple(names), k, k2, max_records),
-                                lambda: _robust(x[own], x[own], k, k2, max_records)["value"])
+                                lambda: _robust(x[own], x[own], k, k2, max_records, covariance=fitted)["value"])
     details = {"k": k, "k2": k2, "variables": names, "records_used": int(ok.sum()),
                **{key: res[key] for key in ("risk1", "risk2", "wrisk1", "wrisk2", "risk2_sampled",
                                             "covariance_records")},

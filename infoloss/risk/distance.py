@@ -7,7 +7,7 @@ numbers and per-record arrays; the measures in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -70,7 +70,8 @@ def _nan_sd(x: np.ndarray) -> np.ndarray:
 
 
 def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k2: float = 0.05,
-                               max_records: int = 5_000, names: list[str] | None = None) -> dict:
+                               max_records: int = 5_000, names: list[str] | None = None,
+                               covariance: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
     """A deterministic version of sdcMicro's ``dRiskRMD`` (RMDID1/RMDID2).
 
     Both files are standardised (each by its own means and standard
@@ -92,7 +93,10 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     risk, its share scaled up (``risk2_sampled`` says so).  A singular
     robust covariance (linearly dependent variables, such as a total and
     its parts) has no Mahalanobis distance: NotComputed, naming the
-    variables (``names``) of the dependency.
+    variables (``names``) of the dependency.  ``covariance``: the robust
+    covariance and its inverse returned (``"covariance"``) by an earlier call
+    on the same original records ``x``, used instead of fitting them again
+    (the fit is O(p² n): 2-7 s for 150 variables).
 
     References
     ----------
@@ -102,10 +106,6 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     (2002). Robust estimates of location and dispersion for high-dimensional
     datasets. Technometrics 44(4), 307-317.
     """
-    import warnings
-
-    from statsmodels.robust.covariance import cov_ogk
-
     n, p = x.shape
     # each file is standardised by its own means and sds, so scaling its columns by powers of two changes nothing
     # and keeps values up to ±1.8e308 from overflowing
@@ -116,18 +116,7 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
     zs = _standardise(x)
     zm = _standardise(xm)
     step = max(1, -(-n // max_records))
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)
-            cov = np.atleast_2d(cov_ogk(zs[::step]).cov)  # one variable: statsmodels gives its variance as a scalar
-            inv = np.linalg.inv(cov)
-    except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
-        raise NotComputed(f"the robust (OGK) covariance of the original could not be computed ({exc})") from None
-    if not np.isfinite(inv).all():
-        raise NotComputed("the robust (OGK) covariance of the original is singular (a variable holding one value in "
-                          "over half the records, or too few records, makes it so); interval_disclosure, without "
-                          "the robust covariance, still applies")
-    _check_not_singular(cov, names)
+    cov, inv = covariance if covariance is not None else _robust_covariance(zs[::step], names)
     md = np.einsum("ij,jk,ik->i", zs, inv, zs)
     rmd = np.sqrt(np.maximum(md, 0.0)) * 0.05
     low, high = zs - k * rmd[:, None], zs + k * rmd[:, None]
@@ -147,10 +136,67 @@ def robust_interval_disclosure(x: np.ndarray, xm: np.ndarray, k: float = 0.01, k
         "wrisk2": float(risk2.sum() * scale * rmd[risk2].sum() * scale / n),
         "risk2_sampled": bool(checked.size < at_risk.size),
         "covariance_records": int(zs[::step].shape[0]),
+        "covariance": (cov, inv),
         "at_risk": risk1,
         "at_risk2": risk2,
         "rmd": rmd,
     }
+
+
+def _robust_covariance(zs: np.ndarray, names: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The reweighted OGK covariance of the standardised records ``zs`` and its inverse; NotComputed when singular."""
+    import warnings
+
+    from statsmodels.robust.covariance import cov_ogk
+
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            # one variable: statsmodels gives its variance as a scalar
+            cov = np.atleast_2d(cov_ogk(zs, cov_func=gk_covariance).cov)
+            inv = np.linalg.inv(cov)
+    except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
+        raise NotComputed(f"the robust (OGK) covariance of the original could not be computed ({exc})") from None
+    if not np.isfinite(inv).all():
+        raise NotComputed("the robust (OGK) covariance of the original is singular (a variable holding one value in "
+                          "over half the records, or too few records, makes it so); interval_disclosure, without "
+                          "the robust covariance, still applies")
+    _check_not_singular(cov, names)
+    return cov, inv
+
+
+def gk_covariance(data: np.ndarray, scale_func: Callable[..., np.ndarray]) -> np.ndarray:
+    """The Gnanadesikan-Kettenring covariance matrix, each variable's pairs in one call (statsmodels' ``cov_gk``).
+
+    .. math:: \\hat\\sigma_{jj} = s(x_j)^2, \\qquad
+              \\hat\\sigma_{jk} = \\bigl(s(x_j + x_k)^2 - s(x_j - x_k)^2\\bigr) / 4,
+
+    with ``s`` the robust scale ``scale_func`` (the MAD in :func:`cov_ogk`).
+    statsmodels' ``cov_gk`` computes the same numbers one pair of variables
+    at a time, a Python call per pair.  Here variable ``j``'s sums and
+    differences with every earlier variable are the columns of one block,
+    whose scales ``scale_func`` takes along the records at once: a
+    ``cov_ogk`` of 1,000 records and 500 variables (125,000 pairs) takes 15 s
+    instead of 28 s; of 5,000 records and 150 variables, where the medians
+    themselves dominate, 5.9 s instead of 6.4 s.  The numbers are
+    statsmodels' but for the last bit of some squares (an array's ``x * x``
+    against a scalar's ``pow``; ``tests/test_risk_distance.py``, within
+    1e-12).
+
+    References
+    ----------
+    Gnanadesikan, R. and Kettenring, J. R. (1972). Robust estimates, residuals,
+    and outlier detection with multiresponse data. Biometrics 28, 81-124.
+    """
+    x = np.asfortranarray(data)  # each variable's records side by side: the medians partition them in place
+    cov = np.diag(scale_func(x) ** 2)
+    for j in range(1, x.shape[1]):
+        earlier = x[:, :j]
+        column = x[:, [j]]
+        s1 = scale_func(column + earlier)
+        s2 = scale_func(column - earlier)
+        cov[j, :j] = cov[:j, j] = (s1**2 - s2**2) / 4
+    return cov
 
 
 #: above this many variables a k-d tree is slower than a brute-force search (scikit-learn, BLAS)
