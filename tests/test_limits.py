@@ -290,3 +290,46 @@ def test_large_tables_are_not_cached_and_gdu_runs_them_one_pair_at_a_time_with_t
     table = pair.table(("roof", "walls"), ORIGINAL)
     assert table.sum() == len(orig)
     assert not any(isinstance(key, tuple) and key[0] == "table" for key in pair.cache)
+
+
+# ---------------------------------------------------------------------------
+# many variables: the measures that compare every pair stop at limits.MAX_PAIRS pairs
+# ---------------------------------------------------------------------------
+def _wide_pair(n_cat=5, n_cont=5, n=200, seed=3):
+    rng = np.random.default_rng(seed)
+    orig = pd.DataFrame({**{f"k{j}": rng.choice(list("abc"), n) for j in range(n_cat)},
+                         **{f"x{j}": rng.normal(size=n) for j in range(n_cont)}})
+    prot = orig.copy()
+    for j in range(n_cont):
+        prot[f"x{j}"] += rng.normal(scale=0.2, size=n)
+    prot.loc[rng.choice(n, 20, replace=False), "k0"] = "a"
+    spec = {"variables": {**{f"k{j}": {"scale": "nominal"} for j in range(n_cat)},
+                          **{f"x{j}": {"scale": "continuous"} for j in range(n_cont)}}}
+    return orig, prot, spec
+
+
+def test_measures_comparing_every_pair_are_not_computed_beyond_max_pairs(monkeypatch):
+    # 5 categorical and 5 continuous variables: 10 pairs of each kind, 45 pairs of the GDU model's 10 variables,
+    # and ctbil's K=3 has 10 pairs and 10 triples
+    import infoloss
+
+    orig, prot, spec = _wide_pair()
+    ids = ["ldu_biv", "aldu_biv", "gdu", "aad", "hellinger", "cramers_v_il", "chi2_distance", "ctbil", "r_mse",
+           "ldu_uni", "ks"]
+    before = infoloss.compare(orig, prot, spec, measures=ids)
+    assert not before.scenarios[0].not_computed
+    monkeypatch.setattr(limits, "MAX_PAIRS", 10)
+    report = infoloss.compare(orig, prot, spec, measures=ids, options={"ctbil": {"K": 3}})
+    scenario = report.scenarios[0]
+    assert set(scenario.not_computed) == {"ldu_biv", "aldu_biv", "gdu", "ctbil"}
+    assert scenario.not_computed["ldu_biv"].startswith("its 10 analysed variables make 45 pairs, more than the 10 ")
+    assert "list the variables to analyse in the spec" in scenario.not_computed["ldu_biv"]
+    assert scenario.not_computed["ctbil"].startswith("its 5 categorical variables make 20 tables of 2 to 3 variables")
+    for mid in ("aad", "hellinger", "cramers_v_il", "chi2_distance", "r_mse", "ldu_uni", "ks"):  # 10 pairs: computed
+        assert scenario.measures[mid].value == pytest.approx(before.scenarios[0].measures[mid].value, rel=1e-12)
+    monkeypatch.setattr(limits, "MAX_PAIRS", 9)
+    scenario = infoloss.compare(orig, prot, spec, measures=ids).scenarios[0]
+    assert {"aad", "hellinger", "cramers_v_il", "chi2_distance", "r_mse", "ctbil"} <= set(scenario.not_computed)
+    assert scenario.not_computed["r_mse"].startswith("its 5 continuous variables make 10 pairs")
+    assert scenario.not_computed["cramers_v_il"].startswith("its 5 categorical variables make 10 pairs")
+    assert {"ldu_uni", "ks"} <= set(scenario.measures)  # one variable at a time: no limit

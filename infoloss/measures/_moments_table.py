@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .. import numeric
+from .. import limits, numeric
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
@@ -346,6 +346,7 @@ def _v_table(pair: EncodedPair) -> _Table:
 
 def _r_table(pair: EncodedPair) -> _Table:
     names = _need_two(pair, "R (correlations)")
+    limits.check_pairs(len(names) * (len(names) - 1) // 2, len(names), "continuous variables")
     r1, r2 = _correlation(pair, ORIGINAL), _correlation(pair, PROTECTED)
     iu = np.triu_indices(len(names), 1)
     keys = [f"{names[i]}|{names[j]}" for i, j in zip(*iu)]
