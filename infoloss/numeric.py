@@ -25,6 +25,8 @@ from typing import Iterable
 
 import numpy as np
 
+from . import errors
+
 __all__ = ["exponent", "safe_exponent", "column_exponents", "scaled", "unscale", "too_large", "FLOAT_MAX",
            "SAFE_EXPONENT", "MAX_STANDARDISED", "SINGULAR_TOLERANCE", "singular_reason"]
 
@@ -102,15 +104,23 @@ def singular_reason(what: str, values: np.ndarray, vectors: np.ndarray, names: l
     small = values <= SINGULAR_TOLERANCE * top
     if top > 0 and not small.any():
         return None
-    involved: list[str] = []
+    # each null vector's variables by falling weight, each named once: with more variables than records there
+    # are thousands of null vectors, so one sort per vector and no search of the names found so far
+    involved: list[int] = []
+    seen = np.zeros(len(names), dtype=bool)
     for k in np.flatnonzero(small):
         v = np.abs(vectors[:, k])
-        for i in np.argsort(-v, kind="stable"):
-            if v[i] >= 1e-3 * v.max() and names[i] not in involved:
-                involved.append(names[i])
+        heavy = np.flatnonzero(v >= 1e-3 * v.max())
+        heavy = heavy[np.argsort(-v[heavy], kind="stable")]
+        new = heavy[~seen[heavy]]
+        seen[new] = True
+        involved.extend(new.tolist())
+        if seen.all():
+            break
     kind = "singular" if values.min() >= -SINGULAR_TOLERANCE * abs(top) else "not positive definite"
     if len(involved) >= 2:
-        return f"the {what} is {kind} ({', '.join(involved)} are linearly dependent)"
+        listed = errors.shortened([names[i] for i in involved], "variable")
+        return f"the {what} is {kind} ({listed} are linearly dependent)"
     return f"the {what} is {kind}"
 
 
