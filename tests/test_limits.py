@@ -333,3 +333,23 @@ def test_measures_comparing_every_pair_are_not_computed_beyond_max_pairs(monkeyp
     assert scenario.not_computed["r_mse"].startswith("its 5 continuous variables make 10 pairs")
     assert scenario.not_computed["cramers_v_il"].startswith("its 5 categorical variables make 10 pairs")
     assert {"ldu_uni", "ks"} <= set(scenario.measures)  # one variable at a time: no limit
+
+
+def test_statistics_leave_out_their_matrices_beyond_max_pairs(monkeypatch):
+    import infoloss
+
+    orig, prot, spec = _wide_pair()
+    monkeypatch.setattr(limits, "MAX_PAIRS", 9)  # 5 continuous variables: 10 pairs
+    report = infoloss.compare(orig, prot, spec, measures=["ks"])
+    stats = report.scenarios[0].statistics
+    assert stats["orig"]["cov"] is None and stats["prot"]["corr"] is None
+    assert stats["orig"]["mean"]["x0"] == pytest.approx(orig["x0"].mean())
+    assert stats["matrices_left_out"].startswith("the covariance and correlation matrices are left out: 5 continuous "
+                                                 "variables make 10 pairs")
+    html = report.to_html()
+    assert "No correlations drawn: the covariance and correlation matrices are left out" in html
+    safe = report.to_dict(safe=True)["scenarios"][0]["statistics"]
+    assert safe["orig"]["corr"] is None and safe["matrices_left_out"] == stats["matrices_left_out"]
+    monkeypatch.setattr(limits, "MAX_PAIRS", 10)
+    stats = infoloss.compare(orig, prot, spec, measures=["ks"]).scenarios[0].statistics
+    assert len(stats["orig"]["corr"]) == 5 and "matrices_left_out" not in stats

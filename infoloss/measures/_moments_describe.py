@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import numeric
+from .. import limits, numeric
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ._moments_files import (
@@ -67,10 +67,21 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
         mean[name] = numeric.unscale(m, e)
         var[name] = numeric.unscale(v, 2 * e) if v is not None else None  # infinite (None in JSON) if too large
         sd[name] = numeric.unscale(math.sqrt(v), e) if v is not None else None
-    cov, corr = _describe_matrices(pair, which, w_all)
+    cov, corr = (None, None) if _matrices_left_out(names) else _describe_matrices(pair, which, w_all)
     return {"n": n, "mean": mean, "mean_ci": ci, "sd": sd, "variance": var, "cov": cov, "corr": corr,
             "n_complete": int(_complete(pair, which).n),
             "off_mode": {name: _off_mode(pair, name, which) for name in names}}
+
+
+def _matrices_left_out(names: list[str]) -> str | None:
+    """Why the covariance and correlation matrices are left out of the statistics (more than
+    ``limits.MAX_PAIRS`` pairs of continuous variables: 3,000 variables' four matrices were 780 MB of JSON), or
+    None."""
+    pairs = len(names) * (len(names) - 1) // 2
+    if pairs <= limits.MAX_PAIRS:
+        return None
+    return (f"the covariance and correlation matrices are left out: {len(names):,} continuous variables make "
+            f"{pairs:,} pairs, more than the {limits.MAX_PAIRS:,} (those of 500 variables) a comparison lists")
 
 
 def _off_mode(pair: EncodedPair, name: str, which: str) -> int:
@@ -197,7 +208,8 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
         "orig": {"n", "mean", "mean_ci", "sd", "variance", "cov", "corr", "n_complete", "off_mode"},
         "prot": {...}}``; per-variable entries are dicts keyed by variable,
         ``cov`` and ``corr`` lists of rows in ``variables`` order, over the
-        ``n_complete`` complete cases;
+        ``n_complete`` complete cases (None beyond ``limits.MAX_PAIRS``
+        pairs of variables, with why in ``matrices_left_out``);
         ``off_mode`` counts the records whose value is not the variable's
         most common one (unweighted; what safe mode needs, see
         :func:`infoloss.safe_statistics.safe_statistics`).
@@ -236,9 +248,11 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
     if not 0 < confidence < 1:
         raise InputError(f"confidence must be between 0 and 1, got {confidence}.")
     use = weighted and any(pair.weights(w) is not None for w in (ORIGINAL, PROTECTED))
+    left_out = _matrices_left_out(names)
     return {
         "variables": list(names),
         "weighted": bool(use),
         "confidence": float(confidence),
         **dict(zip(("orig", "prot"), _both_files(lambda which: _described(pair, which, confidence, use)))),
+        **({"matrices_left_out": left_out} if left_out else {}),
     }

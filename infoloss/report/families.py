@@ -401,6 +401,8 @@ def statistics_charts(report: Any) -> Markup:
     parts = [_means_chart(names, first, stats)]
     if first["orig"].get("corr") is not None and len(names) >= 2:
         parts.append(_correlations(names, first, stats))
+    elif first.get("matrices_left_out"):
+        parts.append(Markup('<p class="note">No correlations drawn: {}.</p>').format(first["matrices_left_out"]))
     return Markup('<h3>Means and correlations of the continuous variables{}</h3>{}').format(weighted, join(parts))
 
 
