@@ -314,8 +314,9 @@ def test_measures_comparing_every_pair_are_not_computed_beyond_max_pairs(monkeyp
     import infoloss
 
     orig, prot, spec = _wide_pair()
-    ids = ["ldu_biv", "aldu_biv", "gdu", "aad", "hellinger", "cramers_v_il", "chi2_distance", "ctbil", "r_mse",
-           "ldu_uni", "ks"]
+    matrices = ["r_mse", "v_mse", "rf_mae", "f_mv", "c_mse", "eigen", "gamma"]
+    ids = ["ldu_biv", "aldu_biv", "gdu", "aad", "hellinger", "cramers_v_il", "chi2_distance", "ctbil", *matrices,
+           "ldu_uni", "ks", "x_mse", "xbar_mae", "s_mv"]
     before = infoloss.compare(orig, prot, spec, measures=ids)
     assert not before.scenarios[0].not_computed
     monkeypatch.setattr(limits, "MAX_PAIRS", 10)
@@ -325,14 +326,15 @@ def test_measures_comparing_every_pair_are_not_computed_beyond_max_pairs(monkeyp
     assert scenario.not_computed["ldu_biv"].startswith("its 10 analysed variables make 45 pairs, more than the 10 ")
     assert "list the variables to analyse in the spec" in scenario.not_computed["ldu_biv"]
     assert scenario.not_computed["ctbil"].startswith("its 5 categorical variables make 20 tables of 2 to 3 variables")
-    for mid in ("aad", "hellinger", "cramers_v_il", "chi2_distance", "r_mse", "ldu_uni", "ks"):  # 10 pairs: computed
+    for mid in ("aad", "hellinger", "cramers_v_il", "chi2_distance", *matrices, "ldu_uni", "ks"):  # 10 pairs
         assert scenario.measures[mid].value == pytest.approx(before.scenarios[0].measures[mid].value, rel=1e-12)
     monkeypatch.setattr(limits, "MAX_PAIRS", 9)
     scenario = infoloss.compare(orig, prot, spec, measures=ids).scenarios[0]
-    assert {"aad", "hellinger", "cramers_v_il", "chi2_distance", "r_mse", "ctbil"} <= set(scenario.not_computed)
-    assert scenario.not_computed["r_mse"].startswith("its 5 continuous variables make 10 pairs")
+    assert {"aad", "hellinger", "cramers_v_il", "chi2_distance", "ctbil", *matrices} <= set(scenario.not_computed)
+    for mid in matrices:
+        assert scenario.not_computed[mid].startswith("its 5 continuous variables make 10 pairs"), mid
     assert scenario.not_computed["cramers_v_il"].startswith("its 5 categorical variables make 10 pairs")
-    assert {"ldu_uni", "ks"} <= set(scenario.measures)  # one variable at a time: no limit
+    assert {"ldu_uni", "ks", "x_mse", "xbar_mae", "s_mv"} <= set(scenario.measures)  # one variable at a time
 
 
 def test_statistics_leave_out_their_matrices_beyond_max_pairs(monkeypatch):

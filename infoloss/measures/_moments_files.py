@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import numeric
+from .. import limits, numeric
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 
@@ -340,9 +340,12 @@ def _join(names: list[str]) -> str:
 
 
 def _need_two(pair: EncodedPair, what: str) -> list[str]:
+    """The continuous variables of a measure over their matrices (covariances, correlations, eigenvalues):
+    NotComputed with fewer than two, or more pairs than ``limits.MAX_PAIRS``."""
     names = pair.continuous_names
     if not names:
         raise NotComputed("there is no continuous variable")
     if len(names) < 2:
         raise NotComputed(f"{what} needs at least 2 continuous variables, and there is only {names[0]}")
+    limits.check_pairs(len(names) * (len(names) - 1) // 2, len(names), "continuous variables")
     return names

@@ -315,6 +315,8 @@ def _covariances(pair: EncodedPair) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _v_table(pair: EncodedPair) -> _Table:
+    names = pair.continuous_names
+    limits.check_pairs(len(names) * (len(names) - 1) // 2, len(names), "continuous variables")
     v1, v2 = _covariances(pair)
     iu = np.triu_indices(v1.shape[0])
     finite = np.isfinite(v1[iu]) & np.isfinite(v2[iu])
@@ -346,7 +348,6 @@ def _v_table(pair: EncodedPair) -> _Table:
 
 def _r_table(pair: EncodedPair) -> _Table:
     names = _need_two(pair, "R (correlations)")
-    limits.check_pairs(len(names) * (len(names) - 1) // 2, len(names), "continuous variables")
     r1, r2 = _correlation(pair, ORIGINAL), _correlation(pair, PROTECTED)
     iu = np.triu_indices(len(names), 1)
     keys = [f"{names[i]}|{names[j]}" for i, j in zip(*iu)]
