@@ -595,7 +595,7 @@ def test_singular_reason_names_the_dependent_variables_in_the_same_order_as_one_
 
 
 def test_singular_reason_of_thousands_of_variables_is_quick_and_one_line():
-    # 100 records of 1,500 variables: 1,401 null vectors (a name search per entry took hours at 3,000)
+    # 100 records of 1,500 variables: 1,401 null vectors (a name search per entry took 24 s here, minutes at 3,000)
     from infoloss.numeric import singular_reason
 
     rng = np.random.default_rng(0)
