@@ -55,6 +55,7 @@ __all__ = [
     "IDENTIFIER_SHARE",
     "MANY_CATEGORIES",
     "MAX_PAIRS",
+    "MAX_MODEL_COLUMNS",
     "n_cells",
     "check_pairs",
     "is_large",
@@ -75,6 +76,9 @@ MAX_DENSE_CELLS = 10_000_000
 MAX_CACHED_CELLS = 1_000_000
 #: most levels of one categorical variable in a propensity or cluster model (the rest are grouped)
 MAX_MODEL_LEVELS = 100
+#: most columns of the propensity logit (numbers and the categories' dummies): its aliasing check holds their
+#: cross-products, 200 MB at 5,000 columns (50 variables of 100 categories fit); 12,000 took 4.6 GB and 52 s
+MAX_MODEL_COLUMNS = 5_000
 #: most pairs of variables (or tables of several) a measure compares one at a time, each a test, a table or a
 #: correlation and an entry of the JSON: the pairs of 500 variables.  A 1,000-variable file's 499,500 GDU tests
 #: took 38 s and 256 MB of JSON (5.2 GB at its peak) on 1,000 records; 3,000 variables would need ten times more.

@@ -447,3 +447,29 @@ def test_a_weighted_intercept_only_fit_uses_the_weighted_share():
     p[rest] = fit.predict(np.ones((int(rest.sum()), 1)))
     expected = float(np.sum(w * (p - y.mean()) ** 2) / len(y))
     assert pmse(orig, prot, spec, weighted=True).value == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("n_vars, n", [(5, 300), (60, 40)])  # pairs of bincounts; one product of the 0/1 columns
+def test_crosstabs_are_the_cross_products_of_the_dummies(n_vars, n):
+    from infoloss.measures.propensity import _crosstabs
+
+    rng = np.random.default_rng(n_vars)
+    codes = [rng.integers(0, int(rng.integers(1, 5)), size=n).astype(np.int64) for _ in range(n_vars)]
+    levels = [np.flatnonzero(rng.random(int(c.max()) + 1) < 0.7).astype(np.int64) for c in codes]
+    dummies = np.hstack([(c[:, None] == lev[None, :]).astype(float) for c, lev in zip(codes, levels)])
+    assert np.array_equal(_crosstabs(codes, levels, n), dummies.T @ dummies)
+
+
+def test_a_logit_of_too_many_columns_is_not_computed_and_cart_still_is(monkeypatch):
+    import infoloss.limits as limits
+
+    rng = np.random.default_rng(2)
+    orig = pd.DataFrame({f"g{j}": rng.choice(list("abcd"), 120) for j in range(6)} | {"x": rng.normal(size=120)})
+    prot = orig.copy()
+    prot["g0"] = rng.choice(list("abcd"), 120)
+    spec = {"variables": {c: {"scale": "continuous" if c == "x" else "nominal"} for c in orig}}
+    assert pmse(orig, prot, spec).details["k"] == 1 + 1 + 6 * 3  # intercept, x, three dummies each
+    monkeypatch.setattr(limits, "MAX_MODEL_COLUMNS", 18)  # 19 columns
+    with pytest.raises(NotComputed, match=r"the logit would have 19 columns .* more than the 18 .* model='cart'"):
+        pmse(orig, prot, spec)
+    assert 0 <= pmse(orig, prot, spec, model="cart").value <= 0.25

@@ -406,6 +406,13 @@ def _logit_design(m: _Merged) -> _Design:
         lev = np.array([i for i in range(len(lab)) if i != ref], dtype=np.int64)
         levels.append(lev)
         names += [f"{name}={lab[i]}" for i in lev]
+    columns = m.dense.shape[1] + len(names)
+    if columns > limits.MAX_MODEL_COLUMNS:
+        raise NotComputed(
+            f"the logit would have {columns:,} columns (the numbers and a column per category but one of each "
+            f"categorical variable), more than the {limits.MAX_MODEL_COLUMNS:,} whose cross-products it checks for "
+            "aliasing; list fewer variables in the spec, or use model='cart'"
+        )
     keep = _independent_columns(m.dense, m.cat_codes, levels, m.n)
     q = m.dense.shape[1]
     kept = np.zeros(q + len(names), dtype=bool)
@@ -421,9 +428,18 @@ def _logit_design(m: _Merged) -> _Design:
 
 
 def _crosstabs(codes: list[np.ndarray], levels: list[np.ndarray], n: int) -> np.ndarray:
-    """The Gram matrix of the 0/1 columns of ``levels`` of each variable: counts of pairs of categories."""
+    """The Gram matrix of the 0/1 columns of ``levels`` of each variable: counts of pairs of categories.
+
+    One bincount per pair of variables; with few records and many columns (at most ``limits.MAX_DENSE_CELLS``
+    cells of 0/1) one BLAS product ``DᵀD`` instead, the same whole numbers exactly (3,000 variables of 400
+    records: 30 s of pairs).  Many records and few variables stay with the bincounts (1,000,000 records of 20
+    variables: 0.5 s against 2.3 s for a sparse product).
+    """
     sizes = [int(c.max(initial=-1)) + 1 for c in codes]
     starts = np.cumsum([0] + [lev.shape[0] for lev in levels])
+    if len(codes) > 50 and n * int(starts[-1]) <= limits.MAX_DENSE_CELLS:
+        d = _csr(np.empty((n, 0)), codes, levels).toarray()
+        return d.T @ d
     out = np.zeros((starts[-1], starts[-1]))
     for a, (ca, la) in enumerate(zip(codes, levels)):
         if la.shape[0] == 0:
