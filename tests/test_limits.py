@@ -346,10 +346,10 @@ def test_statistics_leave_out_their_matrices_beyond_max_pairs(monkeypatch):
     stats = report.scenarios[0].statistics
     assert stats["orig"]["cov"] is None and stats["prot"]["corr"] is None
     assert stats["orig"]["mean"]["x0"] == pytest.approx(orig["x0"].mean())
-    assert stats["matrices_left_out"].startswith("the covariance and correlation matrices are left out: 5 continuous "
-                                                 "variables make 10 pairs")
+    assert stats["matrices_left_out"].startswith("the covariance and correlation matrices are left out because 5 "
+                                                 "continuous variables make 10 pairs")
     html = report.to_html()
-    assert "No correlations drawn: the covariance and correlation matrices are left out" in html
+    assert "No correlations drawn: the covariance and correlation matrices are left out because 5" in html
     safe = report.to_dict(safe=True)["scenarios"][0]["statistics"]
     assert safe["orig"]["corr"] is None and safe["matrices_left_out"] == stats["matrices_left_out"]
     monkeypatch.setattr(limits, "MAX_PAIRS", 10)

@@ -80,7 +80,7 @@ def _matrices_left_out(names: list[str]) -> str | None:
     pairs = len(names) * (len(names) - 1) // 2
     if pairs <= limits.MAX_PAIRS:
         return None
-    return (f"the covariance and correlation matrices are left out: {len(names):,} continuous variables make "
+    return (f"the covariance and correlation matrices are left out because {len(names):,} continuous variables make "
             f"{pairs:,} pairs, more than the {limits.MAX_PAIRS:,} (those of 500 variables) a comparison lists")
 
 
