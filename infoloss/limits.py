@@ -184,15 +184,17 @@ def check_dense(pair: "EncodedPair", names: Sequence[str], what: str | None = No
 # ---------------------------------------------------------------------------
 # sparse tables
 # ---------------------------------------------------------------------------
-def check_pairs(count: int, n_variables: int, what: str, unit: str = "pairs") -> None:
-    """NotComputed when a measure would compare more than :data:`MAX_PAIRS` pairs (or tables) of variables.
+def check_pairs(n_variables: int, what: str, count: int | None = None, unit: str = "pairs") -> None:
+    """NotComputed when a measure would compare more than :data:`MAX_PAIRS` pairs of ``n_variables`` variables
+    (or ``count`` tables of several, named by ``unit``).
 
-    >>> check_pairs(124_750, 500, "categorical variables")
-    >>> check_pairs(499_500, 1_000, "variables")
+    >>> check_pairs(500, "categorical variables")
+    >>> check_pairs(1_000, "variables")
     Traceback (most recent call last):
     ...
     infoloss.errors.NotComputed: its 1,000 variables make 499,500 pairs, more than the 125,000 (those of 500 variables) one measure compares; list the variables to analyse in the spec (infoloss spec writes one to edit)
     """
+    count = math.comb(n_variables, 2) if count is None else count
     if count > MAX_PAIRS:
         raise NotComputed(
             f"its {n_variables:,} {what} make {count:,} {unit}, more than the {MAX_PAIRS:,} (those of 500 variables) "

@@ -77,7 +77,7 @@ def _matrices_left_out(names: list[str]) -> str | None:
     """Why the covariance and correlation matrices are left out of the statistics (more than
     ``limits.MAX_PAIRS`` pairs of continuous variables: 3,000 variables' four matrices were 780 MB of JSON), or
     None."""
-    pairs = len(names) * (len(names) - 1) // 2
+    pairs = math.comb(len(names), 2)
     if pairs <= limits.MAX_PAIRS:
         return None
     return (f"the covariance and correlation matrices are left out because {len(names):,} continuous variables make "

@@ -347,5 +347,5 @@ def _need_two(pair: EncodedPair, what: str) -> list[str]:
         raise NotComputed("there is no continuous variable")
     if len(names) < 2:
         raise NotComputed(f"{what} needs at least 2 continuous variables, and there is only {names[0]}")
-    limits.check_pairs(len(names) * (len(names) - 1) // 2, len(names), "continuous variables")
+    limits.check_pairs(len(names), "continuous variables")
     return names

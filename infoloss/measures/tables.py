@@ -246,7 +246,7 @@ def _key(names: tuple[str, ...]) -> str:
 
 def _pairs(names: list[str]) -> list[tuple[str, str]]:
     """Every pair of ``names``; NotComputed beyond ``limits.MAX_PAIRS`` pairs."""
-    limits.check_pairs(len(names) * (len(names) - 1) // 2, len(names), "categorical variables")
+    limits.check_pairs(len(names), "categorical variables")
     return list(itertools.combinations(names, 2))
 
 
@@ -338,7 +338,7 @@ def ctbil(pair: EncodedPair, *, K: int | None = None, weighted: bool | None = No
     K = int(K)
     use_w, wdetails = _weighting(pair, weighted, "ctbil")
     scale = _scale(pair, use_w)
-    limits.check_pairs(sum(math.comb(len(names), t) for t in range(2, K + 1)), len(names), "categorical variables",
+    limits.check_pairs(len(names), "categorical variables", sum(math.comb(len(names), t) for t in range(2, K + 1)),
                        "pairs" if K == 2 else f"tables of 2 to {K} variables")
     raw, cells, tables = 0.0, 0, 0
     by_dimension: dict[str, float] = {}
