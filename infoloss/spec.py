@@ -764,16 +764,24 @@ def _comma_hint(name: str, col: pd.Series) -> str:
     from .limits import InferenceWarning
 
     try:
-        values = [str(v) for v in col.dropna().iloc[:1000]]
+        head = col.dropna().iloc[:1000]
+        if head.empty or not _number_like(str(head.iloc[0])):  # the usual text column: its first value says no
+            return ""
+        values = list(dict.fromkeys(str(v) for v in head))
     except (TypeError, ValueError):
         return ""
     example = next((v for v in values if DECIMAL_COMMA.fullmatch(v)), None)
-    if example is None or not all(DECIMAL_COMMA.fullmatch(v) or _WHOLE.fullmatch(v) for v in values):
+    if example is None or not all(_number_like(v) for v in values):
         return ""
     hint = (f"looks like numbers with a decimal comma ({example!r}); export the file with '.' as the decimal "
             "separator and infer the spec again")
     warnings.warn(f"column {name!r} {hint}", InferenceWarning, stacklevel=4)
     return f"; {hint}"
+
+
+def _number_like(text: str) -> bool:
+    """Whether ``text`` is a whole number or a decimal-comma number (what :func:`_comma_hint` needs of each value)."""
+    return bool(DECIMAL_COMMA.fullmatch(text) or _WHOLE.fullmatch(text))
 
 
 def _has_fractions(col: pd.Series) -> bool:

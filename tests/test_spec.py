@@ -238,6 +238,17 @@ def test_infoloss_spec_output_with_its_analyses_block_uncommented_loads(tmp_path
     assert {"statistic": "proportion", "variable": name} in loaded.analyses["estimates"]
 
 
+def test_a_decimal_comma_hint_needs_every_first_value_to_be_a_number():
+    # the usual text column is told apart by its first value; a number-like first value then has every value checked
+    import warnings
+
+    df = pd.DataFrame({"a": ["4,5", "x"] * 3, "b": ["x", "4,5"] * 3, "c": ["4", "4,5", "5"] * 2, "d": ["4"] * 6})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spec = infer_spec(df)
+    assert ["decimal comma" in spec.variables[name].note for name in "abcd"] == [False, False, True, False]
+
+
 def test_inference_flags_numbers_with_a_decimal_comma():
     # a ';'-separated file with "31,5" was inferred as nominal text without a hint, and flagged as an identifier
     # (found by the hostile-input audit)
