@@ -120,6 +120,7 @@ class EncodedPair:
     original_cache: dict | None = field(default=None, repr=False)
     nearest: Any = None  # infoloss.nearest.NearestPairing with ``pairing: nearest`` (unpaired, paired view on demand)
     locks: KeyLocks = field(default_factory=KeyLocks, repr=False, compare=False)
+    _by_name: tuple[list, dict[str, VariableSpec]] | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- variable lists ----------------------------------------------------
     def names(self, scale: str | Iterable[str] | None = None, *, include_removed: bool = False) -> list[str]:
@@ -144,7 +145,12 @@ class EncodedPair:
         return [v.name for v in self.variables if v.removed]
 
     def variable(self, name: str) -> VariableSpec:
-        return next(v for v in self.variables if v.name == name)
+        """The spec of the analysed variable ``name`` (a dict look-up: measures ask once per variable, and a
+        search of the list per call made 3,000 variables cost 0.35 s)."""
+        found = self._by_name
+        if found is None or found[0] is not self.variables or len(found[1]) != len(self.variables):
+            found = self._by_name = (self.variables, {v.name: v for v in self.variables})
+        return found[1][name]
 
     def n(self, which: str) -> int:
         return self.n_orig if which == ORIGINAL else self.n_prot

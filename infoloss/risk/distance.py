@@ -360,20 +360,35 @@ class MixedFeatures:
         return np.hstack(parts) if parts else np.zeros((rows.size, 0))
 
     def _sparse(self, which: int, rows: np.ndarray) -> Any:
+        """The points as CSR: the continuous columns, then every categorical variable's one-hot block.
+
+        Built as two blocks, not one matrix per variable: 3,000 variables made
+        3,000 scipy matrices per call, 0.4 s each of ten calls of DCR.
+        """
         from scipy import sparse
 
         blocks = []
+        dense = []
         for orig, prot, e, mu, sd, missing in self.continuous:
             z, miss = _standardised((orig, prot)[which][rows], e, mu, sd, which)
-            blocks.append(sparse.csr_matrix(z[:, None]))
+            dense.append(z)
             if missing:
-                blocks.append(sparse.csr_matrix(miss.astype(np.float64)[:, None]))
-        for orig, prot, k in self.categorical:
-            codes = (orig, prot)[which][rows]
-            onehot = sparse.csr_matrix((np.full(rows.size, np.sqrt(0.5)), (np.arange(rows.size),
-                                        np.where(codes < 0, k, codes))), shape=(rows.size, k + 1))
-            blocks.append(onehot)
-        out = sparse.hstack(blocks, format="csr")
+                dense.append(miss.astype(np.float64))
+        if dense:
+            blocks.append(sparse.csr_matrix(np.column_stack(dense)))
+        if self.categorical:
+            sizes = np.array([k + 1 for _, _, k in self.categorical])
+            offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+            index = np.int32 if sizes.sum() < 2**31 else np.int64
+            hot = np.empty((rows.size, len(self.categorical)), dtype=index)  # each record's column per variable
+            for j, (orig, prot, k) in enumerate(self.categorical):
+                codes = (orig, prot)[which][rows]
+                hot[:, j] = np.where(codes < 0, k, codes) + offsets[j]
+            m = len(self.categorical)  # one entry per record and variable, in increasing columns: CSR as it is
+            blocks.append(sparse.csr_matrix((np.full(hot.size, np.sqrt(0.5)), hot.ravel(),
+                                             np.arange(0, hot.size + 1, m, dtype=np.int64)),
+                                            shape=(rows.size, int(sizes.sum()))))
+        out = sparse.hstack(blocks, format="csr") if len(blocks) > 1 else blocks[0]
         out.eliminate_zeros()
         out.sort_indices()
         return out
