@@ -120,6 +120,9 @@ class Hierarchy:
         A file's first row shares no value, at any level, with any other row
         (its own top among several): what a header row looks like, as ARX
         files have none.  Checked against the data (:mod:`infoloss.generalised`).
+    added_root : bool
+        The root ``*`` was added above several top values: the rows as given
+        are one level lower (ARX counts their height, :attr:`given_height`).
     """
 
     source: str
@@ -134,12 +137,18 @@ class Hierarchy:
     domain: tuple[float, float] | None
     suppressed: tuple[str, ...] = ()
     first_row_apart: bool = False
+    added_root: bool = False
     _index: dict = field(default_factory=dict, repr=False)
 
     @property
     def height(self) -> int:
         """The number of levels above the leaves (columns − 1)."""
         return self.table.shape[1] - 1
+
+    @property
+    def given_height(self) -> int:
+        """The height of the rows as given, without an added root (ARX's height of a hierarchy: its columns − 1)."""
+        return self.height - 1 if self.added_root else self.height
 
     @property
     def n_leaves(self) -> int:
@@ -254,7 +263,8 @@ def from_rows(
     cells = [[normalise_label(c) for c in row] for row in rows]
     _check_rows(cells, lines, source)
     n_file_columns = len(cells[0])
-    if len(set(row[-1] for row in cells)) > 1 or len(cells[0]) == 1:
+    added_root = len(set(row[-1] for row in cells)) > 1
+    if added_root or len(cells[0]) == 1:
         cells = [row + [ROOT_LABEL] for row in cells]
     n, width = len(cells), len(cells[0])
     columns = [np.array([row[k] for row in cells], dtype=object) for k in range(width)]
@@ -284,6 +294,7 @@ def from_rows(
         domain=dom,
         suppressed=tuple(normalise_label(s) for s in suppressed),
         first_row_apart=kind == "file" and _first_row_apart(cells, n_file_columns),
+        added_root=added_root and n_file_columns > 1,
     )
 
 

@@ -560,3 +560,39 @@ def test_loss_metric_gives_iyengars_sum_beside_the_mean():
     result = measure("loss_metric", encode_pair(orig, prot, spec))
     assert result.value == pytest.approx((lm_zip + lm_sex) / 2)
     assert result.details["sum"] == pytest.approx(lm_zip + lm_sex)  # seed 003: "summed together"
+
+
+def _generalised(tmp_path, rows: str | None, orig: list, prot: list, scale: str, hierarchy=None) -> dict:
+    if rows is not None:
+        (tmp_path / "h.csv").write_text(rows)
+        hierarchy = str(tmp_path / "h.csv")
+    spec = {"variables": {"v": {"scale": scale, "role": "key", "hierarchy": hierarchy}}}
+    report = infoloss.compare(pd.DataFrame({"v": orig}), pd.DataFrame({"v": prot}), spec,
+                              measures=["precision", "ncp", "gcp", "nonuniform_entropy"], aggregates=False,
+                              tables=False)
+    return {mid: result.value for mid, result in report.scenarios[0].measures.items()}
+
+
+def test_precision_counts_the_height_of_a_file_without_a_root_as_arx_does(tmp_path):
+    # ARX's height is the file's columns - 1; infoloss's added root '*' made it 2 and the top column score 0.5
+    # (found by the generalisation audit).  6 records at the top column, 2 suppressed: ((8 - 2) * 1/1 + 2) / 8
+    rows = "prim;low\nsec;low\nbach;high\nmast;high\nphd;high\n"
+    got = _generalised(tmp_path, rows, ["prim", "sec", "bach", "mast", "phd", "prim", "sec", "bach"],
+                       ["low", "low", "high", "high", "high", "low", "*", "*"], "nominal")
+    assert got["precision"] == 1.0
+    got = _generalised(tmp_path, rows, ["prim", "sec", "bach", "mast"], ["prim", "low", "bach", "*"], "nominal")
+    assert got["precision"] == pytest.approx((0 + 1 + 0 + 1) / 4)
+    with_root = "prim;low;*\nsec;low;*\nbach;high;*\nmast;high;*\nphd;high;*\n"  # the same file with its root
+    got = _generalised(tmp_path, with_root, ["prim", "sec", "bach", "mast"], ["prim", "low", "bach", "*"], "nominal")
+    assert got["precision"] == pytest.approx((0 + 0.5 + 0 + 1) / 4)
+
+
+def test_suppressed_values_of_a_constant_original_have_ncp_one_and_no_negative_entropy(tmp_path):
+    # max_T - min_T = 0 made every NCP 0/0 = 0, suppressed values too; the entropy came out as -1.8e-15
+    # (found by the generalisation audit)
+    got = _generalised(tmp_path, None, [30.0] * 6, ["*"] * 6, "continuous", {"intervals": [0, 20, 40, 60]})
+    assert got["ncp"] == 1.0 and got["gcp"] == 1.0
+    assert got["nonuniform_entropy"] == 0.0
+    got = _generalised(tmp_path, None, [30.0] * 4, ["*", "[20, 40[", "30", "*"], "continuous",
+                       {"intervals": [0, 20, 40, 60]})
+    assert got["ncp"] == 0.5

@@ -189,6 +189,23 @@ def test_l_diversity_and_t_closeness_measures():
         l_diversity(df, df, {"variables": {"k": {"scale": "nominal", "role": "key"}, "s": {"scale": "nominal"}}})
 
 
+@pytest.mark.parametrize("m", [3, 6, 7, 10, 20])
+def test_a_class_of_m_equally_frequent_values_is_entropy_m_diverse(m):
+    # exp(ln 3) is 2.9999999999999996: every record was counted below l = 3 (found by the risk audit)
+    df = pd.DataFrame({"k": [1] * m + [2] * m, "s": [f"v{i}" for i in range(m)] * 2})
+    spec = {"variables": {"k": {"scale": "nominal", "role": "key"}, "s": {"scale": "nominal", "role": "sensitive"}}}
+    assert l_diversity(df, df, spec, kind="entropy", l=float(m)).value == 0.0
+    assert l_diversity(df, df, spec, kind="entropy", l=m + 1e-9).value == 1.0
+
+
+def test_classes_exactly_at_t_are_not_above_it():
+    # both classes are at an EMD of exactly 1/5, computed as 0.20000000000000007 (found by the risk audit)
+    df = pd.DataFrame({"k": [1] * 5 + [2] * 5, "s": list("xxxxy") + list("xxyyy")})
+    spec = {"variables": {"k": {"scale": "nominal", "role": "key"}, "s": {"scale": "nominal", "role": "sensitive"}}}
+    assert t_closeness(df, df, spec, t=0.2).details["by_variable"]["s"]["share_above_t"] == 0.0
+    assert t_closeness(df, df, spec, t=0.19).details["by_variable"]["s"]["share_above_t"] == 1.0
+
+
 def test_more_than_15_key_variables_are_a_reason_not_hours_of_search():
     # SUDA2's time doubles with each key variable: 25 keys ran for hours (found by fuzzing)
     import infoloss

@@ -390,7 +390,11 @@ def precision(pair: EncodedPair) -> MeasureResult:
     ``Prec = 1 − value`` is ``details["sweeney"]``;
     ``details["monotonic"]`` is ARX's monotonic form (``l_a/h_a``, ignoring
     suppression) when every variable has one level.  A variable whose
-    hierarchy has a single level (height 0) loses nothing.
+    hierarchy has a single level (height 0) loses nothing.  ``h_a`` is the
+    hierarchy's height as ARX counts it, its columns − 1: for a file whose
+    last column holds several values (infoloss adds a root ``*`` above
+    them) a value of that column is at level ``h_a`` and scores 1, as a
+    suppressed value does.
 
     References
     ----------
@@ -411,10 +415,11 @@ def precision(pair: EncodedPair) -> MeasureResult:
     cols = qi(pair)
     by_variable, monotonic = {}, {}
     for gc in cols:
-        h = gc.hierarchy.height
-        by_variable[gc.name] = float(gc.prot_level.mean(dtype=np.float64)) / h if h else 0.0
+        h = gc.hierarchy.given_height  # the added root (suppression) is one above it: min(level, h) scores 1
+        levels = np.minimum(gc.prot_level, h) if gc.hierarchy.added_root else gc.prot_level
+        by_variable[gc.name] = float(levels.mean(dtype=np.float64)) / h if h else 0.0
         if gc.level is not None:
-            monotonic[gc.name] = gc.level / h if h else 0.0
+            monotonic[gc.name] = min(gc.level, h) / h if h else 0.0
     value = float(np.mean(list(by_variable.values())))
     details: dict[str, Any] = {"sweeney": 1.0 - value, "aggregate": "arithmetic mean over variables (ARX)"}
     if len(monotonic) == len(cols):

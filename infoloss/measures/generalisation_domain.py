@@ -178,6 +178,11 @@ def _ncp_one(pair: EncodedPair, gc: GeneralisedColumn) -> np.ndarray:
     h = gc.hierarchy
     if numeric(pair, gc):
         low, high = table_range(gc)
+        if not high > low:  # a constant original: every width is 0/0, but a suppressed value (the root) is still 1
+            out = (gc.prot_node == h.root).astype(np.float64)
+            if gc.both_missing is not None:
+                out[gc.both_missing] = 0.0
+            return out
         return relative_width(gc, low, high)
     count = gc.leaf_count
     return np.where(count > 1, count / h.n_leaves, 0.0)
@@ -210,7 +215,8 @@ def ncp(pair: EncodedPair, *, weights: dict | None = None) -> MeasureResult:
     ``card(u)`` is the number of leaves under ``u`` and ``|a|`` the hierarchy's
     leaves; ``min_T``, ``max_T`` the smallest and largest original value; a
     numeric value's span (its interval, or its leaves' range) is clipped to
-    ``[min_T, max_T]``.  A suppressed value has NCP 1.  ``details["total"]`` is
+    ``[min_T, max_T]``.  A suppressed value has NCP 1, also when the
+    original values are all equal (every other value then has 0).  ``details["total"]`` is
     Xu et al.'s table sum ``Σ_r NCP(r)``; ``by_variable`` the mean
     ``NCP_a``.  :func:`gcp` is the normalised, unweighted form.
 
