@@ -562,7 +562,7 @@ def safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> d
                         c[k] = None
                         state.withhold()
                 c["note"] = (f"safe mode: withheld (a contrast with {factor}'s reference category, of fewer than "
-                             f"{state.min_cell} records)" if factor else
+                             f"{state.min_cell} records; {_larger_reference(factor)})" if factor else
                              f"safe mode: withheld (a category of fewer than {state.min_cell} records)")
             for side in ("original", "protected"):  # the coefficients' records would give the domains' sizes back
                 if isinstance(c.get(side), dict) and c[side].get("n_records") is not None:
@@ -613,6 +613,13 @@ def _response_of_few_records(reg: dict[str, Any], raw: dict[str, Any], state: _S
             c["note"] = note
         out.append(c)
     reg["coefficients"] = out
+
+
+def _larger_reference(factor: str) -> str:
+    """How to publish the contrasts of ``factor`` (``C(occ)``, ``C(occ, Treatment('a'))`` or ``occ``): give it a
+    larger reference category in the formula."""
+    variable = factor[2:-1].split(",")[0].strip() if factor.startswith("C(") and factor.endswith(")") else factor
+    return f"to publish them, write the factor with a larger reference category: C({variable}, Treatment('<category>'))"
 
 
 def _rare_reference_factor(name: str, raw: dict[str, Any] | None, min_cell: int) -> str | None:

@@ -162,8 +162,15 @@ def test_contrasts_with_a_one_record_reference_keep_their_large_categories_names
     # a category the tables name keeps its name; zookeeper, which they merge, is not named
     assert names == ["Intercept", "C(occ)[T.clerk]", "C(occ)[T.farmer]", "C(occ)[a category not named in safe mode, 1]"]
     assert all(c["original"]["estimate"] is None for c in coefficients)
-    assert all("a contrast with C(occ)'s reference category, of fewer than 5 records" in c["note"]
+    assert all("a contrast with C(occ)'s reference category, of fewer than 5 records; to publish them, write the "
+               "factor with a larger reference category: C(occ, Treatment('<category>'))" in c["note"]
                for c in coefficients)
+    # done so, the contrasts are published
+    spec["analyses"]["regressions"][0]["formula"] = "y ~ C(occ, Treatment('clerk'))"
+    report = infoloss.compare(df, df.copy(), spec, measures=["regression_ci_overlap"])
+    coefficients = report.to_dict(safe=True)["scenarios"][0]["analyses"]["regressions"][0]["coefficients"]
+    published = {c["name"]: c["original"]["estimate"] is not None for c in coefficients}
+    assert published["Intercept"] and published["C(occ, Treatment('clerk'))[T.farmer]"]
 
 
 def _region_sex_income(counts, seed=0):
