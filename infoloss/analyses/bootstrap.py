@@ -148,6 +148,8 @@ class IndicatorTask:
         self.starts = np.searchsorted(self.ds, d, side="left")
         self.ends = np.searchsorted(self.ds, d, side="right")
         self.counts = self.ends - self.starts
+        # whole-number weights: the replicates' sums of count × weight are exact (see _settle_ties)
+        self.whole_weights = bool(np.all(self.ws == np.round(self.ws))) and float(np.abs(self.ws).sum()) < 2**40
         # every record with a value is in a domain: the whole file's median can come from this task
         self.covers_all = self.rec.size == int((~np.isnan(self.x)).sum())
         self.uniq = np.unique(self.xs)
@@ -241,7 +243,8 @@ class IndicatorTask:
                 base = np.where(s > 0, cs[s - 1], 0.0)
                 total = cs[e - 1] - base
                 empty = total <= 0
-                idx = {p: self._quantile_index(cs, base, total, p, s, e) for p in probs}
+                idx = {p: self._settle_ties(self._quantile_index(cs, base, total, p, s, e), cs, base, total, p, s,
+                                            e, cnt) for p in probs}
                 for p in self.probs:
                     out[("quantile", p)][r, keep] = np.where(empty, np.nan, self.xs[idx[p]])
                 if medians is not None and self.n_domains == 1 and 0.5 in idx and not empty[0]:
@@ -291,6 +294,41 @@ class IndicatorTask:
         """Per domain, the index of laeken's q(p): the first cumulative weight share above p."""
         idx = np.searchsorted(cs, base + p * total, side="left" if p == 1 else "right")
         return np.clip(idx, s, e - 1)
+
+    def _settle_ties(self, idx: np.ndarray, cs: np.ndarray, base: np.ndarray, total: np.ndarray, p: float,
+                     s: np.ndarray, e: np.ndarray, cnt: np.ndarray) -> np.ndarray:
+        """``idx`` with each domain whose cumulative weight meets ``p`` × its total within rounding decided as
+        :func:`indicators.weighted_quantile` decides on the replicate's records (R's sums of the repeated
+        weights, share = sum / total > p).
+
+        Weights of one decimal make the share reach exactly ½ at a value; whether a running sum of count ×
+        weight landed on ½ or just past it picked that value or the next.  With whole-number weights the sums
+        are exact and only R's division is redone, at the few records near the target; other weights (rarely
+        at a tie) have the domain's repeated records summed as R sums them.
+        """
+        if not 0 < p < 1:
+            return idx
+        target = base + p * total
+        tol = 1e-9 * total
+        before = np.where(idx > s, cs[np.maximum(idx - 1, 0)], base)
+        near = (total > 0) & ((np.abs(cs[idx] - target) <= tol) | (np.abs(before - target) <= tol))
+        if not near.any():
+            return idx
+        idx = idx.copy()
+        for d in np.flatnonzero(near):
+            a, b = int(s[d]), int(e[d])
+            if self.whole_weights:  # exact sums: R's share at the records whose sum is within rounding of the target
+                lo = max(a, int(np.searchsorted(cs, target[d] - tol[d], side="left")))
+                hi = min(b - 1, int(np.searchsorted(cs, target[d] + tol[d], side="right")))
+                above = np.flatnonzero((cs[lo:hi + 1] - base[d]) / total[d] > p)
+                idx[d] = lo + int(above[0]) if above.size else hi
+                continue
+            held = np.cumsum(cnt[a:b])  # record a + j holds the repeated records held[j - 1] .. held[j] - 1
+            weights = np.repeat(self.ws[a:b], cnt[a:b])
+            share = indicators._cumsum(weights) / indicators._sum(weights)
+            k = min(int(np.searchsorted(share, p, side="right")), weights.size - 1)
+            idx[d] = a + int(np.searchsorted(held, k, side="right"))
+        return idx
 
     @staticmethod
     def _segment_sums(P: np.ndarray, cs: np.ndarray, W: np.ndarray, s: np.ndarray, e: np.ndarray,
