@@ -534,3 +534,24 @@ def test_a_factor_computed_in_the_formula_is_counted_before_patsy_codes_it(monke
         "scenarios"][0]["analyses"]["regressions"]
     assert r["coefficients"] == [] and "C(income // 10)" in r["notes"][0] and "categories" in r["notes"][0]
     assert [c["name"] for c in s["coefficients"]][:2] == ["Intercept", "C(income // 200000)[T.1.0]"]
+
+
+def test_a_linear_regression_of_a_response_with_one_value_is_not_fitted():
+    # np.log(0) drops half the records and the rest have one response value: the slope was rounding noise (2.6e-20,
+    # se 0, p 0) whose sign regression_sign_agreement compared, and R² was null without a note (analyses audit)
+    import infoloss
+
+    rng = np.random.default_rng(15)
+    df = pd.DataFrame({"zero": np.where(np.arange(120) < 60, 0.0, 5.0), "age": rng.integers(18, 80, 120).astype(float)})
+    prot = df.assign(age=rng.permutation(df["age"].to_numpy()))
+    spec = {"variables": {"zero": {"scale": "continuous"}, "age": {"scale": "continuous"}},
+            "analyses": {"regressions": [{"name": "r", "formula": "np.log(zero) ~ age"},
+                                         {"name": "p", "formula": "zero ~ age", "family": "poisson"}]}}
+    scenario = infoloss.compare(df, prot, spec, measures=["regression_sign_agreement", "r2_loss"]).to_dict()[
+        "scenarios"][0]
+    r, p = scenario["analyses"]["regressions"]
+    assert r["original"]["fitted"] is False and r["coefficients"] == []
+    assert r["notes"][0] == ("not fitted on the original file: the response of regression 'r' has one value in all "
+                             "60 records it uses, so there is nothing to explain")
+    assert p["original"]["fitted"] is True  # a varying response; a poisson fit of a constant one is well defined
+    assert "regression_sign_agreement" in scenario["measures"]

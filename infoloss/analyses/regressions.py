@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, NotComputed, excerpt
+from ..errors import InputError, NotComputed, counted, excerpt
 from .data import FileData, label_values
 from .fitting import FitResult, alias_factor, glm_fit, linear_fit
 from .references import (
@@ -232,8 +232,19 @@ def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tu
         raise NotComputed(_no_record_text(reg, data.name, n_not_finite))
     rows = y.index.to_numpy()[finite]
     counts["off_mode"] = _off_mode(y_vec[finite])
-    return _Model(frame, y, X, recoded, y_vec[finite], Xv[finite], _weights(data, reg, rows), counts,
-                  response_note, outcomes, rows)
+    w = _weights(data, reg, rows)
+    if reg.family == "gaussian":
+        _check_response_varies(y_vec[finite][w > 0], reg)
+    return _Model(frame, y, X, recoded, y_vec[finite], Xv[finite], w, counts, response_note, outcomes, rows)
+
+
+def _check_response_varies(y: np.ndarray, reg: Regression) -> None:
+    """NotComputed when a linear regression's response has one value in every record it uses: the fit is exact,
+    its slopes are rounding noise (2.6e-20, se 0) whose signs the comparison would then compare, and its R² is
+    0/0 (R's ``lm`` warns of an "essentially perfect fit")."""
+    if y.size and bool(np.all(y == y[0])):
+        raise NotComputed(f"the response of regression {reg.name!r} has one value in all {counted(y.size, 'record')} "
+                          "it uses, so there is nothing to explain")
 
 
 def _off_mode(y: np.ndarray) -> int:
