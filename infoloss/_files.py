@@ -48,14 +48,17 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
     ``protect`` lists input files that must never be overwritten.
     """
     path = checked_path(path, "the output file")
-    target = resolved(path)
+    # a pipe or a device (/dev/null, a shell's >(...)) is written into, never replaced; it is opened by the name
+    # given: /dev/stdout of a pipe resolves to /proc/<pid>/fd/pipe:[n], which no one can open
+    special = is_special(path)
+    target = path if special else resolved(path)
     for other in protect:
         if _same_file(Path(other), target):
             raise InputError(f"the output file {path} is one of the input files; choose another output path.")
-    if not target.parent.is_dir():
+    if not special and not target.parent.is_dir():
         raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
     mode = "wb" if isinstance(data, bytes) else "w"
-    if is_special(target):  # a pipe or a device (/dev/null, a shell's >(...)): written into, never replaced
+    if special:
         try:
             with open(target, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as handle:
                 handle.write(data)

@@ -82,7 +82,8 @@ analyses consistent with the safe tables of the same JSON.  The rules:
    the analyses block is rounded to 3 significant digits
    (:func:`infoloss.report.safe.round_sig`), like the descriptive
    statistics.  Measure values, ``by_variable`` and ``by_pair`` are not
-   rounded; integers (parameters, counts kept) are not rounded.
+   rounded; integers (parameters, counts kept, also a count held as a
+   float such as the original's 1425.0 records) are not rounded.
 """
 
 from __future__ import annotations
@@ -871,8 +872,20 @@ def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], val
         original = dict(original)
         if isinstance(original.get("by_variable"), dict):
             _safe_by_variable(original, state, n, counts=True, complement=complement)
-        details["original"] = _walk(original, state, parent="original", counting=True)
+        details["original"] = _whole_counts(_walk(original, state, parent="original", counting=True))
     return details
+
+
+def _whole_counts(obj: Any) -> Any:
+    """Every whole number as an int: record counts that the later rounding of the details leaves as they are
+    (the original's 1425.0 records became 1420.0 beside its 1425 in ``by_k``)."""
+    if isinstance(obj, dict):
+        return {k: _whole_counts(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_whole_counts(v) for v in obj]
+    if isinstance(obj, float) and obj.is_integer():
+        return int(obj)
+    return obj
 
 
 def _share_measure_details(details: dict[str, Any], withheld_vars: set[str], state: _Safe, n: float) -> dict[str, Any]:
@@ -953,7 +966,9 @@ def _walk(obj: Any, state: _Safe, *, parent: str, counting: bool) -> Any:
         if counting and state.small(obj):
             state.withhold()
             return None
-        return int(obj) if isinstance(obj, numbers.Integral) else round_sig(float(obj))
+        if isinstance(obj, numbers.Integral) or (counting and float(obj).is_integer()):
+            return int(obj)  # a record count, also one held as a float (1425.0): kept
+        return round_sig(float(obj))
     return obj
 
 

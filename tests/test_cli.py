@@ -216,6 +216,28 @@ def test_a_pipe_given_as_output_is_written_into_not_replaced(small, tmp_path):
     assert fifo.is_fifo() and json.loads(received[0])["scenarios"][0]["measures"]["suppressions"]
 
 
+@pytest.mark.skipif(not __import__("os").path.isdir("/dev/fd"), reason="needs /dev/fd")
+def test_dev_stdout_of_a_pipe_and_a_shells_process_substitution_are_written_into(small):
+    # /dev/stdout of a pipe (and a shell's >(...), /dev/fd/63) resolves to /proc/<pid>/fd/pipe:[n], which no one
+    # can open: the write said "No such file or directory" (found by the docs audit)
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "infoloss.cli", "compare", str(small["orig"]), str(small["prot"]), "--spec",
+               str(small["spec"]), "--measures", "suppressions"]
+    done = subprocess.run(command + ["--json", "/dev/stdout"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["scenarios"][0]["measures"]["suppressions"]
+    read, write = __import__("os").pipe()
+    with open(read, "rb") as pipe_end:
+        process = subprocess.Popen(command + ["--json", f"/dev/fd/{write}"], pass_fds=(write,),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        __import__("os").close(write)
+        received = pipe_end.read()
+    assert process.wait(timeout=120) == 0, process.stderr.read()
+    assert json.loads(received)["scenarios"][0]["measures"]["suppressions"]
+
+
 def test_emoji_codes_in_names_stay_text(small):
     result = run("compare", small["orig"], small["prot"], "--key", ":cat:")
     assert result.exit_code == 2 and "':cat:'" in result.output

@@ -1379,3 +1379,25 @@ def test_suda_score_means_stay_with_enough_records_with_an_msu():
     assert safe["details"]["records_with_msu"] == 6
     assert safe["value"] is not None and safe["details"]["mean_score"] is not None
     assert safe["details"]["contribution_percent"]["a"] is not None
+
+
+def test_safe_mode_keeps_record_counts_held_as_floats_and_whole_degrees_of_freedom():
+    # "whole-file record counts stay": the original's k-anonymity violations (1425.0) became 1420.0 beside the
+    # 1425 of its by_k, and a regression's 1991 degrees of freedom became 1990 (found by the docs audit)
+    rng = np.random.default_rng(3)
+    n = 2000
+    orig = pd.DataFrame({"a": rng.integers(0, 40, n), "b": rng.integers(0, 40, n), "x": rng.normal(size=n)})
+    orig["y"] = orig["x"] * 2 + rng.normal(size=n)
+    prot = orig.assign(a=orig["a"] // 2)
+    spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"},
+                          "x": {"scale": "continuous"}, "y": {"scale": "continuous"}},
+            "analyses": {"regressions": [{"name": "r", "formula": "y ~ x"}]}}
+    report = infoloss.compare(orig, prot, spec, measures=["k_anonymity_violations", "regression_ci_overlap"])
+    full, safe = report.to_dict()["scenarios"][0], report.to_dict(safe=True)["scenarios"][0]
+    count = full["measures"]["k_anonymity_violations"]["details"]["original"]["value"]
+    assert count > 1000 and count % 10 != 0
+    original = safe["measures"]["k_anonymity_violations"]["details"]["original"]
+    assert original["value"] == count == original["by_k"]["3"]["unweighted"]
+    assert safe["analyses"]["regressions"][0]["original"]["df_residual"] == n - 2
+    assert safe["analyses"]["regressions"][0]["coefficients"][1]["original"]["estimate"] == pytest.approx(
+        full["analyses"]["regressions"][0]["coefficients"][1]["original"]["estimate"], rel=5e-3)

@@ -263,6 +263,12 @@ def _no_record_text(reg: Regression, which: str, n_not_finite: int) -> str:
     return f"regression {reg.name!r} has no complete record in the {which} file"
 
 
+def _whole(value: Any) -> Any:
+    """A number that counts something (degrees of freedom) as an int when it is whole (safe mode rounds the
+    other numbers of the analyses block to 3 significant digits: 1991 degrees of freedom became 1990)."""
+    return int(value) if isinstance(value, (int, float, np.number)) and float(value).is_integer() else value
+
+
 def _label(value: Any) -> Any:
     """A category as JSON has it: a number (int when whole) or text."""
     if isinstance(value, (bool, np.bool_)):
@@ -625,7 +631,7 @@ def _estimate(y: np.ndarray, X: np.ndarray, w: np.ndarray, names: list[str], kin
     stats: dict[str, Any] = {}
     if family == "gaussian":
         res = linear_fit(y, Xk, w, level=level, intercept=intercept, factor=factor)
-        stats.update(r2_kind="adjusted R²", r2=_num(res.r2_adj), r2_plain=_num(res.r2), df_residual=res.df_resid)
+        stats.update(r2_kind="adjusted R²", r2=_num(res.r2_adj), r2_plain=_num(res.r2), df_residual=_whole(res.df_resid))
         infinite: set[int] = set()
     else:
         wn = w / w.mean()
