@@ -6,7 +6,7 @@ interval (L_o, U_o) and protected interval (L_p, U_p):
     L = max(L_o, L_p),  U = min(U_o, U_p),  J = ½·[(U − L)/(U_o − L_o) + (U − L)/(U_p − L_p)]
 
 J = 1 for identical intervals, 0 when they touch, negative when they are disjoint (not clipped, as synthpop's
-``overlap.CI`` and the specification's ``docs/conventions.md`` §3).  J is undefined — and left out, with a note — when
+``overlap.CI``).  J is undefined — and left out, with a note — when
 an interval has zero width or is missing.
 
 "Inside the original interval" is L_o ≤ θ_p ≤ U_o, or θ_p = θ_o: a percentile bootstrap interval of a small

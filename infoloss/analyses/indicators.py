@@ -1,6 +1,6 @@
 """laeken's weighted quantile, Gini, ARPR and QSR, exactly as laeken 0.5.2 computes them.
 
-Conventions (the specification's ``docs/conventions.md`` §3, checked against laeken's R source and its output):
+Conventions (laeken 0.5.2's, checked against its R source and its output):
 
 - weighted quantile q(p): values sorted ascending, cumulative weight share ``cw``; q(p) is the value at the first
   index with ``cw > p`` (no interpolation); q(0) is the minimum and q(1) the maximum (``weightedQuantile``);

@@ -6,7 +6,7 @@ as categorical factors, treatment-coded with the original's first category as th
 protected files are coded with the *original's* design (its categories and reference levels, patsy's
 ``build_design_matrices``), so that every coefficient means the same thing in every file.
 
-Fitting follows R's ``lm``/``glm`` and the conventions of the specification's ``docs/conventions.md`` §3:
+Fitting follows R's ``lm``/``glm`` and their conventions:
 
 - ``gaussian``: weighted least squares (R's ``lm(weights = w)``, :mod:`.fitting`; tested against statsmodels'
   WLS) with the spec's weights; t intervals with the residual degrees of freedom (``confint``); fit: adjusted R²;

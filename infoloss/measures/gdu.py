@@ -19,7 +19,7 @@ All six measure ids share one computation per pair (cached on the pair); the
 statistics are vectorised (one sort per continuous column and file; ranks,
 group sums and tables by ``bincount``; the correlations of complete columns
 from one matrix product) and are checked against ``scipy.stats`` in the tests.  Equations whose images are lost in the paper are written as
-in ``formulas.md`` §1.
+the text around them defines them.
 
 Layout: this module holds the model's formulas, the univariate tests, the
 plan of bivariate tests and the registered measures; the variables as the

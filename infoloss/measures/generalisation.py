@@ -12,7 +12,7 @@ record whose quasi-identifiers are all suppressed (ARX shows ``*``) is a
 Notation: ``N`` records, ``S`` suppressed records, ``E`` a class that is not
 suppressed, ``L(v)`` the leaves under a node ``v``, ``|D_a|`` the leaves of
 variable ``a``'s hierarchy, ``h_a`` its height, ``l`` a value's level.  The
-conventions of ARX 3.9.2 (``docs/conventions.md`` §1 of the project) are
+conventions of ARX 3.9.2 (its metric classes, ``MetricMDNMPrecision`` and the others) are
 given in ``details`` where ARX computes the same measure; the tests check them
 against ARX's own output for a k-anonymised adult.
 

@@ -44,8 +44,8 @@ def loss_metric(pair: EncodedPair) -> MeasureResult:
     0 for a leaf, 1 for a suppressed value.  ``by_variable`` holds ``LM_a``,
     the mean over records; ``value`` their arithmetic mean, in [0, 1] and
     comparable between specs with different numbers of variables;
-    ``details["sum"]`` is their sum, Iyengar's aggregate as seed 003 states
-    it ("the loss of each attribute is then summed").  The numeric form applies to continuous variables with an
+    ``details["sum"]`` is their sum, Iyengar's aggregate as its
+    definition states it ("the loss of each attribute is then summed").  The numeric form applies to continuous variables with an
     ``intervals`` hierarchy (interval bounds, domain = the outer breaks); a
     hierarchy file uses leaf counts, as ARX does.
 

@@ -138,8 +138,8 @@ def global_risk(pair: EncodedPair, *, alpha: float = 1.0, missing_keys: str = "w
         pattern count 1.
     missing_keys : {"wildcard", "sdcmicro"}, default "wildcard"
         ``"wildcard"``: record ``r`` counts for record ``i`` when, for every
-        key, ``r_v = i_v`` or either is missing (the published definition,
-        conventions.md section 2), for every record.  ``"sdcmicro"``:
+        key, ``r_v = i_v`` or either is missing (the published definition
+        of fk with missing values), for every record.  ``"sdcmicro"``:
         sdcMicro's ``freqCalc``, which with two or more keys does not count
         records whose keys are all missing in the ``fk`` of records without
         missing values, and gives such records ``fk = n`` (the wildcard gives

@@ -11,7 +11,7 @@ with the published wildcard by default:
   another pattern that has missing key values counts ``alpha`` (sdcMicro's
   ``alpha``, default 1, which aggregates identical patterns first).
 * ``missing_keys="wildcard"`` (default) applies that definition to every
-  record (conventions.md section 2).  ``missing_keys="sdcmicro"`` adds two
+  record (the published definition).  ``missing_keys="sdcmicro"`` adds two
   quirks of ``freqCalc``, so that every record gets sdcMicro's number: a
   record whose key values are all missing gets ``fk = n`` (and ``Fk`` = the
   total weight; the wildcard gives the same with ``alpha = 1``), and with two
