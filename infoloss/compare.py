@@ -778,13 +778,13 @@ def _select_measures(measures: Iterable[str] | str | None) -> list[str]:
             raise InputError(f"unknown measure {mid!r}: measure ids are text; 'infoloss measures' lists them.")
         # an id of the index is known without importing its module (compare imports it while the files are read)
         if mid not in indexed and not registry.is_measure(mid):
-            raise InputError(f"unknown measure {mid!r}{_closest_measure(mid)}; 'infoloss measures' lists them.")
+            raise InputError(f"unknown measure {mid!r}{closest_measure(mid)}; 'infoloss measures' lists them.")
     if not chosen:
         raise InputError("no measure was selected; give measure ids or 'all'.")
     return chosen
 
 
-def _closest_measure(mid: str) -> str:
+def closest_measure(mid: str) -> str:
     """" (did you mean 'suda_dis'?)": the measure id closest to ``mid`` (the same but for case first), or ''."""
     import difflib
 
@@ -799,7 +799,7 @@ def unknown_measure(mid: str) -> str | None:
     measure, else None."""
     if mid in registry.known_ids() or registry.is_measure(mid):
         return None
-    return f"which is not a measure{_closest_measure(mid)}; 'infoloss measures' lists them"
+    return f"which is not a measure{closest_measure(mid)}; 'infoloss measures' lists them"
 
 
 #: the name the report gives the original file (its point on the risk-utility map); no scenario may take it

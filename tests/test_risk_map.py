@@ -68,7 +68,9 @@ def test_loss_is_the_distance_from_the_ideal():
 @pytest.mark.parametrize("choice,message", [
     ({"risk": "gdu"}, "risk family"),
     ({"utility": "global_risk"}, "not of the risk family"),
-    ({"risk": "nope"}, "not a measure"),
+    ({"risk": "nope"}, "not a measure; 'infoloss measures' lists them"),
+    ({"risk": "global_riks"}, r"not a measure \(did you mean 'global_risk'\?\)"),  # no suggestion (docs audit)
+    ({"utility": "GDU"}, r"not a measure \(did you mean 'gdu'\?\)"),
     ({"max_risk": -1}, "at least 0"),
     ({"colour": 1}, "unknown risk-utility setting"),
 ])

@@ -53,8 +53,10 @@ def check_choice(choice: dict[str, Any] | None) -> dict[str, Any]:
         try:
             info = get(mid)
         except KeyError:
-            raise InputError(f"the risk-utility {key} measure {mid!r} is not a measure; 'infoloss measures' lists "
-                             "them.") from None
+            from ..compare import closest_measure
+
+            raise InputError(f"the risk-utility {key} measure {mid!r} is not a measure{closest_measure(str(mid))}; "
+                             "'infoloss measures' lists them.") from None
         if (info.family == "risk") != want_risk:
             raise InputError(
                 f"the risk-utility {key} measure must be "
