@@ -202,7 +202,10 @@ def test_a_formula_of_thousands_of_terms_is_read():
     ("income ~ I(" + "~" * 5000 + "age)", None),  # RecursionError
     ("income ~ I(" + " + ".join(["age"] * 3000) + ")", None),
     ("income ~ age", "~" * 5000 + "(age > 0)"),
-], ids=["minus-formula", "minus-where", "tilde-formula", "chain-formula", "tilde-where"])
+    ("income ~ I(" + "(" * 201 + "age" + ")" * 201 + ")", None),  # Python's parser: "too many nested parentheses"
+    ("income ~ age", "(" * 201 + "age > 0" + ")" * 201),  # (said "is not a valid expression"; docs audit)
+], ids=["minus-formula", "minus-where", "tilde-formula", "chain-formula", "tilde-where", "brackets-formula",
+        "brackets-where"])
 def test_an_expression_nested_too_deeply_is_one_sentence(formula, where):
     regression = {"name": "r", "formula": formula, **({"where": where} if where else {})}
     with pytest.raises(SpecError, match="is nested too deeply .* simplify it.$"):

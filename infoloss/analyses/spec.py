@@ -410,8 +410,10 @@ def expression_variables(code: str, variables: dict, where: str, is_filter: bool
     ``is_filter``: a ``where``, read with ``&`` and ``|`` binding after comparisons (:func:`where_code`)."""
     try:
         tree = _filter_tree(code) if is_filter else ast.parse(code.strip(), mode="eval")
-    except SyntaxError:
-        raise SpecError(f"{where} is not a valid expression: {excerpt(code)}.") from None
+    except SyntaxError as exc:
+        if "too many nested" not in str(exc.msg):  # Python's parser stops at 200 nested brackets
+            raise SpecError(f"{where} is not a valid expression: {excerpt(code)}.") from None
+        tree = None
     except (RecursionError, MemoryError):  # Python's parser, on 100,000 signs or brackets in a row
         tree = None
     if tree is None or _depth(tree) > MAX_EXPRESSION_DEPTH:
