@@ -39,7 +39,10 @@ def nothing_to_analyse(spec: Spec) -> str:
 
 def not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
     """The error for ``example``, a value of continuous ``var`` in the ``which`` file that is not a number."""
-    if isinstance(example, datetime.time):  # a Parquet or Arrow time64 column, or Python times
+    from .spec import TIME_OF_DAY
+
+    if isinstance(example, datetime.time) or (isinstance(example, str) and TIME_OF_DAY.fullmatch(example)):
+        # a Parquet or Arrow time64 column, Python times, or times written as text (07:30)
         return InputError(f"variable {var.name!r} holds times of day (such as {example}) in the {which} file, which "
                           "infoloss does not read as numbers; convert them to numbers first, e.g. seconds since "
                           "midnight (hour * 3600 + minute * 60 + second), or declare the variable nominal.")

@@ -648,7 +648,7 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
                           stacklevel=2)
             continue
         spec.variables[str(name)] = var
-        if var.scale in ("nominal", "ordinal") and "decimal comma" not in var.note:
+        if var.scale in ("nominal", "ordinal") and "decimal comma" not in var.note and "times of day" not in var.note:
             _warn_cardinality(var, df[name])
     return spec
 
@@ -742,7 +742,8 @@ def _infer_scalar_variable(name: str, col: pd.Series) -> VariableSpec:
         return VariableSpec(name, scale="nominal", note="labelled categories")
     if not numeric:
         n = col.nunique(dropna=True)
-        return VariableSpec(name, scale="nominal", note=f"text, {counted(n, 'distinct value')}{_comma_hint(name, col)}")
+        hint = _comma_hint(name, col) or _time_hint(name, col)
+        return VariableSpec(name, scale="nominal", note=f"text, {counted(n, 'distinct value')}{hint}")
     n = col.nunique(dropna=True)
     if n > CONTINUOUS_MIN_DISTINCT:
         return VariableSpec(name, scale="continuous", note=f"number, {counted(n, 'distinct value')}")
@@ -775,6 +776,32 @@ def _comma_hint(name: str, col: pd.Series) -> str:
         return ""
     hint = (f"looks like numbers with a decimal comma ({example!r}); export the file with '.' as the decimal "
             "separator and infer the spec again")
+    warnings.warn(f"column {name!r} {hint}", InferenceWarning, stacklevel=4)
+    return f"; {hint}"
+
+
+#: a time of day written as text: 7:30, 07:30:15, 23:59:59.5
+TIME_OF_DAY = re.compile(r"\s*(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?\s*")
+
+
+def _time_hint(name: str, col: pd.Series) -> str:
+    """A note (and an InferenceWarning) when the text column ``col`` holds times of day: its first 1,000 values
+    are all written as hours:minutes[:seconds]; else ''."""
+    import warnings
+
+    from .limits import InferenceWarning
+
+    try:
+        head = col.dropna().iloc[:1000]
+        if head.empty or not TIME_OF_DAY.fullmatch(str(head.iloc[0])):
+            return ""
+        values = list(dict.fromkeys(str(v) for v in head))
+    except (TypeError, ValueError):
+        return ""
+    if not all(TIME_OF_DAY.fullmatch(v) for v in values):
+        return ""
+    hint = (f"looks like times of day ({values[0]!r}), compared as categories; to compare them as numbers, give "
+            "them as minutes or seconds since midnight and make the variable continuous")
     warnings.warn(f"column {name!r} {hint}", InferenceWarning, stacklevel=4)
     return f"; {hint}"
 

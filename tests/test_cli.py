@@ -673,3 +673,19 @@ def test_a_time_of_day_column_declared_continuous_is_named_as_times(tmp_path):
         "second), or declare the variable nominal.\n")
     spec.write_text("variables:\n  x: {scale: continuous}\n  t: {scale: nominal}\n")
     assert run("compare", path, path, "--spec", spec, "--measures", "il1s").exit_code == 0
+
+
+def test_times_of_day_written_as_text_are_named_so_by_spec_and_compare(tmp_path):
+    # a CSV's 07:30 was "text, 93 distinct values; looks like an identifier", and continuous it was "the text value
+    # '20:24' ...; list '20:24' as a missing code"
+    times = [f"{h:02d}:{m:02d}" for h in range(24) for m in (0, 15, 30, 45)]
+    path = tmp_path / "o.csv"
+    pd.DataFrame({"t": times, "x": np.arange(len(times)) / 3}).to_csv(path, index=False)
+    r = run("spec", path)
+    assert r.exit_code == 0
+    assert "t: {scale: nominal}   # text, 96 distinct values; looks like times of day ('00:00'), compared as " \
+           "categories; to compare them as numbers, give them as minutes or seconds since midnight" in r.stdout
+    assert "identifier" not in r.stderr
+    r = run("compare", path, path, "--continuous", "t")
+    assert r.exit_code == 2 and r.stderr.startswith(
+        "infoloss: error: variable 't' holds times of day (such as 00:00) in the original file")
