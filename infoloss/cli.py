@@ -114,7 +114,7 @@ def compare(
             raise InputError("--family-weights sets the HTML report's overall score; add --html, or drop "
                              "--family-weights.")
         weights = _family_weights(family_weights)
-        with _ProgressBar() as progress, _warnings_as_lines(pending):
+        with _ProgressBar() as progress, _warnings_as_lines(pending), _kept_read_dropped():
             report = run_compare(
                 str(original),
                 [str(p) for p in protected],
@@ -271,6 +271,9 @@ def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, conti
     if spec_path is not None:
         the_spec = load_spec(spec_path)
     else:
+        from .io_csv import keep_next_read
+
+        keep_next_read(original)  # compare reads the file again: the same CSV table serves (once)
         the_spec = _infer_warning(read_table(original, None, which="original"), pending)
         _check_columns(the_spec, original, {
             "--nominal": _split(nominal), "--ordinal": _split(ordinal), "--continuous": _split(continuous),
@@ -765,6 +768,18 @@ def main() -> None:
                   soft_wrap=True)
         status = 2
     _exit_now(status)
+
+
+@contextmanager
+def _kept_read_dropped() -> Iterator[None]:
+    """Drop the original's CSV table that :func:`_spec_for` kept for compare's read once compare has read it
+    (or failed): it is the file's size in memory."""
+    try:
+        yield
+    finally:
+        from .io_csv import forget_kept_read
+
+        forget_kept_read()
 
 
 def _quiet_idle_blas_threads() -> None:
