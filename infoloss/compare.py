@@ -146,7 +146,7 @@ class Report:
         path: str | Path | None = None,
         *,
         indent: int = 2,
-        protect: Sequence[str | Path] = (),
+        protect: str | Path | Sequence[str | Path] = (),
         safe: bool = False,
         min_cell: int = 5,
     ) -> str:
@@ -156,6 +156,7 @@ class Report:
         (``self.inputs``) nor one listed in ``protect``: that is an
         InputError, and nothing is written.
         """
+        protect = _protected_paths(protect)
         text = json.dumps(self.to_dict(safe=safe, min_cell=min_cell), indent=indent, ensure_ascii=False,
                           allow_nan=False) + "\n"
         if path is not None:
@@ -168,7 +169,7 @@ class Report:
         *,
         safe: bool = False,
         min_cell: int = 5,
-        protect: Sequence[str | Path] = (),
+        protect: str | Path | Sequence[str | Path] = (),
         weights: dict[str, float] | None = None,
     ) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given.
@@ -183,6 +184,7 @@ class Report:
         from .report import render_html
 
         _check_safe_settings(safe, min_cell)
+        protect = _protected_paths(protect)
         if path is not None:  # refuse a protected path before the work of rendering
             path = checked_path(path, "the output file")
             _check_not_input(path, (*self.inputs, *protect))
@@ -252,6 +254,18 @@ class Report:
             if s.name == key:
                 return s
         raise InputError(f"there is no scenario {key!r}; the scenarios are {names}.")
+
+
+def _protected_paths(protect: Any) -> tuple[str | Path, ...]:
+    """``protect`` as a tuple of paths: one path alone (``"data.csv"``, which was read as the paths "d", "a", ...
+    and so written over) or a list of them; anything else is an InputError."""
+    if isinstance(protect, (str, Path)):
+        return (protect,)
+    if protect is None:
+        return ()
+    if not isinstance(protect, (list, tuple, set, frozenset)) or not all(isinstance(p, (str, Path)) for p in protect):
+        raise InputError(f"protect must be a path or a list of paths (files never to write over), got {protect!r}.")
+    return tuple(protect)
 
 
 def _check_safe_settings(safe: Any, min_cell: Any) -> None:

@@ -128,12 +128,22 @@ def test_inputs_are_protected_whatever_the_spelling_of_the_path(files, tmp_path,
     assert _sha(files["orig"]) == _sha(tmp_path / "hardlink.json")
 
 
-def test_extra_protected_paths_and_a_normal_write(files, tmp_path):
+def test_extra_protected_paths_and_a_normal_write(files, tmp_path, monkeypatch):
     report = infoloss.compare(files["orig"], files["prot"], files["spec"], measures=["suppressions"])
     other = tmp_path / "keep.txt"
     other.write_text("keep")
     with pytest.raises(InputError):
         report.to_json(other, protect=[other])
+    # one path alone, as text or a Path: "keep.txt" was read as the paths "k", "e", ... and written over
+    monkeypatch.chdir(tmp_path)
+    for one in ("keep.txt", Path("keep.txt"), str(other)):
+        for write in (report.to_json, report.to_html):
+            with pytest.raises(InputError, match="is one of the input files"):
+                write("keep.txt", protect=one)
+    for wrong in ([None], 5, [5]):
+        with pytest.raises(InputError, match="protect must be a path or a list of paths"):
+            report.to_json(tmp_path / "x.json", protect=wrong)
+    assert other.read_text() == "keep"
     out = tmp_path / "result.json"
     text = report.to_json(out)
     assert out.read_text(encoding="utf-8") == text
