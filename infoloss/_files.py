@@ -81,6 +81,24 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
     return path
 
 
+def path_kind(path: str | Path, label: str, error: type[Exception] = InputError) -> str:
+    """``"missing"``, ``"folder"``, ``"file"`` or ``"other"`` (a pipe, device or socket); ``error`` (one sentence)
+    when a folder on the way may not be entered: ``Path.exists`` then raises PermissionError."""
+    import errno
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise error(f"{label} cannot be reached ({exc.strerror}); check the permissions of the folders on its "
+                        "path.") from None
+        return "missing"  # a loop of symbolic links, a name too long: reading it says so
+    return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
 def is_special(path: str | Path) -> bool:
     """Whether ``path`` exists and is a pipe, a device or a socket: an atomic write (a new file renamed over
     it) would replace it by a regular file (/dev/null itself, when run as root), so it is written into."""

@@ -392,9 +392,12 @@ def _check_records_format(fmt: Optional[str], records_dir: Optional[Path]) -> st
 def _check_records(folder: Path) -> None:
     from ._files import resolved
 
-    if folder.exists() and not folder.is_dir():
+    from ._files import path_kind
+
+    kind = path_kind(folder, f"the records folder {folder}")
+    if kind not in ("missing", "folder"):
         raise InputError(f"--records {folder} is a file; give a folder to write the per-record files into.")
-    if not folder.exists() and not resolved(folder).parent.is_dir():
+    if kind == "missing" and path_kind(resolved(folder).parent, f"the folder of --records {folder}") != "folder":
         raise InputError(f"cannot create the records folder {folder}: the folder {folder.parent} does not exist.")
 
 
@@ -760,6 +763,11 @@ def main() -> None:
         status = exc.code
     except _Terminated:
         status = 143
+    except PermissionError as exc:  # a file or folder the user may not read or enter, met where no check was made
+        where = f" {exc.filename}" if exc.filename else ""
+        err.print(f"infoloss: error: permission denied on{where or ' a file'}; check its permissions and those of "
+                  "its folders.", markup=False, highlight=False, soft_wrap=True)
+        status = 2
     except Exception as exc:  # noqa: BLE001 (out of memory is a limit of the machine, not a bug: say so)
         if not _out_of_memory(exc):
             raise

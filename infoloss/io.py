@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ._files import checked_path
+from ._files import checked_path, path_kind
 from .errors import InputError
 from .io_csv import (CSV_ENDINGS, _check_csv_is_text, _check_unique, _exact_integers, _head, _is_nan,
                      _not_format, _numbers_of, _separator, _separator_mismatch, _text, csv_table)
@@ -99,11 +99,12 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
 # ---------------------------------------------------------------------------
 def _check_file(path: Path, label: str, ending: str) -> None:
     """Raise InputError unless ``path`` is a non-empty, readable file with a known ending."""
-    if not path.exists():
+    kind = path_kind(path, label)
+    if kind == "missing":
         raise InputError(f"{label} does not exist; check the path.")
-    if path.is_dir():
+    if kind == "folder":
         raise InputError(f"{label} is a folder, not a file; give the path of a data file.")
-    if not path.is_file():  # a pipe would block reading (and is read more than once), a device never ends
+    if kind != "file":  # a pipe would block reading (and is read more than once), a device never ends
         raise InputError(f"{label} is not a regular file (a pipe, device or socket); save the data to a file first.")
     if ending not in ENDINGS:
         known = ", ".join(ENDINGS)

@@ -275,8 +275,10 @@ def load_spec(path: str | Path) -> Spec:
     """Read and validate a YAML spec file; relative paths in it are relative to the file."""
     from ._files import checked_path
 
+    from ._files import path_kind
+
     path = checked_path(path, "the spec file", SpecError)
-    if path.exists() and not path.is_file():  # a folder, or a pipe that would block the read
+    if path_kind(path, f"the spec file {path}", SpecError) not in ("file", "missing"):  # a folder, a pipe
         raise SpecError(f"the spec file {path} is not a regular file; give the path of a YAML file.")
     try:
         text = path.read_bytes().decode("utf-8-sig")  # a byte order mark (Windows editors) is allowed
@@ -461,9 +463,13 @@ def _setting_file(name: str, key: str, value: str | os.PathLike, base_dir: Path,
         raise SpecError(f"'{key}' of variable {name!r} is an empty path; give the path of its {what}, or leave "
                         f"'{key}' out.")
     path = base_dir / text
-    if path.is_file():
+    from ._files import path_kind
+
+    kind = path_kind(path, f"the {'pram' if key == 'pram' else 'hierarchy'} file {path} of variable {name!r}",
+                     SpecError)
+    if kind == "file":
         return path
-    state = "is a folder" if path.is_dir() else "is not a regular file" if path.exists() else "does not exist"
+    state = {"folder": "is a folder", "other": "is not a regular file"}.get(kind, "does not exist")
     where = "" if Path(text).is_absolute() else f", {relative_to}"
     if key == "pram":
         raise SpecError(f"the 'pram' file of variable {name!r}, {path}, {state}; give the path of its {what}{where}.")

@@ -702,3 +702,35 @@ def test_compare_without_a_spec_parses_the_original_csv_once(small, monkeypatch)
     assert result.exit_code == 0, result.output
     assert parsed.count(str(small["orig"])) == 1 and parsed.count(str(small["prot"])) == 1
     assert not io_csv._kept
+
+
+def test_files_in_a_folder_that_may_not_be_entered_are_one_sentence(small, tmp_path, monkeypatch):
+    # Path.exists() raises PermissionError there: a traceback with exit 1 for the data files, the spec, a hierarchy
+    # or PRAM file and the records folder (found by the hostile-input audit; tests run as root, so os.stat refuses)
+    import os
+
+    import infoloss
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "o.csv").write_bytes(Path(small["orig"]).read_bytes())
+    (locked / "h.csv").write_text("a;*\nb;*\n")
+    real_stat = os.stat
+
+    def refused(path, *args, **kwargs):
+        if str(path).startswith(str(locked) + os.sep):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", refused)
+    cases = [("compare", locked / "o.csv", small["prot"], "--spec", small["spec"]),
+             ("compare", small["orig"], locked / "o.csv", "--spec", small["spec"]),
+             ("spec", locked / "o.csv"),
+             ("compare", small["orig"], small["prot"], "--spec", locked / "s.yaml"),
+             ("compare", small["orig"], small["prot"], "--spec", small["spec"], "--records", locked / "rec")]
+    for args in cases:
+        result = run(*args)
+        assert result.exit_code == 2 and "cannot be reached (Permission denied); check the permissions of the " \
+            "folders on its path." in " ".join(result.stderr.split()), (args, result.stderr)
+    with pytest.raises(infoloss.InputError, match="cannot be reached"):
+        infoloss.compare(locked / "o.csv", small["prot"], small["spec"])
