@@ -578,11 +578,12 @@ def _parse_rule(name: str, value: Any, base_dir: Path) -> HierarchyRule:
         raise SpecError(f"{where} needs exactly one of 'file', 'intervals' or 'mask'.")
     suppressed = _suppressed(value.get("suppressed", ()), where)
     kind = kinds[0]
-    if kind == "file":
-        return HierarchyRule(name, "file", path=Path(base_dir) / value["file"], separator=_separator(value, where),
-                             suppressed=suppressed)
-    if "nesting" in value and kind != "intervals":
+    if "nesting" in value and kind != "intervals":  # a file's levels are its columns; a mask's are its characters
         raise SpecError(f"'nesting' in {where} applies only to 'intervals'.")
+    if kind == "file":
+        separator = _separator(value, where)  # checks 'file' is a path before it is joined to the folder
+        return HierarchyRule(name, "file", path=Path(base_dir) / value["file"], separator=separator,
+                             suppressed=suppressed)
     if kind == "mask":
         if value["mask"] not in MASK_SIDES:
             raise SpecError(f"'mask' in {where} must be right or left, got {value['mask']!r}.")

@@ -21,7 +21,7 @@ import pandas as pd
 import yaml
 
 from ._files import resolved
-from .errors import SpecError, counted
+from .errors import InputError, SpecError, counted
 
 SCALES = ("nominal", "ordinal", "continuous")
 ROLES = ("key", "sensitive", "target", "weight", "id", "household", "strata", "cluster", "other")
@@ -645,6 +645,12 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
 
     from .limits import InferenceWarning
 
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"infer_spec needs a DataFrame (read a file with infoloss.read_table first), got "
+                         f"{type(df).__name__}.")
+    if df.columns.duplicated().any():
+        twice = str(df.columns[df.columns.duplicated()][0])
+        raise InputError(f"the DataFrame has the column {twice!r} twice; give every column a unique name.")
     spec = Spec(pairing=pairing)
     for name in df.columns:
         var = _infer_variable(str(name), df[name])

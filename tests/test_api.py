@@ -555,3 +555,21 @@ def test_a_spec_with_numpy_numbers_is_read_and_written_with_plain_ones():
     assert spec.analyses["ci"] == {"replicates": 50, "level": 0.9}
     assert type(spec.analyses["ci"]["replicates"]) is int and spec.variables["y"].missing == [-9]
     assert "ci: {replicates: 50, level: 0.9}" in spec.to_yaml()
+
+
+def test_read_table_takes_a_spec_dict_or_path_and_infer_spec_wants_a_frame(tmp_path):
+    # AttributeError: 'dict' object has no attribute 'missing' / 'str' object has no attribute 'columns' (found by
+    # the hostile-input audit)
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"age": [20, 30, -99], "sex": ["m", "f", "m"]}).to_csv(path, index=False)
+    spec = {"variables": {"age": {"scale": "continuous", "missing": [-99]}}}
+    (tmp_path / "s.yaml").write_text("variables:\n  age: {scale: continuous, missing: [-99]}\n")
+    for given in (spec, tmp_path / "s.yaml", str(tmp_path / "s.yaml")):
+        assert infoloss.read_table(path, given)["age"].isna().tolist() == [False, False, True]
+    with pytest.raises(InputError, match="the spec must be a mapping"):
+        infoloss.read_table(path, 5)
+    for wrong in (str(path), None):
+        with pytest.raises(InputError, match="infer_spec needs a DataFrame"):
+            infoloss.infer_spec(wrong)
+    with pytest.raises(InputError, match="has the column 'a' twice"):
+        infoloss.infer_spec(pd.DataFrame([[1, 2]], columns=["a", "a"]))

@@ -442,3 +442,23 @@ def test_quoted_values_in_a_hierarchy_file_are_read_as_arx_reads_them(tmp_path):
     rows = [["a;b", '5" screen', "*"], ["c", "x", "*"]]  # written quoted (the separator was refused), read back
     written = write(tmp_path / "w.csv", to_arx_csv(rows))
     assert read_arx_csv(written).leaves == ["a;b", "c"] and '5" screen' in read_arx_csv(written).labels
+
+
+@pytest.mark.parametrize("file", [5, None, ["a.csv"], {"x": 1}, True])
+def test_a_hierarchy_file_that_is_not_a_path_is_one_sentence(tmp_path, file):
+    # TypeError: unsupported operand type(s) for /: 'PosixPath' and 'int' (found by the hostile-input audit)
+    from infoloss.errors import SpecError
+    from infoloss.spec import spec_from_dict
+
+    with pytest.raises(SpecError, match="needs 'file' as a path and 'separator' as one character"):
+        spec_from_dict({"variables": {"age": {"scale": "continuous", "hierarchy": {"file": file}}}}, base_dir=tmp_path)
+
+
+def test_nesting_beside_a_hierarchy_file_is_refused(tmp_path):
+    from infoloss.errors import SpecError
+    from infoloss.spec import spec_from_dict
+
+    (tmp_path / "h.csv").write_text("a;*\nb;*\n")
+    with pytest.raises(SpecError, match="'nesting' in 'hierarchy' of variable 'g' applies only to 'intervals'"):
+        spec_from_dict({"variables": {"g": {"scale": "nominal", "hierarchy": {"file": "h.csv", "nesting": [2]}}}},
+                       base_dir=tmp_path)
