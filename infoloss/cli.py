@@ -106,7 +106,9 @@ def compare(
             if safe:
                 raise InputError("--records writes per-record risk values, which safe mode never releases; "
                                  "run without --safe to write them, or drop --records.")
-        _check_outputs(json_out, html_out, inputs)
+        if records_dir is not None:
+            _check_outputs_not_records(json_out, html_out, records_dir, protected, name, records_format)
+        _check_outputs(json_out, html_out, inputs, records_dir)
         if min_cell is not None and not safe:
             raise InputError("--min-cell sets the smallest count shown in safe mode; add --safe, or drop --min-cell.")
         min_cell = 5 if min_cell is None else min_cell
@@ -389,6 +391,20 @@ def _check_records_format(fmt: Optional[str], records_dir: Optional[Path]) -> st
     return fmt
 
 
+def _check_outputs_not_records(json_out: Optional[str], html_out: Optional[str], records_dir: Path,
+                               protected: list[Path], names: Optional[list[str]], fmt: str) -> None:
+    """Refuse --json or --html naming a per-record file of --records: the report would replace it."""
+    from ._files import _same_file
+    from .compare import _scenario_names
+    from .risk.records import planned_paths
+
+    planned = planned_paths(records_dir, _scenario_names([str(p) for p in protected], names), fmt)
+    for flag, out in (("--json", json_out), ("--html", html_out)):
+        if out and out != "-" and any(_same_file(Path(out), p) for p in planned):
+            raise InputError(f"{flag} {out} is one of the per-record files that --records writes; choose another "
+                             "output path.")
+
+
 def _check_records(folder: Path) -> None:
     from ._files import resolved
 
@@ -419,14 +435,19 @@ def _check_output(path: Path, inputs: list[Path]) -> None:
         check_writable(path)
 
 
-def _check_outputs(json_out: Optional[str], html_out: Optional[str], inputs: list[Path]) -> None:
-    """Before any work: each output is writable, none is an input, and --json and --html differ."""
+def _check_outputs(json_out: Optional[str], html_out: Optional[str], inputs: list[Path],
+                   records_dir: Optional[Path] = None) -> None:
+    """Before any work: each output is writable, none is an input, and --json and --html differ.  An output in
+    the --records folder that the run will create is checked there once it exists (as the folder is now)."""
     from ._files import resolved
 
     if json_out == "-" and html_out == "-":
         raise InputError("--json and --html both name standard output ('-'); give one of them a file.")
     targets = [Path(t) for t in (json_out, html_out) if t not in (None, "-")]
     for target in targets:
+        if records_dir is not None and resolved(target).parent == resolved(records_dir) \
+                and not resolved(records_dir).exists():
+            continue
         _check_output(target, inputs)
     if len(targets) == 2 and resolved(targets[0]) == resolved(targets[1]):
         raise InputError(f"--json and --html both name {targets[0]}; give each output its own file.")

@@ -734,3 +734,20 @@ def test_files_in_a_folder_that_may_not_be_entered_are_one_sentence(small, tmp_p
             "folders on its path." in " ".join(result.stderr.split()), (args, result.stderr)
     with pytest.raises(infoloss.InputError, match="cannot be reached"):
         infoloss.compare(locked / "o.csv", small["prot"], small["spec"])
+
+
+def test_a_report_named_like_a_per_record_file_is_refused(small, tmp_path):
+    # the per-record files were written, then replaced by the JSON and the HTML report, with exit 0 (found by the
+    # hostile-input audit)
+    records = tmp_path / "rec"
+    for flag, out in (("--json", records / "records_original.csv"), ("--html", records / "records_prot.csv")):
+        result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "global_risk",
+                     "--records", records, flag, out)
+        assert result.exit_code == 2, result.output
+        assert f"{flag} {out} is one of the per-record files that --records writes" in " ".join(result.stderr.split())
+    assert not records.exists()
+    # a report in the records folder that the run creates: "the folder ... does not exist" before
+    result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "global_risk",
+                 "--records", records, "--json", records / "report.json")
+    assert result.exit_code == 0, result.output
+    assert (records / "report.json").is_file() and (records / "records_original.csv").is_file()
