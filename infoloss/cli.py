@@ -755,11 +755,21 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise _Terminated()
 
 
+def _on_sigint(signum: int, frame: Any) -> None:
+    import signal
+
+    # as for SIGTERM: a second Ctrl-C (a burst of them) interrupted the cleanup, which left staged per-record
+    # files behind or printed a traceback (found by the hostile-input audit)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def _handle_sigterm() -> None:
     import signal
 
     try:
         signal.signal(signal.SIGTERM, _on_sigterm)
+        signal.signal(signal.SIGINT, _on_sigint)
     except ValueError:  # not the main thread (main() called from a thread): left to the default
         pass
 
@@ -767,7 +777,8 @@ def _handle_sigterm() -> None:
 def main() -> None:
     """Console-script entry point: the command, then a quick exit with its status (:func:`_exit_now`).
 
-    SIGTERM ends it like Ctrl-C (status 130) does, with the same cleanup, and status 143 (128 + 15)."""
+    SIGTERM ends it like Ctrl-C (status 130) does, with the same cleanup, and status 143 (128 + 15).  After the
+    first of either, further ones are ignored, so that the cleanup (temporary and staged files) finishes."""
     _quiet_idle_blas_threads()
     _handle_sigterm()
     try:

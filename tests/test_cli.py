@@ -751,3 +751,26 @@ def test_a_report_named_like_a_per_record_file_is_refused(small, tmp_path):
                  "--records", records, "--json", records / "report.json")
     assert result.exit_code == 0, result.output
     assert (records / "report.json").is_file() and (records / "records_original.csv").is_file()
+
+
+def test_after_the_first_ctrl_c_or_sigterm_further_ones_wait_for_the_cleanup():
+    # a burst of Ctrl-C interrupted the cleanup: staged per-record files were left behind, or a traceback printed
+    # (found by the hostile-input audit)
+    import os
+    import signal
+
+    from infoloss.cli import _Terminated, _handle_sigterm
+
+    saved = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        _handle_sigterm()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)  # handled in this thread as os.kill returns
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGINT)  # ignored now
+        with pytest.raises(_Terminated):
+            os.kill(os.getpid(), signal.SIGTERM)
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, saved[0])
+        signal.signal(signal.SIGTERM, saved[1])
