@@ -196,7 +196,10 @@ def _arrow_to_pandas(table: Any) -> pd.DataFrame:
 
     arrays, texts = [], []
     for name, column in zip(table.column_names, table.columns):
-        if pa.types.is_decimal(column.type) or pa.types.is_null(column.type):
+        column = _plain_arrow(column)
+        if pa.types.is_decimal(column.type) and column.type.scale <= 0:
+            column = _whole_decimals(column)
+        elif pa.types.is_decimal(column.type) or pa.types.is_null(column.type):
             column = column.cast(pa.float64())
         exact = _exact_integers(column)
         if exact is not column:
@@ -207,6 +210,38 @@ def _arrow_to_pandas(table: Any) -> pd.DataFrame:
     if any(n is not None for n in df.index.names):  # a named pandas index was a column: keep it
         df = df.reset_index()
     return df
+
+
+def _plain_arrow(column: Any) -> Any:
+    """A column of a type pandas cannot take from Arrow as the plain values it holds: an extension type (JSON
+    text, bool8, a tensor, an opaque type) as its stored values, a run-end encoded column decoded, a union as the
+    text of its values, a dictionary of anything but text or numbers decoded (a nested column is then left out
+    or refused as such).  ``to_pandas`` raised KeyError, ArrowNotImplementedError or TypeError on them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = column.type
+    if isinstance(t, pa.BaseExtensionType):
+        return _plain_arrow(pa.chunked_array([c.storage for c in column.chunks], type=t.storage_type))
+    if pa.types.is_run_end_encoded(t):
+        return _plain_arrow(pa.chunked_array([pc.run_end_decode(c) for c in column.chunks], type=t.value_type))
+    if pa.types.is_union(t):
+        return pa.chunked_array([pa.array([None if v is None else str(v) for v in column.to_pylist()], pa.string())])
+    if pa.types.is_dictionary(t) and not (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)
+                                          or pa.types.is_integer(t.value_type) or pa.types.is_floating(t.value_type)):
+        return _plain_arrow(pa.chunked_array([c.dictionary_decode() for c in column.chunks], type=t.value_type))
+    return column
+
+
+def _whole_decimals(column: Any) -> Any:
+    """A decimal column without a fraction (``decimal(38, 0)``: long codes and ids) as int64 where it fits, else
+    as text: through float64, 20-digit codes that differ in their last digits became one value."""
+    import pyarrow as pa
+
+    try:
+        return column.cast(pa.int64())  # safe cast: an overflow raises
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return column.cast(pa.string())
 
 
 def _spec_columns(spec: Spec | None, available: list[str]) -> list[str] | None:

@@ -878,3 +878,50 @@ def test_a_kept_csv_read_serves_the_next_read_of_the_same_file_once(tmp_path, mo
     io_csv.forget_kept_read()
     read_table(path)
     assert len(parsed) == 6 and not io_csv._kept
+
+
+def test_arrow_types_pandas_cannot_take_are_read_as_their_values(tmp_path):
+    # extension types (JSON, bool8, a tensor, an opaque type), run-end encoded columns, unions and dictionaries of
+    # structs made to_pandas raise KeyError, ArrowNotImplementedError or TypeError (found by the hostile-input audit)
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    from infoloss.io import read_table
+
+    n = 6
+    age = list(range(20, 20 + n))
+    columns = {
+        "age": pa.array(age),
+        "json": pa.array([f'{{"a": {a}}}' for a in age], type=pa.json_()),
+        "flag": pa.ExtensionArray.from_storage(pa.bool8(), pa.array([a % 2 for a in age], pa.int8())),
+        "tensor": pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(pa.int64(), [1]),
+                                                 pa.array([[a] for a in age], pa.list_(pa.int64(), 1))),
+        "ree": pa.RunEndEncodedArray.from_arrays(pa.array([2, 4, 6], pa.int32()), pa.array([1, 2, 3])),
+        "union": pa.UnionArray.from_sparse(pa.array([0, 1] * (n // 2), type=pa.int8()),
+                                           [pa.array(list(range(n))), pa.array([str(i) for i in range(n)])]),
+        "ds": pa.DictionaryArray.from_arrays(pa.array([0, 1] * (n // 2), pa.int32()), pa.array([{"a": 1}, {"a": 2}])),
+    }
+    path = tmp_path / "t.feather"
+    feather.write_feather(pa.table(columns), path)
+    df = read_table(path)
+    assert df["json"].tolist()[0] == '{"a": 20}' and df["flag"].tolist() == [0, 1, 0, 1, 0, 1]
+    assert df["ree"].tolist() == [1, 1, 2, 2, 3, 3] and df["union"].tolist() == ["0", "1", "2", "3", "4", "5"]
+    assert df["ds"].tolist()[:2] == [{"a": 1}, {"a": 2}] and list(df["tensor"].iloc[0]) == [20]
+
+
+def test_long_whole_decimal_codes_stay_distinct(tmp_path):
+    # decimal(38, 0) went through float64: 20-digit codes that differ in their last digits became one value
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from infoloss.io import read_table
+
+    codes = [decimal.Decimal(10**19 + i) for i in range(4)]
+    small = [decimal.Decimal(i) for i in range(4)]
+    pq.write_table(pa.table({"code": pa.array(codes, pa.decimal128(38, 0)), "n": pa.array(small, pa.decimal128(38, 0)),
+                             "x": pa.array([decimal.Decimal("1.25")] * 4, pa.decimal128(10, 2))}), tmp_path / "d.parquet")
+    df = read_table(tmp_path / "d.parquet")
+    assert df["code"].nunique() == 4 and df["code"].tolist()[1] == str(10**19 + 1)
+    assert df["n"].tolist() == [0, 1, 2, 3] and df["x"].tolist() == [1.25] * 4
