@@ -104,7 +104,7 @@ COUNT_KEYS = frozenset({
     "total_original", "increase", "filled", "net", "records_with_change", "one_side_missing",
     "n_skipped", "n_skipped_missing", "n_excluded_zero", "generalised",
     # risk family
-    "count", "copies", "records_at_risk", "records_with_msu", "unweighted", "uniques_U", "uniques_exact",
+    "count", "copies", "records_at_risk", "records_moved", "records_with_msu", "unweighted", "uniques_U", "uniques_exact",
     "pair_records_P", "msu_by_size", "dis_table", "distinct_counts",
     # generalisation (anonymity: the smallest class size)
     "suppressed", "anonymity_before", "anonymity_after",
@@ -284,16 +284,31 @@ def _few_records_moved(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -
     records moved or suppressed (net): with a few, it is the count that
     ``records_changed`` and ``suppressions`` withhold, and the before/after
     tables merge.  Such a table's AAD is withheld, and the values that add it
-    up: AAD's ``value``, CTBIL's ``value``, ``raw`` and ``raw_by_dimension``.
+    up: AAD's ``value``, CTBIL's ``value``, ``raw`` and ``raw_by_dimension``;
+    so is a pair's table with such a variable (less the other variable's
+    table it gives the moves back).  Weighted, the sums are weights (with one
+    record moved, its weight): the records whose category changed per
+    variable (``details.records_moved``, paired files) decide instead.
     """
     aad = raw.get("aad") or {}
     cells = (aad.get("details") or {}).get("cells") or {}
-    moved = {k: v * cells[k] / 2 for block in ("by_variable", "by_pair") for k, v in (aad.get(block) or {}).items()
-             if _is_number(v) and _is_number(cells.get(k))}
+    changed = (aad.get("details") or {}).get("records_moved") or \
+        ((raw.get("ctbil") or {}).get("details") or {}).get("records_moved")
+    weighted = isinstance(changed, dict)
+    if weighted:  # weighted tables: sums of weights; the records changed in a table's variables say how many moved
+        keys = {k for block in ("by_variable", "by_pair") for k in (aad.get(block) or {})} | set(changed)
+        moved = {k: sum(changed.get(v, 0) for v in str(k).split("|") if _is_number(changed.get(v, 0))) for k in keys}
+        few_changed = any(0 < c < state.min_cell - 1e-9 for c in changed.values() if _is_number(c))
+    else:
+        moved = {k: v * cells[k] / 2 for block in ("by_variable", "by_pair") for k, v in (aad.get(block) or {}).items()
+                 if _is_number(v) and _is_number(cells.get(k))}
     few = {k for k, m in moved.items() if 0 < m < state.min_cell - 1e-9}
+    # a pair's table with a variable of few moves, less that of the other variable, gives those moves back
+    few |= {k for k in moved if any(v in few for v in str(k).split("|"))}
     ctbil = raw.get("ctbil") or {}
     dims = ((ctbil.get("details") or {}).get("raw_by_dimension") or {})
-    few_ctbil = bool(few) or any(_is_number(v) and 0 < v / 2 < state.min_cell - 1e-9 for v in dims.values())
+    few_ctbil = bool(few) or (few_changed if weighted else any(_is_number(v) and 0 < v / 2 < state.min_cell - 1e-9
+                                                                for v in dims.values()))
     if few and "aad" in out:
         safe = dict(out["aad"])
         for block in ("by_variable", "by_pair"):

@@ -1401,3 +1401,26 @@ def test_safe_mode_keeps_record_counts_held_as_floats_and_whole_degrees_of_freed
     assert safe["analyses"]["regressions"][0]["original"]["df_residual"] == n - 2
     assert safe["analyses"]["regressions"][0]["coefficients"][1]["original"]["estimate"] == pytest.approx(
         full["analyses"]["regressions"][0]["coefficients"][1]["original"]["estimate"], rel=5e-3)
+
+
+def test_weighted_table_measures_resting_on_few_changed_records_are_withheld():
+    # weighted, AAD x cells / 2 is the weight of the records moved: with one record suppressed it gave that record's
+    # weight back (francdat: 6.8 over 5 cells = 17), while records_changed said "fewer than 5" (report review)
+    rng = np.random.default_rng(4)
+    n = 300
+    orig = pd.DataFrame({"a": rng.choice(list("pqrs"), n), "b": rng.choice(list("xyz"), n),
+                         "w": rng.integers(10, 500, n).astype(float)})
+    prot = orig.copy()
+    prot.loc[3, "a"] = None  # one record of a suppressed
+    moved = prot.index[prot["b"] == "x"][:12]
+    prot.loc[moved, "b"] = "y"  # twelve records of b changed
+    spec = {"variables": {"a": {"scale": "nominal"}, "b": {"scale": "nominal"}, "w": {"role": "weight"}}}
+    report = infoloss.compare(orig, prot, spec, measures=["aad", "ctbil", "ebil"])
+    full = report.to_dict()["scenarios"][0]["measures"]
+    safe = report.to_dict(safe=True)["scenarios"][0]["measures"]
+    assert full["aad"]["by_variable"]["a"] * 5 / 2 == pytest.approx(orig.loc[3, "w"])  # the record's weight
+    assert full["aad"]["details"]["records_moved"] == {"a": 1, "b": 12}
+    assert safe["aad"]["by_variable"] == {"a": None, "b": full["aad"]["by_variable"]["b"]}
+    assert safe["aad"]["by_pair"]["a|b"] is None and safe["aad"]["value"] is None
+    assert safe["aad"]["details"]["records_moved"] == {"a": None, "b": 12}
+    assert safe["ctbil"]["value"] is None and safe["ebil"]["by_variable"]["a"] is None

@@ -351,18 +351,22 @@ def ctbil(pair: EncodedPair, *, K: int | None = None, weighted: bool | None = No
             tables += 1
         by_dimension[str(t)] = raw_t
         raw += raw_t
-    return MeasureResult(
-        value=raw / cells,
-        details={
-            "raw": raw,
-            "raw_by_dimension": by_dimension,
-            "K": K,
-            "cells": cells,
-            "tables": tables,
-            "scale": scale,
-            **wdetails,
-        },
-    )
+    details = {"raw": raw, "raw_by_dimension": by_dimension, "K": K, "cells": cells, "tables": tables, "scale": scale,
+               **wdetails}
+    if use_w and pair.paired:
+        details["records_moved"] = _records_moved(pair, names)
+    return MeasureResult(value=raw / cells, details=details)
+
+
+def _records_moved(pair: EncodedPair, names: list[str]) -> dict[str, int]:
+    """Per variable, the paired records whose category changed (or was suppressed).
+
+    Weighted, AAD × cells / 2 and CTBIL's sums are weights of the records moved, not their number: a table's
+    value rests on at most the records changed in its variables, and safe mode withholds the values that rest on
+    fewer than ``min_cell`` (with one record moved, the value gave its weight back).
+    """
+    return {name: int(np.count_nonzero(pair.categorical[name].orig != pair.categorical[name].prot))
+            for name in names if pair.categorical[name].prot is not None}
 
 
 # ---------------------------------------------------------------------------
@@ -436,11 +440,14 @@ def aad(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResult:
         diff, cells[_key(combo)] = _abs_diff(pair, combo, use_w, scale)
         by_pair[_key(combo)] = diff / cells[_key(combo)]
     values = list(by_variable.values()) + list(by_pair.values())
+    details = {"tables": len(values), "cells": cells, "scale": scale, **wdetails}
+    if use_w and pair.paired:
+        details["records_moved"] = _records_moved(pair, names)
     return MeasureResult(
         value=float(np.mean(values)),
         by_variable=by_variable,
         by_pair=by_pair or None,
-        details={"tables": len(values), "cells": cells, "scale": scale, **wdetails},
+        details=details,
     )
 
 
