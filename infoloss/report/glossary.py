@@ -30,9 +30,9 @@ _DMT_WHAT = {
     "c": "the communalities with the first principal component", "f": "the principal-component loadings",
 }
 _DMT_HOW = {
-    "mse": "mean squared difference between original and protected {}",
-    "mae": "mean absolute difference between original and protected {}",
-    "mv": "mean difference between original and protected {}, relative to the original's size",
+    "mse": "mean squared difference of {}, original against protected",
+    "mae": "mean absolute difference of {}, original against protected",
+    "mv": "mean difference of {}, original against protected, relative to the original's size",
 }
 
 #: id -> plain words, the variables covered ("continuous", "categorical" or "all"), score scale, unit
