@@ -68,7 +68,7 @@ def family_body(report: Any, family: str, policy: Policy) -> Markup | None:
     body = [measures_table(report, computed, policy)] if computed else []  # the others: in the reasons below
     body.append(not_computed_list(report, rows, reason))
     if has_stats:  # the pictures practitioners look at first, before the per-measure charts
-        body.append(statistics_charts(report))
+        body.append(statistics_charts(report, rounded=policy.safe))
     body += [variable_charts(report, rows, policy), pair_charts(report, rows)]
     body += extras
     return join(body)
@@ -392,13 +392,16 @@ def _ordered(report: Any, names: set[str]) -> list[str]:
 # ---------------------------------------------------------------------------
 # descriptive statistics (ScenarioResult.statistics)
 # ---------------------------------------------------------------------------
-def statistics_charts(report: Any) -> Markup:
-    """Means with confidence intervals before/after; correlation matrices before/after and their difference."""
+def statistics_charts(report: Any, rounded: bool = False) -> Markup:
+    """Means with confidence intervals before/after; correlation matrices before/after and their difference.
+
+    ``rounded``: the statistics are rounded to 3 significant digits (safe mode), which the means chart says: a
+    mean moved by less than that shows as 0."""
     stats = [(i, s) for i, s in enumerate(report.scenarios) if s.statistics]
     first = stats[0][1].statistics
     weighted = " (weighted estimates)" if first.get("weighted") else ""
     names = list(first["variables"])
-    parts = [_means_chart(names, first, stats)]
+    parts = [_means_chart(names, first, stats, rounded)]
     if first["orig"].get("corr") is not None and len(names) >= 2:
         parts.append(_correlations(names, first, stats))
     elif first.get("matrices_left_out"):
@@ -406,7 +409,7 @@ def statistics_charts(report: Any) -> Markup:
     return Markup('<h3>Means and correlations of the continuous variables{}</h3>{}').format(weighted, join(parts))
 
 
-def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
+def _means_chart(names: list[str], first: dict, stats: list, rounded: bool = False) -> Markup:
     conf = first.get("confidence", 0.95)
     rows, table = [], []
     few = []  # safe mode: the original's statistics of these are withheld (null), with the reason
@@ -447,6 +450,9 @@ def _means_chart(names: list[str], first: dict, stats: list) -> Markup:
     note = (f"Grey band: the original mean's {conf:.0%} confidence interval; markers and lines: each scenario's "
             f"mean and its {conf:.0%} interval (in the original's standard deviations). A marker outside the grey "
             f"band is a mean the protected file does not preserve.{more}{few_note}")
+    if rounded:
+        note += (" Safe mode: the means and intervals are rounded to 3 significant digits, so a mean moved by less "
+                 "than that shows as 0 (the xbar measures compare the unrounded means).")
     data = data_table(["variable"] + [s.name for _, s in stats], table,
                       summary="data: scenario means [interval], in original standard deviations from the original mean")
     return Markup('<figure class="chart wide"><figcaption><b>Means before/after.</b> {}</figcaption>{}{}</figure>'
