@@ -326,6 +326,32 @@ class MeasureResult:
 
 REGISTRY: dict[str, MeasureInfo] = {}
 
+#: how far past an end of its range a value may come out by rounding and still be that end: λ of values 1e20
+#: apart was 1.0000000000000002, a weighted pMSE of perfect separation 0.25000000000000006
+RANGE_ROUNDING = 1e-12
+
+
+def _within_range(result: MeasureResult, bounds: tuple[float | None, float | None]) -> MeasureResult:
+    """``result`` with a value (and per-variable or per-pair values) past an end of the measure's range by
+    rounding only (at most :data:`RANGE_ROUNDING` relative) set to that end."""
+    low, high = bounds
+
+    def inside(v: Any) -> Any:
+        if not isinstance(v, (float, np.floating)) or not math.isfinite(v):
+            return v
+        if low is not None and low - RANGE_ROUNDING * max(1.0, abs(low)) <= v < low:
+            return float(low)
+        if high is not None and high < v <= high + RANGE_ROUNDING * max(1.0, abs(high)):
+            return float(high)
+        return v
+
+    result.value = inside(result.value)
+    for block in ("by_variable", "by_pair"):
+        values = getattr(result, block)
+        if values:
+            setattr(result, block, {k: inside(v) for k, v in values.items()})
+    return result
+
 
 def measure(
     id: str,
@@ -390,11 +416,11 @@ def measure(
             pair = _as_pair(pair_or_original, protected, spec)
             if needs_pairing and not pair.paired:
                 if getattr(pair, "nearest", None) is not None:
-                    return _on_nearest_view(func, pair, checked)
+                    return _within_range(_on_nearest_view(func, pair, checked), range)
                 from .errors import NotComputed
 
                 raise NotComputed("it needs record-paired files, but the files are not paired (pairing: none)")
-            return func(pair, **checked)
+            return _within_range(func(pair, **checked), range)
 
         public.__signature__ = _public_signature(func)  # type: ignore[attr-defined]
         REGISTRY[id] = MeasureInfo(

@@ -575,3 +575,21 @@ def test_lambda_of_a_variable_the_matched_originals_never_observe_is_the_largest
         report = compare(pd.DataFrame({"k": [3, 2], "x": [np.nan, 0.9]}), pd.DataFrame({"k": [3], "x": [0.9]}),
                          spec, measures=["lambda"], options={"lambda": {"missing_rule": rule}})
     assert report.scenarios[0].measures["lambda"].by_variable == {"k": 0.0, "x": 1.0}
+
+
+def test_a_value_past_an_end_of_its_range_by_rounding_is_that_end():
+    # lambda of values 1e20 apart was 1.0000000000000002 and a weighted pMSE of perfect separation
+    # 0.25000000000000006, outside their declared ranges (found by the core audit)
+    from infoloss.measures.propensity import pmse
+    from infoloss.measures.record import lambda_
+    from infoloss.registry import MeasureResult, _within_range
+
+    n = 30
+    r = lambda_(pd.DataFrame({"x": np.zeros(n)}), pd.DataFrame({"x": np.full(n, 1e20)}),
+                {"variables": {"x": {"scale": "continuous"}}})
+    assert r.by_variable["x"] == 1.0 and r.value == 1.0
+    rng = np.random.default_rng(0)
+    o = pd.DataFrame({"g": rng.choice(list("abc"), n), "w": rng.uniform(.5, 2, n)})
+    assert pmse(o, o.assign(g=None), {"variables": {"g": {"scale": "nominal"}, "w": {"role": "weight"}}}).value == 0.25
+    clamped = _within_range(MeasureResult(1 + 2e-16, {"a": -1e-17, "b": 0.5, "c": 1.5}), (0.0, 1.0))
+    assert clamped.value == 1.0 and clamped.by_variable == {"a": 0.0, "b": 0.5, "c": 1.5}  # far past: left, a bug
