@@ -603,6 +603,9 @@ def test_values_within_one_percent_of_a_bounded_range_are_not_coloured_best_agai
     assert info_positions(get("cluster_ari"), [0.995, 1.0]) == [None, None]
     assert info_positions(get("hellinger"), [0.1, 0.3]) == [0.0, 1.0]
     assert info_positions(get("il1s"), [0.001, 0.002]) == [0.0, 1.0]  # unbounded: relative differences count
+    # small values a third of each other are no tie: a global risk of 0.012 against 0.0044 was (report review)
+    assert info_positions(get("global_risk"), [0.012, 0.00437]) == [1.0, 0.0]
+    assert info_positions(get("ecdf_mean"), [4.7e-5, 9.7e-4]) == [0.0, 1.0]
 
 
 def test_what_changed_says_a_variable_was_generalised_not_perturbed():
