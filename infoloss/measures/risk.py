@@ -230,7 +230,8 @@ def _violations(risk: FileRisk, k: int) -> dict[str, float]:
 @_risk_measure(
     "k_anonymity_violations",
     unit="count",
-    description="records violating k-anonymity: fk < k (details: k = 2, 3, 5, unweighted and weighted Fk < k)",
+    description="records violating k-anonymity: fk < k, k = 3 by default (details: k = 2, 3, 5, unweighted and "
+                "weighted Fk < k)",
     range=(0.0, None),
     options=(Option("k", "int", 3, "the k of k-anonymity", low=2), ALPHA, MISSING_KEYS),
 )

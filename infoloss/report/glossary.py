@@ -59,9 +59,11 @@ TEXTS: dict[str, dict[str, Any]] = {
     "gamma": {"plain": "How much the joint correlation structure of the continuous variables changed (from the "
                        "inverse correlation matrices): 0 unchanged, 1 the most.", "covers": "continuous"},
     "ctbil": {"plain": "The average difference in counts per cell over all tables of up to K categorical "
-                       "variables, in records per cell.", "covers": "categorical"},
+                       "variables, in records per cell (with survey weights: in summed weights per cell).",
+              "covers": "categorical"},
     "aad": {"plain": "The average absolute difference in counts per cell of the one- and two-way tables of the "
-                     "categorical variables, in records per cell.", "covers": "categorical"},
+                     "categorical variables, in records per cell (with survey weights: in summed weights, i.e. "
+                     "estimated population units, per cell).", "covers": "categorical"},
     "hellinger": {"plain": "How different the one- and two-way tables of the categorical variables are, on "
                            "proportions: 0 identical, 1 no overlap at all.", "covers": "categorical"},
     "kl_divergence": {"plain": "The information (in nats) lost when each categorical variable's protected "
@@ -73,7 +75,8 @@ TEXTS: dict[str, dict[str, Any]] = {
                       "randomly changed (PRAM) variables: 0 certain, 1 no information left.",
              "covers": "categorical"},
     "chi2_distance": {"plain": "How different the one- and two-way tables of the categorical variables are, as a "
-                               "chi-squared distance between their proportions: 0 identical, 1 no overlap at all.",
+                               "chi-squared distance between their proportions: 0 identical, 1 no overlap at all (the default, "
+                               "symmetric form; Pearson's form, form=\"pearson\", has no upper end).",
                       "covers": "categorical"},
     "ebil_joint": {"plain": "Like EBIL, but for several randomly changed (PRAM) variables together: how uncertain a "
                             "record's original combination of categories is once its released one is known.",
