@@ -320,6 +320,11 @@ def _read_xlsx(path: Path, label: str) -> pd.DataFrame:
     if raw.shape[0] == 0:
         _check_first_sheet(path, label)
         return pd.DataFrame()
+    # a row or a column with nothing in it is no record and no variable: a blank row inside the data, or a stray
+    # value far below or to the right (cell A1048576 made 1,048,575 records, XFD2 16,380 empty columns)
+    raw = raw.loc[:, raw.notna().any(axis=0)]
+    raw = raw.loc[raw.notna().any(axis=1)]
+    raw.columns = range(raw.shape[1])
     names = [_header_name(v, i) for i, v in enumerate(raw.iloc[0])]
     _check_unique(names, label)
     body = raw.iloc[1:].reset_index(drop=True)

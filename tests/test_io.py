@@ -925,3 +925,24 @@ def test_long_whole_decimal_codes_stay_distinct(tmp_path):
     df = read_table(tmp_path / "d.parquet")
     assert df["code"].nunique() == 4 and df["code"].tolist()[1] == str(10**19 + 1)
     assert df["n"].tolist() == [0, 1, 2, 3] and df["x"].tolist() == [1.25] * 4
+
+
+def test_blank_rows_and_columns_of_a_sheet_are_no_records_and_no_variables(tmp_path):
+    # a stray value in cell A1048576 made 1,048,575 records (every blank row one record with every value missing),
+    # and one in XFD2 16,380 empty columns, each with a warning (found by the hostile-input audit)
+    import openpyxl
+
+    from infoloss.io import read_table
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["age", "sex"])
+    ws.append([20, "m"])
+    ws.append([None, None])  # a blank row inside the data
+    ws.append([30, "f"])
+    ws["A40"] = 50  # a stray value further down: a record of its own, with the others missing
+    ws["H1"] = None
+    wb.save(tmp_path / "d.xlsx")
+    df = read_table(tmp_path / "d.xlsx")
+    assert list(df.columns) == ["age", "sex"] and df["age"].tolist() == [20, 30, 50]
+    assert df["sex"].tolist()[:2] == ["m", "f"] and pd.isna(df["sex"].iloc[2])
