@@ -509,6 +509,8 @@ def encode_pair(
         try:
             if var.scale == "continuous":
                 orig = _cached_original(original_cache, var, lambda: _original_float(var, o, missing))
+                if p is not None:
+                    _check_same_time_kind(var, o, p)
                 return _encode_continuous(var, orig, p, missing)
             factors = _cached_original(original_cache, var, lambda: _original_factors(var, o, missing))
             return _encode_categorical(var, factors, o, p, missing, original_cache)
@@ -660,6 +662,19 @@ def _original_float(var: VariableSpec, o: pd.Series, missing: set[str]) -> np.nd
     if np.isnan(orig).all():
         raise InputError(all_missing_in_original(var))
     return orig
+
+
+def _check_same_time_kind(var: VariableSpec, o: pd.Series, p: pd.Series) -> None:
+    """Dates (or durations) in one file and plain numbers in the other is an error: the dates are read as days
+    since 1970-01-01, the numbers as they are (Stata's day numbers count from 1960), so every value differed."""
+    kinds = temporal_kind(o), temporal_kind(p)
+    if kinds[0] == kinds[1] or (kinds[0] is None and not pd.api.types.is_numeric_dtype(o)) or \
+            (kinds[1] is None and not pd.api.types.is_numeric_dtype(p)):
+        return
+    what = {None: "numbers", "dates": "dates", "durations": "durations"}
+    raise InputError(f"variable {var.name!r} holds {what[kinds[0]]} in the original file but {what[kinds[1]]} in the "
+                     "protected file; give both files the same kind of values (dates in both, or the same numbers "
+                     "in both, e.g. days since 1970-01-01).")
 
 
 def _encode_continuous(var: VariableSpec, orig: np.ndarray, p: pd.Series | None, missing: set[str]) -> ContinuousColumn:

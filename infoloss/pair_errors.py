@@ -46,6 +46,11 @@ def not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
         return InputError(f"variable {var.name!r} holds times of day (such as {example}) in the {which} file, which "
                           "infoloss does not read as numbers; convert them to numbers first, e.g. seconds since "
                           "midnight (hour * 3600 + minute * 60 + second), or declare the variable nominal.")
+    if isinstance(example, str) and _DATE_TEXT.fullmatch(example):
+        return InputError(f"variable {var.name!r} holds dates written as text (such as {example}) in the {which} "
+                          "file, which infoloss does not read as numbers; give the file's dates as dates (Parquet, "
+                          "Stata, SPSS), or as numbers such as days since 1970-01-01, or declare the variable "
+                          "nominal.")
     if not isinstance(example, str) and not np.isscalar(example):  # a list or mapping (nested Parquet, Arrow)
         return not_scalar(var)
     written = number_writing(str(example))
@@ -57,6 +62,9 @@ def not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
         f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
     )
 
+
+#: a date written as text: 1990-12-22, 22.12.1990, 12/22/1990 (with a time of day after it or not)
+_DATE_TEXT = re.compile(r"\s*(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./]\d{1,2}[./]\d{2,4})(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?\s*")
 
 THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:([,'\s\u00a0\u202f])\d{3})(?:\1\d{3})*(?:\.\d+)?\s*")
 

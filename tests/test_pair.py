@@ -449,3 +449,25 @@ def test_ids_written_as_numbers_in_one_file_and_text_in_the_other_pair():
     spec = {"variables": {"g": {"scale": "nominal"}, "id": {"role": "id"}}, "pairing": {"by": "id"}}
     pair = encode_pair(orig, prot, spec)
     assert np.array_equal(pair.categorical["g"].orig, pair.categorical["g"].prot)
+
+
+def test_dates_in_one_file_and_numbers_in_the_other_are_refused():
+    # the dates were read as days since 1970, the numbers as they are (Stata day numbers count from 1960): every
+    # value "changed" and il1s was 3158 (found by the hostile-input audit)
+    dates = pd.Series(pd.to_datetime(["1990-12-22", "1991-01-05", "1992-03-04"]))
+    o = pd.DataFrame({"d": dates, "x": [1.0, 2.0, 3.0]})
+    p = pd.DataFrame({"d": (dates - pd.Timestamp("1960-01-01")).dt.days, "x": [1.0, 2.0, 3.5]})
+    spec = {"variables": {"d": {"scale": "continuous"}, "x": {"scale": "continuous"}}}
+    with pytest.raises(InputError, match="variable 'd' holds dates in the original file but numbers in the protected "
+                                         "file; give both files the same kind of values"):
+        encode_pair(o, p, spec)
+    with pytest.raises(InputError, match="holds numbers in the original file but dates in the protected file"):
+        encode_pair(p, o, spec)
+    encode_pair(o, o.assign(x=[1.0, 2.0, 3.5]), spec)  # dates in both: fine
+
+
+def test_dates_written_as_text_in_a_continuous_variable_are_named_as_dates():
+    o = pd.DataFrame({"d": ["1990-12-22", "1991-01-05"], "x": [1.0, 2.0]})
+    with pytest.raises(InputError, match=r"variable 'd' holds dates written as text \(such as 1990-12-22\) in the "
+                                         "original file"):
+        encode_pair(o, o.copy(), {"variables": {"d": {"scale": "continuous"}, "x": {"scale": "continuous"}}})
