@@ -716,3 +716,14 @@ def test_verdict_names_files_with_fewer_or_more_records():
     assert "kept has" not in verdict
     same = fake_report({"ks": [0.01, 0.02]}, {"x": "continuous"}, n=2000)
     assert 'id="record-counts"' not in same.to_html()
+
+
+def test_the_map_and_the_safe_verdict_say_why_their_rankings_can_differ(survey_pages):
+    # the verdict ranked free1's scenarios one way and the map (loss = 1 - gdu) the other, and the safe verdict's
+    # scores differed from the full report's without a word (found by the report review)
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", survey_pages["full"]))
+    assert "the verdict's scores combine every family's headline measures, so the two can rank the scenarios " \
+           "differently" in " ".join(text.split())
+    safe = " ".join(htmllib.unescape(re.sub(r"<[^>]+>", "", survey_pages["safe"])).split())
+    if "withheld in safe mode" in safe:
+        assert "so the safe report's scores can differ from those of the full report" in safe

@@ -63,7 +63,9 @@ def risk_map_section(report: Any, policy: Policy) -> Markup | None:
         "Each file is a point: its disclosure risk (<b>{}</b>: {}) against its information loss ({}; <b>{}</b>: {}). "
         "The original, released as it is, loses nothing and keeps its full risk. A scenario on the "
         "<b>Pareto front</b> (line) cannot be beaten on both axes by another; the others can. "
-        "Lower left is better.{}"
+        "Lower left is better. The loss here is this one measure's; the verdict's scores combine every family's "
+        "headline measures, so the two can rank the scenarios differently (choose the utility measure with "
+        "<code>--ru utility=ID</code>).{}"
     ).format(block["risk_measure"], block["risk_description"], block["loss_definition"], block["utility_measure"],
              block["utility_description"],
              Markup(" Not drawn (safe mode): {}, whose risk or loss the safe JSON withholds ({}); the Pareto front "

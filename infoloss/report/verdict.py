@@ -192,8 +192,12 @@ def _weights_note(sc: Scores) -> Markup:
     left = [(m, why) for f in sc.families for m, why in f.left_out.items()]
     left_html = Markup("")
     if left:
-        left_html = Markup("<p>Not in the scores: {}.</p>").format(
-            "; ".join(f"{m} ({why})" for m, why in left))
+        safe = any(why.startswith("withheld") for _, why in left)
+        left_html = Markup("<p>Not in the scores: {}.{}</p>").format(
+            "; ".join(f"{m} ({why})" for m, why in left),
+            " A family's score is then that of its other measures, so the safe report's scores can differ from "
+            "those of the full report (a family scored on one measure that barely moves can even reach 1)."
+            if safe else "")
     return Markup(
         '<details class="how"><summary>How the scores are made</summary><p>Each measure\'s value becomes a score '
         "from 0 to 1: 1 at its ideal (the value for identical files), 0 at the far end of its range, linear in "
