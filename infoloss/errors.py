@@ -26,7 +26,7 @@ def counted(k: int, noun: str, plural: str = "") -> str:
     return f"{k:,} {noun if k == 1 else plural or noun + 's'}"
 
 
-def shortened(items: list[str], noun: str, first: int = 5) -> str:
+def shortened(items: list[str], noun: str, first: int = 5, plural: str = "") -> str:
     """``items`` joined by commas; a list longer than ``first`` + 2 as its first ``first``, how many more, and its
     last (a message stays one readable line).
 
@@ -39,7 +39,8 @@ def shortened(items: list[str], noun: str, first: int = 5) -> str:
     """
     if len(items) <= first + 2:
         return ", ".join(items)
-    return f"{', '.join(items[:first])}, ... {counted(len(items) - first - 1, 'more ' + noun)} ..., {items[-1]}"
+    many = f"more {plural}" if plural else ""
+    return f"{', '.join(items[:first])}, ... {counted(len(items) - first - 1, 'more ' + noun, many)} ..., {items[-1]}"
 
 
 def excerpt(value: Any, limit: int = 80) -> str:

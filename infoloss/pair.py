@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._concurrent import map_in_order
-from .errors import InputError, SpecError, counted
+from .errors import InputError, SpecError, counted, excerpt, shortened
 from .pair_align import align, check_protected_columns
 from .pair_errors import all_missing_in_original, not_a_number, not_scalar, nothing_to_analyse, number_writing
 from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
@@ -1044,7 +1044,8 @@ def _category_order(
         if absent:
             raise SpecError(
                 f"the 'order' of ordinal variable {var.name!r} misses categories present in the data: "
-                f"{', '.join(map(repr, sorted(absent)[:5]))}; add them to its order or list them as missing codes."
+                f"{shortened([excerpt(a) for a in sorted(absent)], 'category', plural='categories')}; add them to its order or list them "
+                "as missing codes."
             )
         return order
     label_order = _label_order(o, p, ordinal=var.scale == "ordinal")

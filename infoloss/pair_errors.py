@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, counted
+from .errors import InputError, counted, excerpt
 from .spec import DECIMAL_COMMA, Spec, VariableSpec
 
 __all__ = ["all_missing_in_original", "not_a_number", "not_scalar", "nothing_to_analyse", "number_writing",
@@ -59,7 +59,7 @@ def not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
                           f"with {written}")
     return InputError(
         f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
-        f"{example!r} in it; declare it nominal or ordinal, or list {example!r} as a missing code."
+        f"{excerpt(example)} in it; declare it nominal or ordinal, or list {excerpt(example)} as a missing code."
     )
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 import yaml
 
 from ._files import resolved
-from .errors import InputError, SpecError, counted
+from .errors import InputError, SpecError, counted, excerpt
 
 SCALES = ("nominal", "ordinal", "continuous")
 ROLES = ("key", "sensitive", "target", "weight", "id", "household", "strata", "cluster", "other")
@@ -410,7 +410,7 @@ def _variable_from_dict(name: str, settings: Any, base_dir: Path, relative_to: s
     var.role = role
     scale = settings.get("scale")
     if scale is not None and scale not in SCALES:
-        raise SpecError(f"variable {name!r} has scale {scale!r}; use one of {', '.join(SCALES)}.")
+        raise SpecError(f"variable {name!r} has scale {excerpt(scale)}; use one of {', '.join(SCALES)}.")
     if scale is None and var.analysed:
         raise SpecError(f"variable {name!r} has no scale; add scale: nominal, ordinal or continuous.")
     var.scale = scale

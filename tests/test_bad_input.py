@@ -699,3 +699,21 @@ def test_a_pipe_in_a_variable_name_is_refused_in_one_sentence(tmp_path):
                           "--json", str(tmp_path / "out.json")], capture_output=True, text=True)
     assert run.returncode == 2 and run.stderr.startswith("infoloss: error: variable 'income|net' has a '|'")
     assert "Traceback" not in run.stderr and not (tmp_path / "out.json").exists()
+
+
+def test_long_values_are_quoted_as_excerpts_in_messages():
+    # a 100,000-character value made a one-sentence message of 200,000 characters (found by the hostile-input audit)
+    import infoloss
+
+    big = "W" * 100_000
+    o = pd.DataFrame({"age": [20, 30, 40, 50], "region": [big, "S", "N", "E"]})
+    specs = [{"variables": {"age": {"scale": "continuous"}, "region": {"scale": "continuous"}}},
+             {"variables": {"age": {"scale": "continuous"}, "region": {"scale": "ordinal", "order": ["N", "S", "E"]}}},
+             {"variables": {"age": {"scale": big}}}]
+    for spec in specs:
+        with pytest.raises(InputError) as caught:
+            infoloss.compare(o, o.copy(), spec)
+        assert len(str(caught.value)) < 400 and "(100,000 characters)" in str(caught.value)
+    many = pd.DataFrame({"g": [f"c{i}" for i in range(50)]})
+    with pytest.raises(InputError, match=r"'c0', 'c1', 'c10', 'c11', 'c12', \.\.\. 44 more categories \.\.\., 'c9'"):
+        infoloss.compare(many, many.copy(), {"variables": {"g": {"scale": "ordinal", "order": ["zz"]}}})
