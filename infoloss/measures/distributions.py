@@ -602,6 +602,14 @@ def _ecdf_diffs(
             if not ok.any():
                 raise NotComputed(f"the {label} file has no record without missing values in {', '.join(names)}")
             rows[which] = np.flatnonzero(ok)
+    if use_w:  # records of weight 0 count for nothing: no point of the merged file, no share of n_O or n_M
+        for which, label in ((ORIGINAL, "original"), (PROTECTED, "protected")):
+            w = pair.weights(which)
+            if w is not None and not (w > 0).all():
+                positive = np.flatnonzero(w > 0)
+                rows[which] = positive if rows[which] is None else np.intersect1d(rows[which], positive)
+                if rows[which].size == 0:
+                    raise NotComputed(f"no record of the {label} file compared has a positive weight")
     take = {}
     available = {}
     for which in (ORIGINAL, PROTECTED):

@@ -224,9 +224,18 @@ def _check_records(max_records: int) -> int:
     return int(max_records)
 
 
-def _sample(pair: EncodedPair, max_records: int, seed: int) -> tuple[np.ndarray | None, np.ndarray | None, dict | None]:
-    """Seeded sample indices of each file (None: every record), keeping the files' ratio."""
-    n_o, n_p = pair.n_orig, pair.n_prot
+def _sample(pair: EncodedPair, max_records: int, seed: int,
+            kept: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray | None, np.ndarray | None, dict | None]:
+    """Seeded sample indices of each file (None: every record), keeping the files' ratio; ``kept``: the records of
+    each file to sample from (those of positive weight), else every record."""
+    if kept is not None:
+        io, ip, info = _sample_of(len(kept[0]), len(kept[1]), max_records, seed)
+        return kept[0] if io is None else kept[0][io], kept[1] if ip is None else kept[1][ip], info
+    return _sample_of(pair.n_orig, pair.n_prot, max_records, seed)
+
+
+def _sample_of(n_o: int, n_p: int, max_records: int, seed: int) -> tuple[np.ndarray | None, np.ndarray | None,
+                                                                          dict | None]:
     if max(n_o, n_p) <= max_records:
         return None, None, None
     if n_o == n_p:
@@ -263,18 +272,33 @@ def _take(x: np.ndarray, idx: np.ndarray | None) -> np.ndarray:
     return x if idx is None else x[idx]
 
 
-def _merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
-    key = ("propensity", "merged", int(max_records), int(seed))
-    return pair.cached(key, lambda: _build_merged(pair, max_records, seed))
+def _merged(pair: EncodedPair, max_records: int, seed: int, weighted: bool = False) -> _Merged:
+    """The merged file; ``weighted``: without the records of weight 0, which count for nothing (they set c =
+    n_M/N and each file's rescaled weights: 20 of them moved a pMSE from 0.0259 to 0.0239)."""
+    kept = _positive_records(pair) if weighted else None
+    key = ("propensity", "merged", int(max_records), int(seed), kept is not None)
+    return pair.cached(key, lambda: _build_merged(pair, max_records, seed, kept))
 
 
-def _build_merged(pair: EncodedPair, max_records: int, seed: int) -> _Merged:
+def _positive_records(pair: EncodedPair) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each file's records of positive weight, or None when no record has weight 0 (or there are no weights)."""
+    w_o, w_p = pair.weights(ORIGINAL), pair.weights(PROTECTED)
+    if w_o is None or w_p is None or (w_o.min() > 0 and w_p.min() > 0):
+        return None
+    kept = np.flatnonzero(w_o > 0), np.flatnonzero(w_p > 0)
+    if kept[0].size == 0 or kept[1].size == 0:
+        raise NotComputed("the weights of the records of one file sum to zero")
+    return kept
+
+
+def _build_merged(pair: EncodedPair, max_records: int, seed: int,
+                  kept: tuple[np.ndarray, np.ndarray] | None = None) -> _Merged:
     _check_pair(pair)
     cont = [n for n in pair.continuous_names if pair.continuous[n].prot is not None]
     cats = [n for n in pair.categorical_names if pair.categorical[n].prot is not None]
     if not cont and not cats:
         raise NotComputed("every analysed variable was removed from the protected file")
-    io, ip, info = _sample(pair, max_records, seed)
+    io, ip, info = _sample(pair, max_records, seed, kept)
     n_o = pair.n_orig if io is None else io.shape[0]
     n_p = pair.n_prot if ip is None else ip.shape[0]
     n = n_o + n_p
@@ -635,7 +659,7 @@ def _fit(pair: EncodedPair, model: str, max_records: int, seed: int, use_w: bool
     key = ("propensity", model, max_records, int(seed), bool(use_w))
 
     def compute() -> dict:
-        m = _merged(pair, max_records, seed)
+        m = _merged(pair, max_records, seed, use_w)
         w = m.weights() if use_w else None
         if model == "logit":
             from threadpoolctl import threadpool_limits
@@ -662,7 +686,7 @@ def _permutation_null(
     key = ("propensity", "cart-null", _check_records(max_records), int(seed), int(n_permutations), bool(use_w))
 
     def compute() -> tuple[float, float]:
-        m = _merged(pair, max_records, seed)
+        m = _merged(pair, max_records, seed, use_w)
         x, _ = _cart_columns(m)
         rng = np.random.default_rng([int(seed), 1])
         values = []
@@ -1040,7 +1064,7 @@ def _clusters(pair: EncodedPair, G: int | None, max_records: int, seed: int, use
     def compute() -> dict:
         from sklearn.cluster import KMeans
 
-        m = _merged(pair, max_records, seed)
+        m = _merged(pair, max_records, seed, use_w)
         n = m.n
         w = m.weights() if use_w else None
         g = max(2, n // 100) if G is None else int(G)
