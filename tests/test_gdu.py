@@ -880,3 +880,21 @@ def test_a_variable_whose_protected_values_all_weigh_zero_is_named_so_in_its_pai
     rep = infoloss.compare(orig, prot, spec, measures=["ldu_biv"], statistics=False, aggregates=False, tables=False)
     note = rep.to_dict()["scenarios"][0]["measures"]["ldu_biv"]["details"]["pairs"]["x|y"]["note"]
     assert note == "no protected value of x has a positive weight: treated like a removed variable"  # not "missing"
+
+
+def test_a_variable_without_a_positive_weight_in_the_original_is_left_out_of_its_pairs_too():
+    # its univariate utility was left out, but its pairs scored 0 "like a removed variable": a file against itself
+    # had gdu 0.667 (found by the core audit)
+    import infoloss
+
+    rng = np.random.default_rng(0)
+    n = 40
+    o = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n), "z": rng.normal(size=n),
+                      "w": [1.0] * 10 + [0.0] * 30})
+    o.loc[:9, "x"] = np.nan  # x observed only in records of weight 0
+    spec = {"variables": {v: {"scale": "continuous"} for v in "xyz"} | {"w": {"role": "weight"}}}
+    scenario = infoloss.compare(o, o.copy(), spec, measures=["ldu_biv", "aldu_biv", "gdu"], statistics=False,
+                                aggregates=False, tables=False).scenarios[0]
+    assert scenario.measures["gdu"].value == 1.0 and scenario.measures["ldu_biv"].by_pair == {"y|z": 1.0}
+    assert scenario.measures["ldu_biv"].details["not_computed"]["x|y"] == \
+        "x has no value of positive weight in the original file"

@@ -689,6 +689,9 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
         return var.scale, var.scale
 
     blanks = {name for name, var in variables.items() if _blank(pair, var, use_w)}  # once per variable, not pair
+    # no value of positive weight in the original: left out, as its univariate utility is (not a loss of 0)
+    no_weight = {name for name, var in variables.items() if use_w and not var.removed and var.orig is not None
+                 and not _positive_weight(var.orig, pair.weights(ORIGINAL))}
     plan: dict[str, dict[str, Any]] = {}
     for i, a in enumerate(names):
         for b in names[i + 1:]:
@@ -698,6 +701,10 @@ def _compute_bivariate(pair: EncodedPair, threshold: float, use_w: bool = False)
             plan[key] = item
             if va.removed or vb.removed:
                 item.update(skip=True, removed=True)
+                continue
+            unweighted = next((v for v in (a, b) if v in no_weight), None)
+            if unweighted is not None:
+                item.update(skip=True, excluded=f"{unweighted} has no value of positive weight in the original file")
                 continue
             blank = next((v for v in (a, b) if v in blanks), None)
             if blank is not None:  # no protected value: like a removed variable, as in its univariate utility
