@@ -410,12 +410,19 @@ def _readstat(function: str, kind: str, ordinal_measure: bool) -> Callable[[Path
             raise _not_format(label, kind, path) from None
         measures = (getattr(meta, "variable_measure", None) or {}) if ordinal_measure else {}
         labels = getattr(meta, "variable_value_labels", None) or {}
+        codes = {}
         for name, mapping in labels.items():
             if name in df.columns and mapping:
                 df[name] = _labelled(df[name], mapping, ordered=measures.get(name) == "ordinal")
+                codes[str(name)] = {label: code for code, label in mapping.items()}
+        df.attrs[LABEL_CODES] = codes  # a missing code may name a labelled value by its code (-99 = "refused")
         return df
 
     return read
+
+
+#: ``DataFrame.attrs`` key of a labelled file's codes: column -> {label: code}
+LABEL_CODES = "infoloss_label_codes"
 
 
 def _labelled(codes: pd.Series, mapping: dict, *, ordered: bool) -> pd.Series:
@@ -450,8 +457,13 @@ def _apply_missing_codes(df: pd.DataFrame, spec: Spec | None, missing: list, *, 
     """
     global_codes = [m for m in missing if _number(m) is not None] if csv_file else missing
     per_variable = {v.name: v.missing for v in spec.variables.values() if v.missing} if spec is not None else {}
+    label_codes = df.attrs.get(LABEL_CODES) or {}
     for name in df.columns:
         codes = list(global_codes) + list(per_variable.get(name, []))
+        if codes and name in label_codes:  # a labelled value listed by its code: its label is missing too
+            numbers = {x for x in (_number(c) for c in codes) if x is not None}
+            codes += [label for label, code in label_codes[name].items()
+                      if isinstance(code, (int, float)) and float(code) in numbers]
         if codes:
             df[name] = _set_missing(df[name], codes, parse_text=csv_file)
     return df

@@ -946,3 +946,22 @@ def test_blank_rows_and_columns_of_a_sheet_are_no_records_and_no_variables(tmp_p
     df = read_table(tmp_path / "d.xlsx")
     assert list(df.columns) == ["age", "sex"] and df["age"].tolist() == [20, 30, 50]
     assert df["sex"].tolist()[:2] == ["m", "f"] and pd.isna(df["sex"].iloc[2])
+
+
+def test_a_missing_code_names_a_labelled_value_by_its_code(tmp_path):
+    # SPSS's -99 = "refused": the spec's missing: [-99] matched nothing, as the column holds the labels, and
+    # "refused" stayed a category (found by the hostile-input audit)
+    import pyreadstat
+
+    from infoloss.io import read_table
+    from infoloss.spec import spec_from_dict
+
+    df = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "sex": [1.0, 2.0, -99.0, 1.0]})
+    pyreadstat.write_sav(df, str(tmp_path / "d.sav"),
+                         variable_value_labels={"sex": {1.0: "male", 2.0: "female", -99.0: "refused"}})
+    for code in (-99, -99.0, "-99", "refused"):
+        spec = spec_from_dict({"variables": {"age": {"scale": "continuous"},
+                                             "sex": {"scale": "nominal", "missing": [code]}}})
+        sex = read_table(tmp_path / "d.sav", spec)["sex"]
+        assert sex.isna().tolist() == [False, False, True, False], code
+        assert "refused" not in list(sex.cat.categories)
