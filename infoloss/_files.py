@@ -95,7 +95,10 @@ def path_kind(path: str | Path, label: str, error: type[Exception] = InputError)
         if exc.errno in (errno.EACCES, errno.EPERM):
             raise error(f"{label} cannot be reached ({exc.strerror}); check the permissions of the folders on its "
                         "path.") from None
-        return "missing"  # a loop of symbolic links, a name too long: reading it says so
+        if exc.errno == errno.ELOOP:
+            raise error(f"{label} cannot be reached ({exc.strerror}: its symbolic links point at each other); give "
+                        "the path of the file itself.") from None
+        return "missing"  # a name too long: reading it says so
     return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 

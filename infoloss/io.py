@@ -328,18 +328,21 @@ def _read_xlsx(path: Path, label: str) -> pd.DataFrame:
     names = [_header_name(v, i) for i, v in enumerate(raw.iloc[0])]
     _check_unique(names, label)
     body = raw.iloc[1:].reset_index(drop=True)
+    if body.empty:  # a note or a title on the first sheet, the data on another: say that one sheet is read
+        _check_first_sheet(path, label, "holds no records")
     empty = [i for i, c in enumerate(raw.columns) if len(body) and body[c].isna().all()]
     if empty:
         _check_formulas(path, label, [names[i] for i in empty], empty)
     return pd.DataFrame({n: body[c].infer_objects() for n, c in zip(names, raw.columns)}, columns=names)
 
 
-def _check_first_sheet(path: Path, label: str) -> None:
-    """An empty first sheet of a workbook with other sheets: say that only the first sheet is read."""
+def _check_first_sheet(path: Path, label: str, state: str = "is empty") -> None:
+    """An empty first sheet (or one without records: ``state``) of a workbook with other sheets: say that only
+    the first sheet is read."""
     with pd.ExcelFile(path, engine="openpyxl") as book:  # closed: an open workbook keeps its file open
         sheets = book.sheet_names
     if len(sheets) > 1:
-        raise InputError(f"the first sheet ({sheets[0]!r}) of {label} is empty; infoloss reads the "
+        raise InputError(f"the first sheet ({sheets[0]!r}) of {label} {state}; infoloss reads the "
                          "first sheet only: move the data to it, or save that sheet as a file of its own.")
 
 

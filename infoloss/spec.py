@@ -273,10 +273,11 @@ def expanded_size(obj: Any, seen: dict[int, int] | None = None) -> int:
 
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a YAML spec file; relative paths in it are relative to the file."""
-    from ._files import checked_path
+    from ._files import checked_path, path_kind
 
-    from ._files import path_kind
-
+    if isinstance(path, str) and "\n" in path and ":" in path:  # spec=yaml_text: a spec, not the path of one
+        raise SpecError("the spec given is YAML text, not the path of a file; pass yaml.safe_load(text) (a dict) "
+                        "as the spec, or save the text to a file and give its path.")
     path = checked_path(path, "the spec file", SpecError)
     if path_kind(path, f"the spec file {path}", SpecError) not in ("file", "missing"):  # a folder, a pipe
         raise SpecError(f"the spec file {path} is not a regular file; give the path of a YAML file.")

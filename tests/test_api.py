@@ -573,3 +573,22 @@ def test_read_table_takes_a_spec_dict_or_path_and_infer_spec_wants_a_frame(tmp_p
             infoloss.infer_spec(wrong)
     with pytest.raises(InputError, match="has the column 'a' twice"):
         infoloss.infer_spec(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+
+
+def test_yaml_text_given_as_the_spec_and_a_sheet_without_records_are_one_sentence(tmp_path):
+    # "cannot read the spec file variables:\n  x: ...: No such file or directory", and a workbook with a note on its
+    # first sheet and the data on the second "has no records" without a word on sheets (hostile-input audit)
+    import openpyxl
+
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0]})
+    with pytest.raises(SpecError, match="the spec given is YAML text, not the path of a file"):
+        infoloss.compare(df, df.copy(), "variables:\n  x: {scale: continuous}\n")
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "Survey 2024, see the sheet 'data'"
+    data = wb.create_sheet("data")
+    data.append(["x"])
+    data.append([1.0])
+    wb.save(tmp_path / "o.xlsx")
+    with pytest.raises(InputError, match=r"the first sheet \('Sheet'\) of the original file .* holds no records; "
+                                         "infoloss reads the first sheet only"):
+        infoloss.read_table(tmp_path / "o.xlsx")

@@ -774,3 +774,11 @@ def test_after_the_first_ctrl_c_or_sigterm_further_ones_wait_for_the_cleanup():
     finally:
         signal.signal(signal.SIGINT, saved[0])
         signal.signal(signal.SIGTERM, saved[1])
+
+
+def test_a_data_file_that_is_a_loop_of_symbolic_links_says_so(tmp_path):
+    # it said "does not exist; check the path" (found by the hostile-input audit)
+    (tmp_path / "a.csv").symlink_to(tmp_path / "b.csv")
+    (tmp_path / "b.csv").symlink_to(tmp_path / "a.csv")
+    result = run("compare", tmp_path / "a.csv", tmp_path / "a.csv")
+    assert result.exit_code == 2 and "its symbolic links point at each other" in result.stderr
