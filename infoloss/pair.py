@@ -818,7 +818,11 @@ def _as_float(var: VariableSpec, col: pd.Series, which: str, missing: set[str]) 
     if pd.api.types.is_numeric_dtype(col):
         x = col.to_numpy(dtype=float, na_value=np.nan)
     else:
-        text = col.astype(object).where(col.notna(), None)
+        try:
+            text = col.astype(object).where(col.notna(), None)
+        except ArithmeticError:  # Decimal("sNaN"): pandas' missing-value check itself raises InvalidOperation
+            raise InputError(f"variable {var.name!r} holds a signalling NaN (Decimal('sNaN')) in the {which} file, "
+                             "which no arithmetic accepts; give missing values as empty cells or NaN.") from None
         text = text.map(lambda v: None if v is None or normalise_label(v) in missing else v)
         try:
             x = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)

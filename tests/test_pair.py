@@ -471,3 +471,15 @@ def test_dates_written_as_text_in_a_continuous_variable_are_named_as_dates():
     with pytest.raises(InputError, match=r"variable 'd' holds dates written as text \(such as 1990-12-22\) in the "
                                          "original file"):
         encode_pair(o, o.copy(), {"variables": {"d": {"scale": "continuous"}, "x": {"scale": "continuous"}}})
+
+
+def test_a_signalling_decimal_nan_is_one_sentence():
+    # pandas' missing-value check raised decimal.InvalidOperation (found by the hostile-input audit)
+    import decimal
+
+    o = pd.DataFrame({"v": [decimal.Decimal(i) for i in range(6)], "g": list("ab") * 3})
+    p = o.copy()
+    p.loc[3, "v"] = decimal.Decimal("sNaN")
+    with pytest.raises(InputError, match=r"variable 'v' holds a signalling NaN \(Decimal\('sNaN'\)\) in the "
+                                         "protected file"):
+        encode_pair(o, p, {"variables": {"v": {"scale": "continuous"}, "g": {"scale": "nominal"}}})
