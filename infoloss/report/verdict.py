@@ -148,7 +148,8 @@ def score_table(report: Any, sc: Scores) -> Markup:
         # the caption outside the scrolling box: inside it, it was as wide as the table and cut at the box's edge
         '<p class="note" id="scores-caption">Utility scores from 0 (all information lost) to 1 '
         "(identical to the original); higher is better. The overall score is the weighted mean of the family "
-        "scores. ✓: the best in its column (with the scores within 0.01 of it).</p>"
+        "scores. ✓: the best in its column (with the scores within 0.01 of it); a column whose scores are all "
+        "within 0.01 of each other has none.</p>"
         '<div class="scroll" tabindex="0"><table class="scores" aria-describedby="scores-caption">'
         '<thead><tr><th scope="col">place</th><th scope="col">scenario</th>'
         '<th scope="col">overall</th>{}</tr></thead><tbody>{}</tbody></table></div>').format(head, join(rows))
