@@ -954,9 +954,19 @@ def _check_same_kind(
     if None not in kinds and kinds[0] != kinds[1]:
         num, text = ("original", "protected") if kinds[0] else ("protected", "original")
         raise InputError(
-            f"variable {var.name!r} holds numbers in the {num} file but text in the {text} file; "
-            "make the two files use the same codes, or describe the recoding with 'recode:' in the spec."
+            f"variable {var.name!r} holds numbers in the {num} file but {_what_not_numbers(o if kinds[1] else p)} "
+            f"in the {text} file; make the two files use the same codes, or describe the recoding with 'recode:' "
+            "in the spec."
         )
+
+
+def _what_not_numbers(col: pd.Series) -> str:
+    """What a column that is not numbers holds, as :func:`_check_same_kind` names it: true/false values or dates,
+    else text (booleans against numbers were called "text")."""
+    if pd.api.types.is_bool_dtype(col) or (col.dtype == object and
+                                          pd.api.types.infer_dtype(col, skipna=True) == "boolean"):
+        return "true/false values"
+    return "dates" if temporal_kind(col) == "dates" else "text"
 
 
 # -- categorical -----------------------------------------------------------

@@ -483,3 +483,14 @@ def test_a_signalling_decimal_nan_is_one_sentence():
     with pytest.raises(InputError, match=r"variable 'v' holds a signalling NaN \(Decimal\('sNaN'\)\) in the "
                                          "protected file"):
         encode_pair(o, p, {"variables": {"v": {"scale": "continuous"}, "g": {"scale": "nominal"}}})
+
+
+def test_numbers_against_true_false_values_are_named_so():
+    # "holds numbers in the protected file but text in the original file", though the original held booleans
+    # (found by the hostile-input audit)
+    o = pd.DataFrame({"b": [True, False, True, False], "x": [1.0, 2.0, 3.0, 4.0]})
+    spec = {"variables": {"b": {"scale": "nominal"}, "x": {"scale": "continuous"}}}
+    with pytest.raises(InputError, match="holds numbers in the protected file but true/false values in the original"):
+        encode_pair(o, o.assign(b=[1, 0, 1, 0]), spec)
+    with pytest.raises(InputError, match="holds numbers in the original file but text in the protected file"):
+        encode_pair(o.assign(b=[1, 0, 1, 0]), o.assign(b=list("abab")), spec)
