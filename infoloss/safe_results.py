@@ -887,20 +887,8 @@ def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], val
         original = dict(original)
         if isinstance(original.get("by_variable"), dict):
             _safe_by_variable(original, state, n, counts=True, complement=complement)
-        details["original"] = _whole_counts(_walk(original, state, parent="original", counting=True))
+        details["original"] = _walk(original, state, parent="original", counting=True)
     return details
-
-
-def _whole_counts(obj: Any) -> Any:
-    """Every whole number as an int: record counts that the later rounding of the details leaves as they are
-    (the original's 1425.0 records became 1420.0 beside its 1425 in ``by_k``)."""
-    if isinstance(obj, dict):
-        return {k: _whole_counts(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_whole_counts(v) for v in obj]
-    if isinstance(obj, float) and obj.is_integer():
-        return int(obj)
-    return obj
 
 
 def _share_measure_details(details: dict[str, Any], withheld_vars: set[str], state: _Safe, n: float) -> dict[str, Any]:
