@@ -20,9 +20,9 @@ import pandas as pd
 from . import __version__, registry
 from ._files import checked_path, resolved, write_atomic
 from ._memory import release as release_memory
-from .errors import InputError, NotComputed, SpecError, counted
+from .errors import InputError, NotComputed, counted
 from .pair import EncodedPair, encode_pair
-from .spec import Spec, load_spec, spec_from_dict
+from .spec import Spec, as_spec
 
 Frame = pd.DataFrame | str | Path
 Progress = Callable[[int, int, str], None]
@@ -342,7 +342,7 @@ def compare(
     >>> report.value("suppressions"), report.value("records_changed")
     (1.0, 2.0)
     """
-    spec = _load_spec(spec, original)
+    spec = as_spec(spec)
     inputs = _input_paths(original, protected, spec)
     ids = _select_measures(measures)
     options = options or {}
@@ -762,17 +762,6 @@ def _write_records(pair: EncodedPair, directory: str | Path, fmt: str, name: str
 
     write_records(pair, directory, name, fmt=fmt, original=with_original, options=options, protect=inputs,
                   taken=taken, staged=staged)
-
-
-def _load_spec(spec: Spec | dict | str | Path | None, original: Frame) -> Spec | None:
-    if spec is None or isinstance(spec, Spec):
-        return spec
-    if isinstance(spec, dict):
-        return spec_from_dict(spec)
-    if not isinstance(spec, (str, Path)):
-        raise SpecError(f"the spec must be a mapping (dict), a Spec or the path of a YAML file, got "
-                        f"{type(spec).__name__}.")
-    return load_spec(spec)
 
 
 def _select_measures(measures: Iterable[str] | str | None) -> list[str]:

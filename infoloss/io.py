@@ -23,7 +23,7 @@ from ._files import checked_path, path_kind
 from .errors import InputError
 from .io_csv import (CSV_ENDINGS, _check_csv_is_text, _check_unique, _exact_integers, _head, _is_nan,
                      _not_format, _numbers_of, _separator, _separator_mismatch, _text, csv_table)
-from .spec import DEFAULT_MISSING, Spec, load_spec, spec_from_dict
+from .spec import DEFAULT_MISSING, Spec, as_spec
 
 ENDINGS = CSV_ENDINGS + (".parquet", ".feather", ".arrow", ".dta", ".sav", ".zsav", ".sas7bdat", ".xpt", ".xlsx")
 _NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -69,14 +69,7 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
         ending, broken, not in the format its ending says, or has a duplicate
         column name.
     """
-    if spec is not None and not isinstance(spec, Spec):
-        if isinstance(spec, dict):
-            spec = spec_from_dict(spec)
-        elif isinstance(spec, (str, Path)):
-            spec = load_spec(spec)
-        else:
-            raise InputError(f"the spec must be a mapping (dict), a Spec or the path of a YAML file, got "
-                             f"{type(spec).__name__}.")
+    spec = as_spec(spec)
     path = checked_path(path, f"the {which} file")
     label = f"the {which} file {path}"
     ending = path.suffix.lower()

@@ -572,17 +572,11 @@ def _generalised(spec, variables, original, protected, categorical, continuous, 
 
 
 def _resolve_spec(original: pd.DataFrame, spec: Spec | dict | str | Path | None) -> Spec:
-    from .spec import load_spec, spec_from_dict
+    from .spec import as_spec
 
     if spec is None:
         return infer_spec(original)
-    if isinstance(spec, dict):
-        spec = spec_from_dict(spec)
-    elif isinstance(spec, (str, Path)):
-        spec = load_spec(spec)
-    elif not isinstance(spec, Spec):
-        raise SpecError(f"the spec must be a mapping (dict), a Spec or the path of a YAML file, got "
-                        f"{type(spec).__name__}.")
+    spec = as_spec(spec)
     if spec.analyse_all:
         spec = spec.copy()
         inferred = infer_spec(original)

@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -269,6 +269,18 @@ def expanded_size(obj: Any, seen: dict[int, int] | None = None) -> int:
             break
     seen[id(obj)] = total
     return total
+
+
+def as_spec(spec: Spec | dict | str | Path | None) -> Spec | None:
+    """``spec`` as a :class:`Spec`: a mapping is read as one, a path as a YAML file; None stays None."""
+    if spec is None or isinstance(spec, Spec):
+        return spec
+    if isinstance(spec, dict):
+        return spec_from_dict(spec)
+    if isinstance(spec, (str, Path)):
+        return load_spec(spec)
+    raise SpecError(f"the spec must be a mapping (dict), a Spec or the path of a YAML file, got "
+                    f"{type(spec).__name__}.")
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -773,24 +785,12 @@ _WHOLE = re.compile(r"\s*[-+]?\d+\s*")
 def _comma_hint(name: str, col: pd.Series) -> str:
     """A note (and an InferenceWarning) when the text column ``col`` looks like numbers with a decimal comma: its
     first 1,000 values are whole numbers or decimal-comma numbers, at least one with a comma; else ''."""
-    import warnings
-
-    from .limits import InferenceWarning
-
-    try:
-        head = col.dropna().iloc[:1000]
-        if head.empty or not _number_like(str(head.iloc[0])):  # the usual text column: its first value says no
-            return ""
-        values = list(dict.fromkeys(str(v) for v in head))
-    except (TypeError, ValueError):
+    values = _first_values_all(col, _number_like)
+    example = next((v for v in values if DECIMAL_COMMA.fullmatch(v)), None) if values else None
+    if example is None:
         return ""
-    example = next((v for v in values if DECIMAL_COMMA.fullmatch(v)), None)
-    if example is None or not all(_number_like(v) for v in values):
-        return ""
-    hint = (f"looks like numbers with a decimal comma ({example!r}); export the file with '.' as the decimal "
-            "separator and infer the spec again")
-    warnings.warn(f"column {name!r} {hint}", InferenceWarning, stacklevel=4)
-    return f"; {hint}"
+    return _inference_hint(name, f"looks like numbers with a decimal comma ({example!r}); export the file with '.' "
+                                 "as the decimal separator and infer the spec again")
 
 
 #: a time of day written as text: 7:30, 07:30:15, 23:59:59.5
@@ -800,22 +800,34 @@ TIME_OF_DAY = re.compile(r"\s*(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?\
 def _time_hint(name: str, col: pd.Series) -> str:
     """A note (and an InferenceWarning) when the text column ``col`` holds times of day: its first 1,000 values
     are all written as hours:minutes[:seconds]; else ''."""
+    values = _first_values_all(col, lambda v: bool(TIME_OF_DAY.fullmatch(v)))
+    if not values:
+        return ""
+    return _inference_hint(name, f"looks like times of day ({values[0]!r}), compared as categories; to compare them "
+                                 "as numbers, give them as minutes or seconds since midnight and make the variable "
+                                 "continuous")
+
+
+def _first_values_all(col: pd.Series, test: Callable[[str], bool]) -> list[str] | None:
+    """The distinct texts of the first 1,000 values of ``col`` (in order), when ``test`` holds for every one; else
+    None.  The usual text column is told apart by its first value, without reading the others."""
+    try:
+        head = col.dropna().iloc[:1000]
+        if head.empty or not test(str(head.iloc[0])):
+            return None
+        values = list(dict.fromkeys(str(v) for v in head))
+    except (TypeError, ValueError):
+        return None
+    return values if all(test(v) for v in values) else None
+
+
+def _inference_hint(name: str, hint: str) -> str:
+    """``hint`` as an InferenceWarning on column ``name`` and as the tail of its note."""
     import warnings
 
     from .limits import InferenceWarning
 
-    try:
-        head = col.dropna().iloc[:1000]
-        if head.empty or not TIME_OF_DAY.fullmatch(str(head.iloc[0])):
-            return ""
-        values = list(dict.fromkeys(str(v) for v in head))
-    except (TypeError, ValueError):
-        return ""
-    if not all(TIME_OF_DAY.fullmatch(v) for v in values):
-        return ""
-    hint = (f"looks like times of day ({values[0]!r}), compared as categories; to compare them as numbers, give "
-            "them as minutes or seconds since midnight and make the variable continuous")
-    warnings.warn(f"column {name!r} {hint}", InferenceWarning, stacklevel=4)
+    warnings.warn(f"column {name!r} {hint}", InferenceWarning, stacklevel=5)
     return f"; {hint}"
 
 
