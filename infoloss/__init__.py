@@ -25,7 +25,7 @@ _LAZY = {
     "encode_pair": "pair",
     "MeasureResult": "registry",
     "Spec": "spec",
-    "infer_spec": "spec",
+    "infer_spec": "spec_infer",
     "load_spec": "spec",
 }
 

@@ -84,60 +84,68 @@ def compare(
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
     _defer_numpy_tools()
-    from .compare import _select_measures, compare as run_compare
+    from .io_csv import read_ahead
 
-    try:
-        _check_given({"--spec": spec, "--json": json_out, "--html": html_out, "--records": records, "--weight": weight,
-                      "--id": id_, "--pairing": pairing, "--household": household,
-                      "--family-weights": family_weights, "--gdu-weights": gdu_weights, "--ru": ru},
-                     {"--nominal": nominal, "--ordinal": ordinal, "--continuous": continuous, "--key": key,
-                      "--target": target, "--sensitive": sensitive, "--measures": measures})
-        spec_path, records_dir = _path(spec), _path(records)
-        pending: list[str] = []  # warnings of a spec inferred here, printed once the run has succeeded
-        the_spec = _spec_for(original, spec_path, nominal, ordinal, continuous, key, weight, id_, pairing, all_, target,
-                             sensitive, household, pending)
-        ids = _select_measures(None if measures is None else _split(measures))
-        options = _options(option, gdu_weights, ids)
-        ru_choice = _ru_choice(ru, max_risk, max_loss)
-        inputs = [original, *protected] + ([spec_path] if spec_path else []) + the_spec.input_files()
-        records_format = _check_records_format(records_format, records_dir)
-        if records_dir is not None:
-            _check_records(records_dir)
-            if safe:
-                raise InputError("--records writes per-record risk values, which safe mode never releases; "
-                                 "run without --safe to write them, or drop --records.")
-        if records_dir is not None:
-            _check_outputs_not_records(json_out, html_out, records_dir, protected, name, records_format)
-        _check_outputs(json_out, html_out, inputs, records_dir)
-        if min_cell is not None and not safe:
-            raise InputError("--min-cell sets the smallest count shown in safe mode; add --safe, or drop --min-cell.")
-        min_cell = 5 if min_cell is None else min_cell
-        if family_weights is not None and html_out is None:
-            raise InputError("--family-weights sets the HTML report's overall score; add --html, or drop "
-                             "--family-weights.")
-        weights = _family_weights(family_weights)
-        with _ProgressBar() as progress, _warnings_as_lines(pending), _kept_read_dropped():
-            report = run_compare(
-                str(original),
-                [str(p) for p in protected],
-                the_spec,
-                names=name,
-                measures=ids,
-                options=options,
-                aggregates=html_out is not None,
-                progress=progress,
-                risk_utility=ru_choice,
-                records_dir=records_dir,
-                records_format=records_format,
-            )
-            if html_out:
-                progress.label("writing the HTML report")
-            # both texts first: a failure while making one leaves neither file written
-            html_text = report.to_html(safe=safe, min_cell=min_cell, weights=weights) if html_out else None
-            json_text = report.to_json(safe=safe, min_cell=min_cell) if json_out else None
-        _write_outputs(report, [(html_out, html_text), (json_out, json_text)], inputs)
-    except InputError as exc:
-        _fail(str(exc))
+    with _reads_dropped():
+        try:
+            _check_given({"--spec": spec, "--json": json_out, "--html": html_out, "--records": records,
+                          "--weight": weight, "--id": id_, "--pairing": pairing, "--household": household,
+                          "--family-weights": family_weights, "--gdu-weights": gdu_weights, "--ru": ru},
+                         {"--nominal": nominal, "--ordinal": ordinal, "--continuous": continuous, "--key": key,
+                          "--target": target, "--sensitive": sensitive, "--measures": measures})
+            spec_path, records_dir = _path(spec), _path(records)
+            pending: list[str] = []  # warnings of a spec inferred here, printed once the run has succeeded
+            if spec_path is None:  # the original is read to infer the spec, the same way as the protected file
+                read_ahead([original, protected[0]], None)
+            the_spec = _spec_for(original, spec_path, nominal, ordinal, continuous, key, weight, id_, pairing, all_,
+                                 target, sensitive, household, pending)
+            if spec_path is not None:
+                read_ahead([original, protected[0]], the_spec)
+            from .compare import _select_measures, compare as run_compare
+
+            ids = _select_measures(None if measures is None else _split(measures))
+            options = _options(option, gdu_weights, ids)
+            ru_choice = _ru_choice(ru, max_risk, max_loss)
+            inputs = [original, *protected] + ([spec_path] if spec_path else []) + the_spec.input_files()
+            records_format = _check_records_format(records_format, records_dir)
+            if records_dir is not None:
+                _check_records(records_dir)
+                if safe:
+                    raise InputError("--records writes per-record risk values, which safe mode never releases; "
+                                     "run without --safe to write them, or drop --records.")
+            if records_dir is not None:
+                _check_outputs_not_records(json_out, html_out, records_dir, protected, name, records_format)
+            _check_outputs(json_out, html_out, inputs, records_dir)
+            if min_cell is not None and not safe:
+                raise InputError("--min-cell sets the smallest count shown in safe mode; add --safe, or drop "
+                                 "--min-cell.")
+            min_cell = 5 if min_cell is None else min_cell
+            if family_weights is not None and html_out is None:
+                raise InputError("--family-weights sets the HTML report's overall score; add --html, or drop "
+                                 "--family-weights.")
+            weights = _family_weights(family_weights)
+            with _ProgressBar() as progress, _warnings_as_lines(pending):
+                report = run_compare(
+                    str(original),
+                    [str(p) for p in protected],
+                    the_spec,
+                    names=name,
+                    measures=ids,
+                    options=options,
+                    aggregates=html_out is not None,
+                    progress=progress,
+                    risk_utility=ru_choice,
+                    records_dir=records_dir,
+                    records_format=records_format,
+                )
+                if html_out:
+                    progress.label("writing the HTML report")
+                # both texts first: a failure while making one leaves neither file written
+                html_text = report.to_html(safe=safe, min_cell=min_cell, weights=weights) if html_out else None
+                json_text = report.to_json(safe=safe, min_cell=min_cell) if json_out else None
+            _write_outputs(report, [(html_out, html_text), (json_out, json_text)], inputs)
+        except InputError as exc:
+            _fail(str(exc))
     if not json_out and not html_out:
         _print_summary(report)
     else:
@@ -250,7 +258,7 @@ def _infer_warning(df: Any, pending: list[str] | None = None) -> Any:
     import warnings
 
     from .limits import InferenceWarning
-    from .spec import infer_spec
+    from .spec_infer import infer_spec
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InferenceWarning)
@@ -267,12 +275,12 @@ def _infer_warning(df: Any, pending: list[str] | None = None) -> Any:
 
 def _spec_for(original: Path, spec_path: Optional[Path], nominal, ordinal, continuous, key, weight, id_, pairing, all_,
               target=None, sensitive=None, household=None, pending: list[str] | None = None):
-    from .io import read_table
     from .spec import apply_overrides, load_spec
 
     if spec_path is not None:
         the_spec = load_spec(spec_path)
     else:
+        from .io import read_table
         from .io_csv import keep_next_read
 
         keep_next_read(original)  # compare reads the file again: the same CSV table serves (once)
@@ -811,14 +819,16 @@ def main() -> None:
 
 
 @contextmanager
-def _kept_read_dropped() -> Iterator[None]:
-    """Drop the original's CSV table that :func:`_spec_for` kept for compare's read once compare has read it
-    (or failed): it is the file's size in memory."""
+def _reads_dropped() -> Iterator[None]:
+    """Drop what compare's reads left once compare is over (or failed): the CSV tables read ahead that no read
+    took (Arrow's threads given back) and the original's table that :func:`_spec_for` kept for compare's read
+    (each is the file's size in memory)."""
     try:
         yield
     finally:
-        from .io_csv import forget_kept_read
+        from .io_csv import forget_kept_read, forget_read_ahead
 
+        forget_read_ahead()
         forget_kept_read()
 
 

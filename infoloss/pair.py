@@ -25,7 +25,8 @@ from ._concurrent import map_in_order
 from .errors import InputError, SpecError, counted, excerpt, shortened
 from .pair_align import align, check_protected_columns
 from .pair_errors import all_missing_in_original, not_a_number, not_scalar, nothing_to_analyse, number_writing
-from .spec import Spec, VariableSpec, check_columns, infer_spec, normalise_label, temporal_kind
+from .spec import Spec, VariableSpec, check_columns, normalise_label
+from .spec_infer import infer_spec, temporal_kind
 
 ORIGINAL, PROTECTED = "orig", "prot"
 #: joins the names of a pair of variables in the results (``by_pair`` keys, two-way tables): "age|sex"

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, counted, excerpt
-from .spec import DECIMAL_COMMA, Spec, VariableSpec
+from .spec import Spec, VariableSpec
+from .spec_infer import DECIMAL_COMMA
 
 __all__ = ["all_missing_in_original", "not_a_number", "not_scalar", "nothing_to_analyse", "number_writing",
            "THOUSANDS"]
@@ -39,7 +40,7 @@ def nothing_to_analyse(spec: Spec) -> str:
 
 def not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
     """The error for ``example``, a value of continuous ``var`` in the ``which`` file that is not a number."""
-    from .spec import TIME_OF_DAY
+    from .spec_infer import TIME_OF_DAY
 
     if isinstance(example, datetime.time) or (isinstance(example, str) and TIME_OF_DAY.fullmatch(example)):
         # a Parquet or Arrow time64 column, Python times, or times written as text (07:30)

@@ -704,6 +704,26 @@ def test_compare_without_a_spec_parses_the_original_csv_once(small, monkeypatch)
     assert not io_csv._kept
 
 
+def test_compare_parses_the_csv_files_ahead_and_gives_arrow_its_threads_back(small, monkeypatch):
+    # the parse runs while pandas and scipy import (issue 14): once per file, with a spec or without, and nothing is
+    # left behind, whether compare succeeds or fails
+    import pyarrow as pa
+
+    from infoloss import io_csv
+
+    parsed, threads = [], pa.cpu_count()
+    real = io_csv._parse_csv
+    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a: parsed.append(str(a[0])) or real(*a))
+    monkeypatch.setattr(io_csv, "read_ahead", lambda *a, real=io_csv.read_ahead: parsed.append("ahead") or real(*a))
+    result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "il1s,ks")
+    assert result.exit_code == 0, result.output
+    assert parsed[0] == "ahead" and sorted(parsed[1:]) == sorted(map(str, (small["orig"], small["prot"])))
+    assert not io_csv._ahead and not io_csv._arrow_threads and pa.cpu_count() == threads
+    result = run("compare", small["orig"], small["prot"], "--json", small["orig"])  # refused after the read-ahead
+    assert result.exit_code == 2, result.output
+    assert not io_csv._ahead and not io_csv._arrow_threads and pa.cpu_count() == threads
+
+
 def test_files_in_a_folder_that_may_not_be_entered_are_one_sentence(small, tmp_path, monkeypatch):
     # Path.exists() raises PermissionError there: a traceback with exit 1 for the data files, the spec, a hierarchy
     # or PRAM file and the records folder (found by the hostile-input audit; tests run as root, so os.stat refuses)

@@ -880,6 +880,81 @@ def test_a_kept_csv_read_serves_the_next_read_of_the_same_file_once(tmp_path, mo
     assert len(parsed) == 6 and not io_csv._kept
 
 
+def _parsed_ahead(io_csv) -> None:
+    """Wait until the read-ahead threads have parsed their files."""
+    for parsed in list(io_csv._ahead.values()):
+        parsed._done.wait()
+
+
+def test_a_csv_read_ahead_serves_the_read_with_the_same_settings_once(tmp_path, monkeypatch):
+    # infoloss compare parses the two CSV files while pandas and scipy import (issue 14); Arrow is held at one
+    # thread meanwhile, and given back at the first read
+    import pyarrow as pa
+
+    from infoloss import io_csv
+    from infoloss.io import read_table
+
+    parsed = []
+    real = io_csv._parse_csv
+    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a: parsed.append(a[0]) or real(*a))
+    orig, prot = tmp_path / "o.csv", tmp_path / "p;.csv"
+    pd.DataFrame({"x": [1.5, 2.5, None, 4.0], "g": ["a", "b", "NA", "c"]}).to_csv(orig, index=False)
+    pd.DataFrame({"x": [1.0, -9, 3.0], "g": ["a", "a", "b"]}).to_csv(prot, index=False, sep=";")
+    expected = {p: read_table(p) for p in (orig, prot)}
+    threads = pa.cpu_count()
+    parsed.clear()
+    io_csv.read_ahead([orig, str(prot), tmp_path / "none.csv", tmp_path], None)
+    assert pa.cpu_count() == min(threads, 1) and len(io_csv._ahead) == 2
+    first = read_table(orig)
+    assert pa.cpu_count() == threads
+    pd.testing.assert_frame_equal(first, expected[orig])
+    pd.testing.assert_frame_equal(read_table(prot), expected[prot])
+    assert sorted(map(str, parsed)) == sorted(map(str, (orig, prot))) and not io_csv._ahead
+    read_table(orig)  # taken once only
+    assert len(parsed) == 3
+
+
+def test_a_csv_read_another_way_than_read_ahead_parses_the_file_itself(tmp_path, monkeypatch):
+    import pyarrow as pa
+
+    from infoloss import io_csv
+    from infoloss.io import read_table
+    from infoloss.spec import spec_from_dict
+
+    parsed = []
+    real = io_csv._parse_csv
+    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a: parsed.append(a[0]) or real(*a))
+    path = tmp_path / "o.csv"
+    pd.DataFrame({"x": [1.5, -9, 4.0], "g": ["a", "b", "c"]}).to_csv(path, index=False)
+    threads = pa.cpu_count()
+    io_csv.read_ahead([path], None)
+    df = read_table(path, spec_from_dict({"variables": {"x": {"scale": "continuous"}}, "missing": [-9]}))
+    assert df["x"].isna().tolist() == [False, True, False] and len(parsed) == 2
+    io_csv.read_ahead([path], None)  # the file changes after its parse: read again
+    _parsed_ahead(io_csv)
+    pd.DataFrame({"x": [7.5], "g": ["z"]}).to_csv(path, index=False)
+    assert read_table(path)["x"].tolist() == [7.5] and len(parsed) == 4
+    io_csv.read_ahead([path], None)  # not read: forgotten, Arrow's threads given back
+    io_csv.forget_read_ahead()
+    assert not io_csv._ahead and pa.cpu_count() == threads
+
+
+def test_a_csv_file_read_ahead_that_cannot_be_parsed_says_why_when_it_is_read(tmp_path):
+    from infoloss import io_csv
+    from infoloss.io import read_table
+
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b\n1,2\n3,4,5\n6,7\n")
+    with pytest.raises(InputError) as plain:
+        read_table(path)
+    io_csv.read_ahead([path], None)
+    _parsed_ahead(io_csv)
+    with pytest.raises(InputError) as ahead:
+        read_table(path)
+    assert str(ahead.value) == str(plain.value) and "line 3 has 3 fields" in str(plain.value)
+    assert not io_csv._ahead and not io_csv._arrow_threads
+
+
 def test_arrow_types_pandas_cannot_take_are_read_as_their_values(tmp_path):
     # extension types (JSON, bool8, a tensor, an opaque type), run-end encoded columns, unions and dictionaries of
     # structs made to_pandas raise KeyError, ArrowNotImplementedError or TypeError (found by the hostile-input audit)
