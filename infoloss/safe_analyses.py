@@ -523,7 +523,7 @@ def safe_regression(reg: dict[str, Any], raw: dict[str, Any], state: _Safe) -> d
     for side in ("original", "protected"):
         block, raw_block = reg.get(side), (raw or {}).get(side)
         if isinstance(block, dict) and isinstance(raw_block, dict):
-            parts = {k: raw_block[k] for k in ("n_filtered_out", "n_missing", "n_not_finite", "n_used")
+            parts = {k: raw_block[k] for k in ("n_filtered_out", "n_missing", "n_not_finite", "n_zero_weight", "n_used")
                      if _is_number(raw_block.get(k))}
             withheld, _ = partition_withheld(parts, state.min_cell)
             block = dict(block)

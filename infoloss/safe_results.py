@@ -111,7 +111,7 @@ COUNT_KEYS = frozenset({
     # propensity and clustering
     "separated", "cluster_sizes",
     # the user's regressions
-    "n_filtered_out", "n_missing", "n_not_finite", "n_used",
+    "n_filtered_out", "n_missing", "n_not_finite", "n_zero_weight", "n_used",
     # records with a value, per variable (ks, gdu, propensity)
     "n_orig", "n_prot",
 })

@@ -555,3 +555,37 @@ def test_a_linear_regression_of_a_response_with_one_value_is_not_fitted():
                              "60 records it uses, so there is nothing to explain")
     assert p["original"]["fitted"] is True  # a varying response; a poisson fit of a constant one is well defined
     assert "regression_sign_agreement" in scenario["measures"]
+
+
+def test_records_of_weight_0_are_counted_apart_from_the_records_used():
+    # n_used counted them, though the fit leaves them out (R's nobs() does not count them; found last session)
+    import infoloss
+
+    rng = np.random.default_rng(3)
+    n = 400
+    df = pd.DataFrame({"x": rng.normal(size=n), "g": rng.choice(list("abc"), n), "w": rng.uniform(1, 5, n)})
+    df["y"] = 1 + 2 * df["x"] + rng.normal(size=n)
+    df.loc[:29, "w"] = 0.0
+    prot = df.copy()
+    prot.loc[:2, "w"], prot.loc[3:29, "w"] = 0.0, 1.0  # 3 records of weight 0: too few to show in safe mode
+    variables = {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"},
+                 "w": {"role": "weight"}}
+    spec = {"variables": variables, "analyses": {"regressions": [{"name": "m", "formula": "y ~ x + C(g)"}]}}
+    report = infoloss.compare(df, [prot], spec, measures="regression_ci_overlap")
+    reg = report.to_dict()["scenarios"][0]["analyses"]["regressions"][0]
+    o, p = reg["original"], reg["protected"]
+    kept = df["w"] > 0
+    X = sm.add_constant(pd.get_dummies(df.loc[kept, ["x", "g"]], drop_first=True, dtype=float))
+    assert (o["n_zero_weight"], o["n_used"]) == (30, 370) and (p["n_zero_weight"], p["n_used"]) == (3, 397)
+    assert o["df_residual"] == sm.WLS(df.loc[kept, "y"], X, weights=df.loc[kept, "w"]).fit().df_resid == 366
+    for fit in (o, p):
+        assert sum(fit[k] for k in ("n_filtered_out", "n_missing", "n_not_finite", "n_zero_weight", "n_used")) == n
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["analyses"]["regressions"][0]["protected"]
+    assert safe["n_zero_weight"] is None and safe["n_used"] is None  # 3 would be the file's records less the others
+    html = report.to_html()
+    assert "left out (where / missing / not finite / weight 0)" in html
+    unweighted = infoloss.compare(df, [prot], {**spec, "variables": {**variables, "w": {"scale": "continuous"}}},
+                                  measures="regression_ci_overlap")
+    fit = unweighted.to_dict()["scenarios"][0]["analyses"]["regressions"][0]["original"]
+    assert "n_zero_weight" not in fit and fit["n_used"] == n
+    assert "left out (where / missing / not finite)</th>" in unweighted.to_html()

@@ -198,7 +198,8 @@ def _compare_regression(o: dict, p: dict, alpha: float) -> dict[str, Any]:
 
 
 def _fit_part(r: dict) -> dict[str, Any]:
-    keys = ("fitted", "n_records", "n_filtered_out", "n_missing", "n_not_finite", "n_used", "off_mode", "weighted", "r2",
+    keys = ("fitted", "n_records", "n_filtered_out", "n_missing", "n_not_finite", "n_zero_weight", "n_used", "off_mode",
+            "weighted", "r2",
             "r2_plain", "deviance_r2", "deviance", "null_deviance", "df_residual", "converged", "references")
     return {k: r[k] for k in keys if k in r}
 

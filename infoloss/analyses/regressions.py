@@ -226,15 +226,17 @@ def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tu
     Xv = X.to_numpy(dtype=float)
     finite = np.isfinite(y_vec) & np.isfinite(Xv).all(axis=1)
     n_not_finite = int((keep & complete).sum() - len(y) + (~finite).sum())
-    counts = {"n_records": n_all, "n_filtered_out": int(n_all - keep.sum()), "n_missing": n_missing,
-              "n_not_finite": n_not_finite, "n_used": int(finite.sum())}
     if not finite.any():
         raise NotComputed(_no_record_text(reg, data.name, n_not_finite))
     rows = y.index.to_numpy()[finite]
-    counts["off_mode"] = _off_mode(y_vec[finite])
     w = _weights(data, reg, rows)
+    positive = w > 0  # a record of weight 0 adds nothing to the fit (R's lm and glm drop it, and nobs() with it)
+    counts = {"n_records": n_all, "n_filtered_out": int(n_all - keep.sum()), "n_missing": n_missing,
+              "n_not_finite": n_not_finite,
+              **({"n_zero_weight": int((~positive).sum())} if reg.weighted and data.design.weighted else {}),
+              "n_used": int(positive.sum()), "off_mode": _off_mode(y_vec[finite][positive])}
     if reg.family == "gaussian":
-        _check_response_varies(y_vec[finite][w > 0], reg)
+        _check_response_varies(y_vec[finite][positive], reg)
     return _Model(frame, y, X, recoded, y_vec[finite], Xv[finite], w, counts, response_note, outcomes, rows)
 
 

@@ -165,19 +165,28 @@ _PLOT_MIN = 320
 
 def _fit_table(regs: list, policy: Policy) -> Markup:
     first = regs[0][2]
-    head = Markup("<tr><th scope=col>file</th><th scope=col>records used</th><th scope=col>left out (where / missing / not finite)</th>"
+    fits = [first["original"]] + [reg["protected"] for _, _, reg in regs]
+    zero_weight = any("n_zero_weight" in fit and fit["n_zero_weight"] != 0 for fit in fits)  # None: withheld
+    keys = _LEFT_OUT + (("n_zero_weight",) if zero_weight else ())
+    parts = " / ".join(_LEFT_OUT_NAMES[k] for k in keys)
+    head = Markup("<tr><th scope=col>file</th><th scope=col>records used</th><th scope=col>left out ({})</th>"
                   "<th scope=col>{}</th><th scope=col>R² loss</th><th scope=col>same sign</th><th scope=col>same significance</th><th scope=col>mean J</th></tr>").format(
-        first["r2_kind"] or "fit")
-    rows = [_fit_row("original", first["original"], None, policy)]
+        parts, first["r2_kind"] or "fit")
+    rows = [_fit_row("original", first["original"], None, policy, keys)]
     for _, name, reg in regs:
-        rows.append(_fit_row(name, reg["protected"], reg, policy))
+        rows.append(_fit_row(name, reg["protected"], reg, policy, keys))
     return Markup('<div class="scroll" tabindex="0"><table class="measures analyses"><thead>{}</thead><tbody>{}</tbody></table></div>').format(head, join(rows))
 
 
-def _fit_row(name: str, fit: dict, reg: dict | None, policy: Policy) -> Markup:
+#: the counts of records a regression leaves out, and their names in the fit table's header
+_LEFT_OUT = ("n_filtered_out", "n_missing", "n_not_finite")
+_LEFT_OUT_NAMES = {"n_filtered_out": "where", "n_missing": "missing", "n_not_finite": "not finite",
+                   "n_zero_weight": "weight 0"}
+
+
+def _fit_row(name: str, fit: dict, reg: dict | None, policy: Policy, keys: tuple[str, ...] = _LEFT_OUT) -> Markup:
     if not fit.get("fitted", False):
         return Markup('<tr><th scope=row>{}</th><td class="nc" colspan="7">not fitted</td></tr>').format(name)
-    keys = ("n_filtered_out", "n_missing", "n_not_finite")
     hidden = policy.safe and any(k in fit and fit[k] is None for k in keys)  # withheld in the safe JSON
 
     def count(key: str) -> str:
