@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import infoloss
+from infoloss.report.numbers import number
 
 UNIQUE = 987654.321
 IDS = ["estimate_ci_overlap", "estimate_inside_ci", "regression_ci_overlap", "regression_sign_agreement", "r2_loss",
@@ -46,6 +47,22 @@ def test_the_section_has_the_coefficient_chart_and_the_tables(reports):
     assert section.count('class="chart mini"') >= 6  # one small interval chart per estimate row
     # the identical scenario: every J shown is 1
     assert "gini(income)" in section
+
+
+def test_the_coefficient_chart_has_its_numbers_as_a_table_and_a_marker_per_scenario(reports):
+    # it had one marker shape for every scenario (colour alone told them apart) and its numbers only as hover
+    # texts (found by the report review)
+    report, html, _ = reports
+    figure = html[html.index('aria-label="coefficients of spending"'):]
+    figure = figure[:figure.index("</figure>")]
+    table = figure[figure.index("data: estimates [95% interval] per file"):]
+    assert "<th scope=\"col\">noisy</th>" in table and "<th scope=\"col\">same</th>" in table
+    reg = report.to_dict()["scenarios"][1]["analyses"]["regressions"][0]
+    coef = next(c for c in reg["coefficients"] if c["name"] == "C(sex)[T.m]")["original"]
+    row = table[table.index("C(sex)[T.m]"):]
+    assert number(coef["estimate"]) in row[:200] and number(coef["lower"]) in row[:200]
+    chart = figure[:figure.index("</svg>")]
+    assert "<circle" in chart and "<polygon" in chart  # scenario 1's circle, scenario 2's square
 
 
 def test_safe_mode_hides_small_domains_and_extremes(reports):

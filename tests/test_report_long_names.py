@@ -87,7 +87,7 @@ TERM = ("C(education_level_of_the_reference_person)[T.lower secondary — a rath
 
 
 def test_coefficient_chart_keeps_the_page_width_with_long_terms():
-    rows = [(name, (0.5, 1.0, 1.5), [(s, svg.colour(i), (0.4, 1.1, 1.6)) for i, s in enumerate(SCEN)], 0.25)
+    rows = [(name, (0.5, 1.0, 1.5), [(s, i, (0.4, 1.1, 1.6)) for i, s in enumerate(SCEN)], 0.25)
             for name in ("Intercept", TERM, "age_reported_by_the_household_reference_person_in_the_main_wave")]
     chart = _coefficient_chart(rows, 0.95, label="coefficients")
     width = float(ET.fromstring(str(chart)).get("width"))

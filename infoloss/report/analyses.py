@@ -23,6 +23,7 @@ from typing import Any, Sequence
 from markupsafe import Markup
 
 from . import svg
+from .families import data_table
 from .parts import fmt, join
 from .plotdata import Policy
 
@@ -59,8 +60,7 @@ def _intro(block: dict) -> str:
 def _legend(blocks: Sequence) -> Markup:
     keys = [Markup('<span class="key"><span class="swatch" style="background:{}"></span>original interval</span>')
             .format(BAND)]
-    keys += [Markup('<span class="key"><span class="swatch" style="background:{}"></span>{}</span>')
-             .format(svg.colour(i), s.name) for i, s in blocks]
+    keys += [Markup('<span class="key">{}{}</span>').format(svg.marker_svg(i), s.name) for i, s in blocks]
     return Markup('<div class="legend">{}</div>').format(join(keys))
 
 
@@ -77,17 +77,31 @@ def _regression(k: int, blocks: Sequence, level: float, policy: Policy) -> Marku
             continue
         scen = []
         for i, name, reg in regs:
-            scen.append((name, svg.colour(i), _interval(_same_coefficient(reg, coef))))
+            scen.append((name, i, _interval(_same_coefficient(reg, coef))))
         rows.append((coef["name"], _interval(o), scen, o["se"]))
     chart = _coefficient_chart(rows, level, label=f"coefficients of {first['name']}") if rows else Markup("")
-    caption = (f"Grey band: the original's {level:.0%} interval; dots and lines: each scenario's estimate and "
-               "interval, in the original's standard errors around the original estimate (hover for the values).")
+    caption = (f"Grey band: the original's {level:.0%} interval; markers and lines: each scenario's estimate and "
+               "interval, in the original's standard errors around the original estimate (the values: hover, or "
+               "the data below).")
     head = Markup("<h4>Regression {} <small>({}, {})</small></h4><p class=\"note\"><code>{}</code>{}</p>").format(
         first["name"], first["family"], first["r2_kind"] or "", first["formula"],
         Markup(" where <code>{}</code>").format(first["where"]) if first.get("where") else "")
-    figure = Markup('<figure class="chart wide">{}{}<figcaption>{}</figcaption></figure>').format(
-        _legend(blocks), chart, caption) if rows else Markup('<p class="note">No coefficient to draw.</p>')
+    figure = Markup('<figure class="chart wide">{}{}<figcaption>{}</figcaption>{}</figure>').format(
+        _legend(blocks), chart, caption, _coefficient_data(rows, [name for _, name, _ in regs], level)) if rows \
+        else Markup('<p class="note">No coefficient to draw.</p>')
     return join([head, figure, _fit_table(regs, policy), _coefficient_notes(regs)])
+
+
+def _coefficient_text(t: tuple[float, float, float] | None) -> str:
+    """An estimate and its interval, ``1.23 [0.98, 1.48]``, printed by the page's number rule."""
+    return "–" if t is None else f"{fmt(t[1])} [{fmt(t[0])}, {fmt(t[2])}]"
+
+
+def _coefficient_data(rows: list, names: list[str], level: float) -> Markup:
+    """The coefficient chart's numbers (its text alternative): each term's estimate and interval per file."""
+    body = [[str(name), _coefficient_text(o)] + [_coefficient_text(t) for _, _, t in sc] for name, o, sc, _ in rows]
+    return data_table(["term", "original"] + names, body,
+                      summary=f"data: estimates [{level:.0%} interval] per file")
 
 
 def _same_coefficient(reg: dict, coef: dict) -> dict | None:
@@ -110,7 +124,9 @@ def _interval(side: dict | None) -> tuple[float, float, float] | None:
 
 
 def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 660) -> Markup:
-    """Rows of (name, original (lo, est, hi), [(scenario, colour, (lo, est, hi) or None)], original SE).
+    """Rows of (name, original (lo, est, hi), [(scenario, its index, (lo, est, hi) or None)], original SE).
+
+    Each scenario is drawn in its colour and marker shape (:func:`svg.marker`), as in the other charts.
 
     The chart is ``width`` pixels wide (the page's width, so the page never
     shrinks it and its text stays 11 px): a term name wider than the label
@@ -145,15 +161,15 @@ def _coefficient_chart(rows: list, level: float, *, label: str, width: float = 6
         out.append(svg.label_lines(left - 6, y0 + base_h / 2 - 1, lines[r], full=name))
         lo, _, hi = unit(o, o[1], se)
         out.append(svg.rect(sx(lo), y0, sx(hi) - sx(lo), base_h - 10, BAND,
-                            title=f"{name}: original {o[1]:.4g} [{o[0]:.4g}, {o[2]:.4g}]"))
-        for s, (scen, col, t) in enumerate(sc):
+                            title=f"{name}: original {_coefficient_text(o)}"))
+        for s, (scen, index, t) in enumerate(sc):
             if not t:
                 continue
             y = y0 + 6 + s * 8
             a, b, c = unit(t, o[1], se)
-            tip = svg.esc(f"{scen}: {t[1]:.4g} [{t[0]:.4g}, {t[2]:.4g}]")
+            col = svg.colour(index)
             out.append(svg.line(sx(a), y, sx(c), y, col, 1.6))
-            out.append(f'<circle cx="{sx(b):.1f}" cy="{y:.1f}" r="3" fill="{col}"><title>{tip}</title></circle>')
+            out.append(svg.marker(index, sx(b), y, 3.4, col, title=f"{scen}: {_coefficient_text(t)}"))
     out.append(svg.text((left + width - 16) / 2, height - 5, "difference from the original estimate, in original "
                         "standard errors", anchor="middle", size=svg.FONT - 1, fill=svg.GREY))
     return svg.svg(width, height, out, label=label)
