@@ -108,9 +108,14 @@ def test_random_state_advanced_as_scikit_learn():
     assert ours.uniform() == theirs.uniform()
 
 
+@pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_cluster_utility_unchanged(monkeypatch, weighted):
-    """The measure's values and details with the fast seeding equal those with scikit-learn's."""
+def test_cluster_utility_unchanged(monkeypatch, weighted, sparse):
+    """The measure's values and details with the fast seeding equal those with scikit-learn's, on the dense
+    path and on the sparse one (a merged file beyond ``_DENSE_CELLS``, where scikit-learn seeds on the sparse
+    matrix)."""
+    if sparse:
+        monkeypatch.setattr(propensity, "_DENSE_CELLS", 0)
     rng = np.random.default_rng(6)
     n = 800
 
@@ -141,4 +146,4 @@ def test_cluster_utility_unchanged(monkeypatch, weighted):
     plain = cluster_utility(orig, prot, spec, G=12, max_records=300, seeds=4)
     assert fast.value == plain.value
     assert fast.details == plain.details
-    assert propensity._DENSE_CELLS > 600 * 12  # the dense path (the only one that uses the fast seeding)
+    assert sparse or propensity._DENSE_CELLS > 600 * 12  # else the dense path
