@@ -414,13 +414,12 @@ def _check_outputs_not_records(json_out: Optional[str], html_out: Optional[str],
 
 
 def _check_records(folder: Path) -> None:
-    from ._files import resolved
-
-    from ._files import path_kind
+    from ._files import path_kind, resolved
 
     kind = path_kind(folder, f"the records folder {folder}")
     if kind not in ("missing", "folder"):
-        raise InputError(f"--records {folder} is a file; give a folder to write the per-record files into.")
+        what = "a file" if kind == "file" else "not a folder (a device, pipe or socket)"
+        raise InputError(f"--records {folder} is {what}; give a folder to write the per-record files into.")
     if kind == "missing" and path_kind(resolved(folder).parent, f"the folder of --records {folder}") != "folder":
         raise InputError(f"cannot create the records folder {folder}: the folder {folder.parent} does not exist.")
 

@@ -180,6 +180,16 @@ def test_an_unwritable_records_folder_is_refused_before_any_work(small, tmp_path
     assert result.exit_code == 2 and "records folder" in result.stderr and "(it would be created in" in result.stderr
 
 
+def test_records_at_a_device_or_a_file_is_refused_by_what_it_is(small, tmp_path):
+    # /dev/null was called "a file" (found by the hostile-input audit)
+    base = ("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "sample_uniques")
+    result = run(*base, "--records", "/dev/null")
+    assert result.exit_code == 2 and "--records /dev/null is not a folder (a device, pipe or socket); give a " \
+        "folder" in " ".join(result.stderr.split())
+    result = run(*base, "--records", small["spec"])
+    assert result.exit_code == 2 and f"--records {small['spec']} is a file;" in " ".join(result.stderr.split())
+
+
 def test_spec_overrides_on_the_command_line(small, tmp_path):
     out = tmp_path / "o.json"
     result = run("compare", small["orig"], small["prot"], "--json", out, "--measures", "suppressions",
