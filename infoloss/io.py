@@ -21,8 +21,8 @@ import pandas as pd
 
 from ._files import checked_path, path_kind
 from .errors import InputError
-from .io_csv import (CSV_ENDINGS, _check_csv_is_text, _check_unique, _exact_integers, _head, _is_nan,
-                     _not_format, _numbers_of, _separator, _separator_mismatch, _text, csv_table)
+from .io_csv import (CSV_ENDINGS, _check_csv_is_text, _check_unique, _exact_integers, _head, _is_nan, _not_format,
+                     _numbers_of, _separator, _separator_mismatch, _text, csv_table, release_arrow_threads)
 from .spec import DEFAULT_MISSING, Spec, as_spec
 
 ENDINGS = CSV_ENDINGS + (".parquet", ".feather", ".arrow", ".dta", ".sav", ".zsav", ".sas7bdat", ".xpt", ".xlsx")
@@ -69,6 +69,7 @@ def read_table(path: str | Path, spec: Spec | None = None, *, which: str = "orig
         ending, broken, not in the format its ending says, or has a duplicate
         column name.
     """
+    release_arrow_threads()  # held at one by the command line's read-ahead of the CSV files until a read starts
     spec = as_spec(spec)
     path = checked_path(path, f"the {which} file")
     label = f"the {which} file {path}"

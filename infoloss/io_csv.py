@@ -176,7 +176,8 @@ def _file_key(path: str | Path) -> tuple | None:
 #: the CSV files being parsed ahead of their read (:func:`read_ahead`): the file (:func:`_file_key`) → a
 #: :class:`_Parsed` that gives the key of its parse (:func:`_read_key`) and the table (None when the parse failed)
 _ahead: dict[tuple, Any] = {}
-#: Arrow's number of CPU threads before :func:`read_ahead` held it at one (given back by :func:`_ahead_table`)
+#: Arrow's number of CPU threads before :func:`read_ahead` held it at one (given back by
+#: :func:`release_arrow_threads`)
 _arrow_threads: list[int] = []
 
 
@@ -184,18 +185,18 @@ def read_ahead(paths: Iterable[str | Path], spec: Spec | None) -> None:
     """Start parsing the CSV files ``paths``, each on a thread of its own, to be read later with ``spec`` (issue 14).
 
     ``infoloss compare`` then spends about 0.3 s importing pandas and scipy
-    on one core while the other is idle; meanwhile this thread does the
+    on one core while the other is idle; meanwhile these threads do the
     first and largest step of each file's read, Arrow's parse, exactly as
     :func:`csv_table` would do it (UTF-8, the spec's separator and missing
-    codes, no column types given).  Arrow is held at one thread of its own
-    until a read takes a table (:func:`_ahead_table`): with two, the parse
-    took the importing core and slowed the imports by as much as it gained
-    (200,000 x 16: imports 0.30 → 0.38 s, parse over at 0.38 s; with one
-    thread, imports 0.30 s, parse over at 0.26 s).  A table is taken only
-    by a read of the same file (device, inode, size and modification time)
-    with the same settings; any other read parses the file itself, and a
-    file whose parse fails is parsed again by its read, which says why.
-    Only regular files with a CSV ending are read ahead.
+    codes, no column types given).  Arrow's pool is held at one thread until
+    the first read of any file starts (:func:`release_arrow_threads`): with
+    two, the parse took the importing core and slowed the imports by as much
+    as it gained (200,000 x 16: imports 0.30 → 0.38 s, parse over at 0.38 s;
+    with one thread, imports 0.30 s, parse over at 0.26 s).  A table is
+    taken only by a read of the same file (device, inode, size and
+    modification time) with the same settings; any other read parses the
+    file itself, and a file whose parse fails is parsed again by its read,
+    which says why.  Only regular files with a CSV ending are read ahead.
     """
     import threading
 
@@ -260,16 +261,15 @@ def _read_key(path: Path, sep: str, nulls: list, encoding: str, types: dict) -> 
 
 
 def _ahead_table(key: tuple) -> Any:
-    """The table :func:`read_ahead` parsed for the read ``key`` (once: the file's entry goes), else None.
-
-    The first read after :func:`read_ahead` gives Arrow its threads back.
-    """
-    _give_arrow_threads_back()
+    """The table :func:`read_ahead` parsed for the read ``key`` (once: the file's entry goes), else None."""
+    release_arrow_threads()
     parsed = _ahead.pop(key[0], None)
     return None if parsed is None else parsed.table_for(key)
 
 
-def _give_arrow_threads_back() -> None:
+def release_arrow_threads() -> None:
+    """Give Arrow back the threads :func:`read_ahead` held it to (once; called when a read starts, whatever the
+    file's format: a Parquet original read to infer the spec would otherwise decode on one thread)."""
     try:
         threads = _arrow_threads.pop()  # atomic: of two reads taking their tables at once, one gives them back
     except IndexError:
@@ -281,7 +281,7 @@ def _give_arrow_threads_back() -> None:
 
 def forget_read_ahead() -> None:
     """Drop the tables :func:`read_ahead` parsed that no read took, and give Arrow its threads back."""
-    _give_arrow_threads_back()
+    release_arrow_threads()
     _ahead.clear()
 
 

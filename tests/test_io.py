@@ -937,6 +937,11 @@ def test_a_csv_read_another_way_than_read_ahead_parses_the_file_itself(tmp_path,
     io_csv.read_ahead([path], None)  # not read: forgotten, Arrow's threads given back
     io_csv.forget_read_ahead()
     assert not io_csv._ahead and pa.cpu_count() == threads
+    # a Parquet file read first (an original read to infer the spec) is not decoded on one thread
+    pd.DataFrame({"x": [1.5, 2.5]}).to_parquet(tmp_path / "o.parquet")
+    io_csv.read_ahead([path], None)
+    assert read_table(tmp_path / "o.parquet")["x"].tolist() == [1.5, 2.5] and pa.cpu_count() == threads
+    io_csv.forget_read_ahead()
 
 
 def test_a_csv_file_read_ahead_that_cannot_be_parsed_says_why_when_it_is_read(tmp_path):
