@@ -771,8 +771,9 @@ def _without_few_values(result: dict[str, Any], state: _Safe, every_variable: bo
     if hidden and out.get("value") is not None:
         few = sorted({v for k in hidden for v in str(k).split("|")} & state.few_values)
         out["value"] = None
-        out["withheld"] = (f"safe mode: the value takes in {', '.join(few)}, with fewer than {state.min_cell} "
-                           "records with a value or away from its most common value in a file")
+        out["withheld"] = (f"safe mode: the value takes in {', '.join(few)}, resting on fewer than {state.min_cell} "
+                           "records of a file (with a value, away from its most common value, or changed by the "
+                           "protection)")
         state.withhold()
     if isinstance(result.get("details"), dict):
         out["details"] = _null_in_blocks(result["details"], set(state.few_values) | hidden,

@@ -40,7 +40,7 @@ def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, 
     ({'a': 40, 'b': 50}, {'a': None, 'b': 2.0}, False, {'a': 'fewer than 5 records with a value other than the most common one'})
     """
     names = list(stats.get("variables") or [])
-    out = dict(stats)
+    out = {k: x for k, x in stats.items() if k != "records_changed"}  # counts of records, never shown
     withheld = 0
     for side in ("orig", "prot"):
         block = stats.get(side)
@@ -103,7 +103,10 @@ def _few_complete_cases(stats: dict[str, Any], side: str, min_cell: int, n_recor
 
 def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:
     """The variables the ``statistics`` block counts fewer than ``min_cell`` (but some) values of, in a file,
-    or fewer than ``min_cell`` (but some) values other than the most common one (:func:`safe_statistics`)."""
+    or fewer than ``min_cell`` (but some) values other than the most common one (:func:`safe_statistics`),
+    or, paired, changed in fewer than ``min_cell`` (but some) records: the measures comparing such a variable
+    give those records' values back (the original's exact mean less the public protected values is the total
+    of the records changed, a suppressed outlier's own value)."""
     out = set()
     for side in ("orig", "prot"):
         block = (statistics or {}).get(side) or {}
@@ -111,6 +114,9 @@ def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:
         if isinstance(counts, dict):
             out |= {v for v, n in counts.items() if _is_number(n) and 0 < n < min_cell}
         out |= _concentrated(block, min_cell)
+    changed = (statistics or {}).get("records_changed")  # paired files: a suppressed or top-coded few
+    if isinstance(changed, dict):
+        out |= {v for v, n in changed.items() if _is_number(n) and 0 < n < min_cell}
     return frozenset(out)
 
 

@@ -492,6 +492,45 @@ def test_weighted_mean_and_variance_are_descrstatsws_bit_for_bit():
         assert _weighted_mean_var(x, w) == (d.mean, d.var)
 
 
+def test_continuous_statistics_weigh_the_records_of_positive_weight_and_both_files_or_neither():
+    # records of weight 0 changed the weighted sd, variance, covariance and interval (n counted them); with an
+    # unpaired protected file without weights the original alone was weighted (found by the numbers audit)
+    orig, prot = random_frames(n=150, seed=11, missing=0.04)
+    rng = np.random.default_rng(11)
+    orig["w"] = rng.uniform(50, 500, len(orig))
+    orig.loc[:9, "w"] = 0.0
+    prot["w"] = orig["w"]
+    spec = continuous_spec(["a", "b", "c", "d"])
+    spec["variables"]["w"] = {"role": "weight"}
+    out = continuous_statistics(encode_pair(orig, prot, spec))
+    kept = orig["w"] > 0
+    for c in "abcd":
+        ok = kept & orig[c].notna()
+        x, w = orig.loc[ok, c].to_numpy(), orig.loc[ok, "w"].to_numpy()
+        d = DescrStatsW(x, weights=w / w.sum() * len(x), ddof=1)
+        wls = sm.WLS(x, np.ones_like(x), weights=w).fit(cov_type="HC1")
+        half = stats.t.ppf(0.975, len(x) - 1) * float(wls.bse[0])
+        assert out["orig"]["variance"][c] == pytest.approx(d.var, rel=1e-10)
+        assert out["orig"]["mean_ci"][c] == pytest.approx([wls.params[0] - half, wls.params[0] + half], rel=1e-10)
+    cc = orig[kept].dropna()
+    cov = DescrStatsW(cc[list("abcd")].to_numpy(), weights=cc["w"].to_numpy() / cc["w"].sum() * len(cc), ddof=1).cov
+    np.testing.assert_allclose(out["orig"]["cov"], cov, rtol=1e-10)
+    unpaired = continuous_statistics(encode_pair(orig, prot.drop(columns="w"), {**spec, "pairing": "none"}))
+    assert unpaired["weighted"] is False and "records_changed" not in unpaired
+    assert unpaired["orig"]["mean"]["a"] == pytest.approx(orig["a"].mean(), rel=1e-12)
+
+
+def test_continuous_statistics_count_the_records_each_variable_changed_in_paired_files():
+    orig, prot = random_frames(n=60, seed=12, missing=0.1)
+    prot = orig.copy()
+    prot.loc[orig.index[orig["a"].notna()][0], "a"] = np.nan  # suppressed
+    rows = orig.index[orig["b"].notna()][:2]
+    prot.loc[rows, "b"] = prot.loc[rows, "b"] + 1  # changed
+    prot.loc[orig["c"].isna().idxmax(), "c"] = 0.0  # a missing value filled in
+    out = continuous_statistics(encode_pair(orig, prot, continuous_spec(["a", "b", "c", "d"])))
+    assert out["records_changed"] == {"a": 1, "b": 2, "c": 1, "d": 0}
+
+
 def test_continuous_statistics_weighted_uses_descrstatsw():
     orig, prot = random_frames(n=150, seed=9, missing=0.04)
     rng = np.random.default_rng(9)

@@ -306,6 +306,32 @@ def _mostly_one_value(n_off: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return orig, prot
 
 
+def test_a_suppressed_or_top_coded_outlier_is_not_given_back_by_the_exact_moments():
+    # the original's exact mean (xbar_mae with xbar_mv's sign) less the public protected values was a locally
+    # suppressed value; x_mae times n plus the top code a top-coded one (found by the safe-mode audit)
+    rng = np.random.default_rng(21)
+    n = 300
+    df = pd.DataFrame({"income": rng.lognormal(10, 0.5, n).round(0), "age": rng.integers(18, 90, n).astype(float)})
+    df.loc[5, "income"] = 987654.0
+    suppressed, topcoded, noised = df.copy(), df.copy(), df.copy()
+    suppressed.loc[5, "income"] = np.nan
+    topcoded.loc[5, "income"] = 300000.0
+    noised["income"] = df["income"] * rng.lognormal(0, 0.05, n)
+    spec = {"variables": {"income": {"scale": "continuous"}, "age": {"scale": "continuous"}}}
+    report = infoloss.compare(df, [suppressed, topcoded, noised], spec, names=["s", "t", "n"],
+                              measures=["xbar_mae", "xbar_mv", "x_mae", "s_mae", "il1s", "ks", "eigen"])
+    assert report.to_dict()["scenarios"][0]["statistics"]["records_changed"] == {"income": 1, "age": 0}
+    safe = json.loads(report.to_json(safe=True, min_cell=5))
+    for scenario in safe["scenarios"][:2]:
+        assert "records_changed" not in scenario["statistics"]
+        for mid, result in scenario["measures"].items():
+            assert (result.get("by_variable") or {}).get("income") is None, (scenario["name"], mid)
+            assert result["value"] is None or mid == "ks", (scenario["name"], mid)  # ks: the age's alone, 0
+        assert "987,654" not in report.to_html(safe=True)
+    assert all(r["by_variable"]["income"] is not None for r in safe["scenarios"][2]["measures"].values()
+               if r.get("by_variable"))
+
+
 def test_a_variable_with_few_records_off_its_most_common_value_keeps_only_its_n():
     # mean × n of "rent" would give back the total of the 2 non-zero amounts (one, with one of them)
     orig, prot = _mostly_one_value(2)
@@ -329,7 +355,7 @@ def test_a_variable_with_few_records_off_its_most_common_value_keeps_only_its_n(
     by_var = safe["measures"]["xbar_mv"]["by_variable"]
     assert by_var["rent"] is None and sum(v is None for v in by_var.values()) == 1
     assert safe["measures"]["xbar_mv"]["value"] is None
-    assert safe["measures"]["xbar_mv"]["withheld"].startswith("safe mode: the value takes in rent, with fewer than 5")
+    assert safe["measures"]["xbar_mv"]["withheld"].startswith("safe mode: the value takes in rent, resting on fewer than 5")
     for block in ("original", "protected"):  # the means themselves, in details
         assert safe["measures"]["xbar_mv"]["details"][block]["rent"] is None
     assert full["measures"]["xbar_mv"]["by_variable"]["rent"] is not None
@@ -393,7 +419,7 @@ def test_the_risk_utility_map_keeps_no_loss_the_safe_json_withholds():
     assert safe["risk_utility"]["pareto_note"].startswith("computed from the points shown alone; left out:")
     page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", report.to_html(safe=True)))
     assert "Maximum loss, least risk (--max-loss): no scenario is on the map, so this rule chooses none." in page
-    assert "whose risk or loss the safe JSON withholds (the value takes in rent, with fewer than 5" in page
+    assert "whose risk or loss the safe JSON withholds (the value takes in rent, resting on fewer than 5" in page
     # only the original is left to draw: no map (its loss axis read 0, 0, 0)
     assert 'aria-label="risk-utility map"' not in report.to_html(safe=True)
     assert 'aria-label="risk-utility map"' in report.to_html()

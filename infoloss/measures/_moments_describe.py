@@ -52,17 +52,18 @@ def _describe_file(pair: EncodedPair, which: str, confidence: float, weighted: b
                 ci[name] = [numeric.unscale(m - half, e), numeric.unscale(m + half, e)]
         else:
             x, w = _column(pair, name, which), w_all
-            if k < x.shape[0]:
-                ok = ~np.isnan(x)
+            ok = ~np.isnan(x) & (w > 0)  # a record of weight 0 counts for nothing (docs/spec.md)
+            if not ok.all():
                 x, w = x[ok], w[ok]
-            if w.sum() <= 0:
+            kw = x.shape[0]
+            if kw == 0:
                 continue
             x = numeric.scaled(x, e)
-            wm, wv = _weighted_mean_var(x, w * (k / w.sum()))  # weights rescaled to sum to k
+            wm, wv = _weighted_mean_var(x, w * (kw / w.sum()))  # weights rescaled to sum to the records weighed
             m, v = float(wm), None
-            if k >= 2:
+            if kw >= 2:
                 v = 0.0 if uni.constant[j] else float(wv)
-                half = float(special.stdtrit(k - 1, 0.5 + confidence / 2)) * _weighted_mean_se(x, w, m)
+                half = float(special.stdtrit(kw - 1, 0.5 + confidence / 2)) * _weighted_mean_se(x, w, m)
                 ci[name] = [numeric.unscale(m - half, e), numeric.unscale(m + half, e)]
         mean[name] = numeric.unscale(m, e)
         var[name] = numeric.unscale(v, 2 * e) if v is not None else None  # infinite (None in JSON) if too large
@@ -143,16 +144,17 @@ def _describe_matrices(pair: EncodedPair, which: str, w: np.ndarray | None) -> t
     else:
         ww = w if comp.rows is None else w[comp.rows]
         total = float(ww.sum())
-        if total <= 0:
+        weighed = int(np.count_nonzero(ww > 0))  # the complete cases of positive weight (weight 0 adds nothing)
+        if total <= 0 or weighed < 2:
             return empty, [row[:] for row in empty]
-        ww = ww * (comp.n / total)  # rescaled to sum to the number of complete cases
+        ww = ww * (weighed / total)  # rescaled to sum to the number of complete cases weighed
         mean = np.zeros(p)
         used = 0
         for _, block in _blocks(pair, which, comp.rows):
             mean += np.einsum('i,ij->j', ww[used : used + block.shape[0]], block)
             used += block.shape[0]
-        mean /= comp.n
-        cov_s = _gram(_blocks(pair, which, comp.rows), mean, ww) / (comp.n - 1)  # of the scaled variables
+        mean /= weighed
+        cov_s = _gram(_blocks(pair, which, comp.rows), mean, ww) / (weighed - 1)  # of the scaled variables
         cov = numeric.unscale(cov_s, exp[:, None] + exp[None, :])
     if comp.corr is not None and w is None:
         corr = comp.corr
@@ -178,10 +180,13 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
     correlation matrices (divisor n − 1) over the file's complete cases
     (records with every continuous variable present).
 
-    With survey weights (``pair.weights(which)`` not None and ``weighted``)
-    the mean and variance are statsmodels ``DescrStatsW``'s, with the weights
-    rescaled to sum to the number of values so that they reweight the records
-    without inflating the sample size: ``x̄_w = Σ w_i x_i / Σ w_i``,
+    With survey weights (``weighted``, and both files weighted, as the
+    measures weigh them: a protected file paired to the original carries its
+    weights; one file's weights alone weigh neither) the mean and variance are
+    statsmodels ``DescrStatsW``'s over the records of positive weight (a
+    record of weight 0 counts for nothing), with the weights rescaled to sum
+    to their number so that they reweight the records without inflating the
+    sample size: ``x̄_w = Σ w_i x_i / Σ w_i``,
     ``s²_w = Σ w_i (x_i − x̄_w)² / (n − 1)``; the covariance is weighted the
     same way.  The interval of a weighted mean is ``x̄_w ± t_{1−α/2, n−1}·se``
     with the linearisation standard error of survey software,
@@ -212,7 +217,10 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
         pairs of variables, with why in ``matrices_left_out``);
         ``off_mode`` counts the records whose value is not the variable's
         most common one (unweighted; what safe mode needs, see
-        :func:`infoloss.safe_statistics.safe_statistics`).
+        :func:`infoloss.safe_statistics.safe_statistics`); with paired files,
+        ``records_changed`` counts per variable the records whose value the
+        protection changed (safe mode withholds the comparisons of a variable
+        changed in a few records, and the counts).
 
     Raises
     ------
@@ -247,7 +255,7 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
         raise NotComputed("there is no continuous variable")
     if not 0 < confidence < 1:
         raise InputError(f"confidence must be between 0 and 1, got {confidence}.")
-    use = weighted and any(pair.weights(w) is not None for w in (ORIGINAL, PROTECTED))
+    use = weighted and all(pair.weights(w) is not None for w in (ORIGINAL, PROTECTED))  # as the measures weigh
     left_out = _matrices_left_out(names)
     return {
         "variables": list(names),
@@ -255,4 +263,22 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
         "confidence": float(confidence),
         **dict(zip(("orig", "prot"), _both_files(lambda which: _described(pair, which, confidence, use)))),
         **({"matrices_left_out": left_out} if left_out else {}),
+        **({"records_changed": _records_changed(pair)} if pair.paired and pair.nearest is None else {}),
     }
+
+
+def _records_changed(pair: EncodedPair) -> dict[str, int]:
+    """Per continuous variable of paired files, the records whose value differs from the original's (a value
+    set missing or filled in counts).  Safe mode withholds what compares a variable changed in 1 to
+    ``min_cell`` − 1 records: the original's exact mean, less the public protected values, would be the
+    changed records' total (a suppressed or top-coded outlier's own value)."""
+    out = {}
+    for name in pair.continuous_names:
+        col = pair.continuous[name]
+        if pair.unchanged(name):
+            out[name] = 0
+            continue
+        o, p = col.orig, col.prot
+        same = (o == p) | (np.isnan(o) & np.isnan(p))
+        out[name] = int(same.shape[0] - np.count_nonzero(same))
+    return out
