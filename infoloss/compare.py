@@ -936,7 +936,10 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
         scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts)
         summary["withheld"] += more
     if scenario.get("analyses") is not None:
+        from .report.safe import small_counts_in_notes
+
         scenario["analyses"], more = safe_analyses(scenario["analyses"], min_cell, counts, scenario.get("tables"))
+        scenario["analyses"] = small_counts_in_notes(scenario["analyses"], min_cell)
         summary["withheld"] += more["withheld"]
     scenario["safe"] = summary
 

@@ -279,3 +279,30 @@ def test_a_category_the_tables_name_keeps_its_name_in_small_domains():
     rows = {r["domain"]: r for r in scenario["analyses"]["estimates"]}
     assert set(rows) == {"region=A, sex=f", "region=A, sex=m", "region=D, sex=f", "region=D, sex=m"}
     assert rows["region=D, sex=f"]["original"]["value"] is None and rows["region=D, sex=m"]["original"]["value"] is None
+
+
+def test_a_regression_on_a_few_records_does_not_count_them_in_its_notes():
+    # "the original file has 3 complete records for 3 coefficients" in the safe JSON's notes and not_computed, and
+    # "fewer than 2 records" became "fewer than fewer than 5" (found by the safe-mode audit)
+    import json
+
+    from infoloss.report.safe import _small_counts
+
+    rng = np.random.default_rng(8)
+    n = 300
+    df = pd.DataFrame({"income": rng.lognormal(10, 0.5, n), "hours": rng.normal(40, 5, n),
+                       "sex": rng.choice(["f", "m"], n), "age": rng.integers(18, 76, n).astype(float)})
+    df.loc[[10, 20, 30], "age"] = [85.0, 88.0, 90.0]
+    spec = {"variables": {"income": {"scale": "continuous"}, "hours": {"scale": "continuous"},
+                          "sex": {"scale": "nominal"}, "age": {"scale": "continuous"}},
+            "analyses": {"regressions": [{"name": "old", "formula": "np.log(income) ~ hours + C(sex) + age",
+                                          "where": "age > 80"}]}}
+    report = infoloss.compare(df, [df.copy()], spec, measures=["regression_ci_overlap"])
+    assert "has 3 complete records" in " ".join(report.to_dict()["scenarios"][0]["analyses"]["regressions"][0]["notes"])
+    text = report.to_json(safe=True, min_cell=5)
+    assert "3 complete records" not in text and "fewer than 5 complete records" in text
+    assert "3 complete records" not in report.to_html(safe=True)
+    safe = json.loads(text)["scenarios"][0]
+    assert "fewer than 5 complete records" in safe["not_computed"]["regression_ci_overlap"]
+    assert _small_counts("fewer than 2 records have a value; it needs at least 3 values", 5) == \
+        "fewer than 2 records have a value; it needs at least 3 values"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -165,10 +165,12 @@ def sanitise_reason(reason: str, known: set[str], min_cell: int = 0) -> str:
     return _small_counts(("".join(parts)), min_cell) if min_cell else "".join(parts)
 
 
-#: a count of records in a reason: "there are 3", "there is only 1", "3 records", "2 complete cases"
+#: a count of records in a reason: "there are 3", "there is only 1", "3 records", "2 complete cases",
+#: "3 complete records", "2 distinct original records"; not a rule's threshold ("at least 3 records", "fewer than 2")
 _COUNT = re.compile(r"(?P<lead>\bthere (?:are|is) (?:only )?)(?P<n>\d+)\b(?! ?%)|"
-                    r"(?:\bonly )?\b(?P<n2>\d+)(?P<unit> (?:(?:protected|original|distinct|missing|suppressed|changed) )?"
-                    r"(?:records?|complete cases?|values?)\b)")
+                    r"(?<!at least )(?<!at most )(?<!fewer than )(?<!more than )(?<!less than )"
+                    r"(?:\bonly )?\b(?P<n2>\d+)(?P<unit> (?:(?:protected|original|distinct|missing|suppressed|changed|"
+                    r"complete|unique|training|held-out) ){0,2}(?:records?|complete cases?|values?)\b)")
 
 
 def _small_counts(reason: str, min_cell: int) -> str:
@@ -180,6 +182,8 @@ def _small_counts(reason: str, min_cell: int) -> str:
     'fewer than 5 records have a value; 40 records in all'
     >>> _small_counts("3 protected values of 'sex' do not contain their original value", 5)
     "fewer than 5 protected values of 'sex' do not contain their original value"
+    >>> _small_counts("the original file has 3 complete records for 4 coefficients; it needs at least 2 records", 5)
+    'the original file has fewer than 5 complete records for 4 coefficients; it needs at least 2 records'
     """
     def small(m: re.Match) -> str:
         n = int(m.group("n") if m.group("n") is not None else m.group("n2"))
@@ -190,3 +194,17 @@ def _small_counts(reason: str, min_cell: int) -> str:
         return f"fewer than {min_cell}{m.group('unit')}"
 
     return _COUNT.sub(small, reason)
+
+
+def small_counts_in_notes(obj: Any, min_cell: int) -> Any:
+    """``obj`` (the analyses block) with the counts of 1 to ``min_cell`` − 1 records in its ``note`` and
+    ``notes`` texts written "fewer than ``min_cell``" (:func:`_small_counts`): a regression on a few records
+    says how many it has."""
+    if isinstance(obj, dict):
+        return {k: (_small_counts(v, min_cell) if k in ("note", "notes") and isinstance(v, str) else
+                    [_small_counts(x, min_cell) if isinstance(x, str) else small_counts_in_notes(x, min_cell)
+                     for x in v] if k == "notes" and isinstance(v, list) else small_counts_in_notes(v, min_cell))
+                for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [small_counts_in_notes(x, min_cell) for x in obj]
+    return obj
