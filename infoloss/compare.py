@@ -924,7 +924,7 @@ def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = Fals
 def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
     from .safe_analyses import safe_analyses
-    from .safe_results import published_missing, record_counts, safe_measures
+    from .safe_results import published_missing, record_counts, safe_measures, safe_pairing
     from .safe_statistics import few_complete_cases, few_values, safe_statistics
 
     counts = record_counts(scenario)
@@ -934,6 +934,9 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
                                                   published_missing(scenario.get("tables")))
     if scenario.get("statistics") is not None:
         scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts)
+        summary["withheld"] += more
+    if isinstance(scenario.get("pairing"), dict):
+        scenario["pairing"], more = safe_pairing(scenario["pairing"], min_cell, counts)
         summary["withheld"] += more
     if scenario.get("analyses") is not None:
         from .report.safe import small_counts_in_notes

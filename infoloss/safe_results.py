@@ -114,10 +114,12 @@ COUNT_KEYS = frozenset({
     "n_filtered_out", "n_missing", "n_not_finite", "n_zero_weight", "n_used",
     # records with a value, per variable (ks, gdu, propensity)
     "n_orig", "n_prot",
+    # nearest-record pairing: protected records by key mismatches, the most protected records on one original
+    "key_mismatches", "max_reuse", "originals_used",
 })
 #: Detail keys whose entries split the records of a file into parts (the parts add up to a total the reader
 #: knows): a small part is withheld together with the next smallest ones (:func:`partition_withheld`).
-PARTITION_KEYS = frozenset({"dis_table", "distinct_counts"})
+PARTITION_KEYS = frozenset({"dis_table", "distinct_counts", "key_mismatches"})
 #: Measures whose per-variable values are shares of records (a count over the file's records), so that
 #: ``value · n_records`` is a count of records: a small one is withheld with its share, and the measure's
 #: value (their mean) when it would give the withheld ones back.
@@ -348,6 +350,15 @@ def _few_records_moved(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -
                             "moved, which it would give back")
         state.withheld += 3
         out["ctbil"] = safe
+
+
+def safe_pairing(pairing: dict[str, Any], min_cell: int, n_records: tuple[int, ...] = ()) -> tuple[dict, int]:
+    """A scenario's ``pairing`` block (nearest-record pairing) under the rules that its copy in each record-level
+    measure's ``details`` follows: small counts of protected records by key mismatches and of reuse withheld,
+    the distances' quantiles 0 and 1 (a protected record's own distance) withheld, the others rounded; returns
+    the block and the number of values withheld."""
+    state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n))
+    return _walk(pairing, state, parent="pairing", counting=False), state.withheld
 
 
 def record_counts(scenario: dict[str, Any]) -> tuple[int, ...]:
@@ -992,6 +1003,10 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
             out[key] = ["(a category, not named in safe mode)"] * len(value)
             state.withheld += len(value)
             continue
+        if key_s == "distance_quantiles" and isinstance(value, dict):  # the nearest pairing's: its ends are a
+            ends = [k for k in ("0", "1") if _is_number(value.get(k))]  # protected record's own distance
+            value = {k: (None if k in ends else v) for k, v in value.items()}
+            state.withheld += len(ends)
         if key_s in EXTREME_KEYS or (distribution and key_s in ("min", "max")):
             if _is_number(value):
                 state.withhold()

@@ -1450,3 +1450,26 @@ def test_weighted_table_measures_resting_on_few_changed_records_are_withheld():
     assert safe["aad"]["by_pair"]["a|b"] is None and safe["aad"]["value"] is None
     assert safe["aad"]["details"]["records_moved"] == {"a": None, "b": 12}
     assert safe["ctbil"]["value"] is None and safe["ebil"]["by_variable"]["a"] is None
+
+
+def test_the_nearest_pairing_block_shows_no_small_count_and_no_own_distance():
+    # scenarios[].pairing (and every details.pairing) showed key_mismatches {'1': 1} (one synthetic record whose key
+    # combination the original lacks) and the unrounded ends of the nearest-record distances (safe-mode audit)
+    rng = np.random.default_rng(4)
+    n = 300
+    df = pd.DataFrame({"region": rng.choice(["north", "south", "east", "west"], n), "sex": rng.choice(["m", "f"], n),
+                       "income": rng.lognormal(10, 0.5, n).round(0)})
+    df.loc[:1, ["region", "sex"]] = ["island", "m"]
+    syn = df.sample(280, replace=True, random_state=3).reset_index(drop=True)
+    syn["income"] = syn["income"] * rng.lognormal(0, 0.1, len(syn))
+    syn.loc[0, ["region", "sex"]] = ["island", "f"]  # a key combination the original lacks
+    spec = {"variables": {"region": {"scale": "nominal", "role": "key"}, "sex": {"scale": "nominal", "role": "key"},
+                          "income": {"scale": "continuous"}}, "pairing": "nearest"}
+    report = infoloss.compare(df, [syn], spec, measures=["il1s"])
+    full = report.to_dict()["scenarios"][0]["pairing"]
+    assert full["key_mismatches"]["1"] == 1 and full["distance_quantiles"]["1"] > 0
+    safe = json.loads(report.to_json(safe=True, min_cell=5))["scenarios"][0]
+    for block in (safe["pairing"], safe["measures"]["il1s"]["details"]["pairing"]):
+        assert block["key_mismatches"]["1"] is None and block["key_mismatches"]["0"] is None
+        assert block["distance_quantiles"]["0"] is None and block["distance_quantiles"]["1"] is None
+        assert block["distance_quantiles"]["0.5"] == float(f"{full['distance_quantiles']['0.5']:.3g}")
