@@ -525,3 +525,21 @@ def test_records_of_weight_zero_count_for_nothing_in_the_kl_divergence():
     spec = {"variables": {"a": {"scale": "nominal"}, "w": {"role": "weight"}}, "pairing": "none"}
     kept = o["w"] > 0
     assert kl_divergence(o, p, spec).value == pytest.approx(kl_divergence(o[kept], p, spec).value, rel=1e-12)
+
+
+def test_records_of_weight_0_change_neither_kl_divergence_nor_the_smoothed_pearson_chi2():
+    # a category (or missing value) held only by records of weight 0 added a smoothed cell to kl_divergence, and the
+    # smoothed Pearson chi2 weighed a pseudo-record by the mean weight over all records (found by the numbers audit)
+    from infoloss.measures.chi2 import chi2_distance
+    from infoloss.measures.tables import kl_divergence
+
+    rng = np.random.default_rng(17)
+    n = 400
+    orig = pd.DataFrame({"g": rng.choice(list("abcd"), n), "w": rng.uniform(1, 9, n)})
+    prot = orig.assign(g=np.where(rng.random(n) < 0.1, rng.choice(list("abcd"), n), orig["g"]))
+    spec = {"variables": {"g": {"scale": "nominal"}, "w": {"role": "weight"}}, "pairing": "none"}
+    extra = pd.DataFrame({"g": ["zz", None, "a", "b", "c"], "w": [0.0] * 5})
+    with_zero = [pd.concat([f, extra], ignore_index=True) for f in (orig, prot)]
+    for measure, options in ((kl_divergence, {}), (chi2_distance, {"form": "pearson", "smoothing": 0.5})):
+        plain = measure(orig, prot, spec, **options).value
+        assert measure(*with_zero, spec, **options).value == pytest.approx(plain, rel=1e-12), measure.__name__

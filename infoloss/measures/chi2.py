@@ -18,7 +18,7 @@ from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MeasureResult, Option, measure
 from ._contingency import chi2_independence
-from .tables import WEIGHTED, _categorical, _key, _pairs, _table, _total, _weighting
+from .tables import WEIGHTED, _categorical, _key, _pairs, _records_that_count, _table, _total, _weighting
 
 __all__ = ["chi2_distance", "chi2_symmetric", "chi2_pearson"]
 
@@ -66,11 +66,21 @@ def chi2_pearson(p: np.ndarray, q: np.ndarray) -> float:
     return float(np.sum(np.square(q[ok] - p[ok]) / p[ok]))
 
 
+def _other_axes(ndim: int) -> list[tuple[int, ...]]:
+    """For each axis of an ``ndim``-way table, the other axes (summed over to give that axis's margin)."""
+    return [tuple(a for a in range(ndim) if a != axis) for axis in range(ndim)]
+
+
 def _one_table(pair: EncodedPair, combo: tuple[str, ...], use_w: bool, form: str, alpha: float,
                unit: dict[str, float]) -> tuple[float, dict]:
     counts = {}
-    for which in (ORIGINAL, PROTECTED):
-        x = _table(pair, combo, which, use_w).astype(float).ravel()
+    tables = [_table(pair, combo, which, use_w).astype(float) for which in (ORIGINAL, PROTECTED)]
+    if form == "pearson" and alpha > 0:  # smoothed: the categories that hold records (weight 0 counts for nothing)
+        held = [np.flatnonzero(tables[0].sum(axis=other) + tables[1].sum(axis=other) > 0)
+                for other in _other_axes(tables[0].ndim)]
+        tables = [t[np.ix_(*held)] for t in tables]
+    for which, table in zip((ORIGINAL, PROTECTED), tables):
+        x = table.ravel()
         if form == "pearson" and alpha > 0:
             x = x + alpha * unit[which]
         if not x.sum() > 0:
@@ -144,8 +154,10 @@ def chi2_distance(
     form : {"symmetric", "pearson"}
         Which χ² distance (see above).
     smoothing : float, default 0
-        ``pearson`` only: pseudo-count added to every cell of both tables
-        (with weights, a pseudo-record weighs the file's mean weight).
+        ``pearson`` only: pseudo-count added to every cell of both tables,
+        over the categories that hold records in either file (with weights, a
+        pseudo-record weighs the file's mean positive weight, and a category
+        of records of weight 0 alone is left out).
     weighted : bool, optional
         Weighted proportions.  Default: when both files have weights.
 
@@ -183,7 +195,10 @@ def chi2_distance(
     names = _categorical(pair)
     use_w, wdetails = _weighting(pair, weighted, "chi2_distance")
     alpha = float(smoothing)
-    unit = {which: _total(pair, which, use_w) / pair.n(which) for which in (ORIGINAL, PROTECTED)}
+    # a pseudo-record weighs the file's mean positive weight, as kl_divergence's (a record of weight 0 counts for
+    # nothing: five such records changed the value)
+    unit = {which: _total(pair, which, use_w) / _records_that_count(pair, which, use_w)
+            for which in (ORIGINAL, PROTECTED)}
     by_variable, by_pair, tests, not_computed = {}, {}, {}, {}
     for combo in [(n,) for n in names] + _pairs(names):
         key = _key(combo)

@@ -554,7 +554,8 @@ def kl_divergence(pair: EncodedPair, *, smoothing: float = 0.5, weighted: bool |
     one, so the value is the information lost when the protected distribution
     is used in place of the original's; natural logarithm (nats).  Missing is a
     category.  Empty cells are smoothed by adding ``alpha = smoothing``
-    pseudo-records to every one of the ``k`` cells of *both* tables (0.5: the
+    pseudo-records to every one of the ``k`` cells of *both* tables, the
+    categories that hold records in either file (0.5: the
     Jeffreys / Krichevsky-Trofimov estimate); with weights a pseudo-record
     weighs the file's mean positive weight, so constant weights give the
     unweighted result and records of weight 0 count for nothing.  ``by_variable`` per variable; ``value`` the mean.
@@ -596,12 +597,15 @@ def kl_divergence(pair: EncodedPair, *, smoothing: float = 0.5, weighted: bool |
     if not (math.isfinite(alpha) and alpha >= 0):
         raise InputError(f"kl_divergence's smoothing must be a number of at least 0, got {smoothing!r}.")
     use_w, wdetails = _weighting(pair, weighted, "kl_divergence")
-    unit = {which: _total(pair, which, use_w) / _records_that_count(pair, which, use_w) for which in (ORIGINAL, PROTECTED)}
+    unit = {which: _total(pair, which, use_w) / _records_that_count(pair, which, use_w)
+            for which in (ORIGINAL, PROTECTED)}
     by_variable, not_computed = {}, {}
     for name in names:
         dist = []
-        for which in (ORIGINAL, PROTECTED):
-            x = _table(pair, (name,), which, use_w).astype(float) + alpha * unit[which]
+        counts = [_table(pair, (name,), which, use_w).astype(float) for which in (ORIGINAL, PROTECTED)]
+        held = (counts[0] > 0) | (counts[1] > 0)  # a category of records of weight 0 alone is no cell: k counts cells
+        for which, table in zip((ORIGINAL, PROTECTED), counts):  # that hold records (weight 0 counts for nothing)
+            x = table[held] + alpha * unit[which]
             total = x.sum()
             if not total > 0:
                 raise NotComputed(f"the {'original' if which == ORIGINAL else 'protected'} file has no records to tabulate")
