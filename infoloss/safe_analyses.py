@@ -297,8 +297,8 @@ def _safe_estimate(row: dict[str, Any], state: _Safe) -> dict[str, Any]:
             interval_hidden = True
         else:
             interval_hidden = False
-        if "n_category" in values or "off_mode" in values:  # read by the rules above; counts of records, never
-            values = {k: v for k, v in values.items() if k not in ("n_category", "off_mode")}  # published in safe mode
+        if any(k in values for k in _RECORD_COUNTS):  # read by the rules above; counts of records, never published
+            values = {k: v for k, v in values.items() if k not in _RECORD_COUNTS}  # in safe mode
         interval_withheld |= interval_hidden
         out[side] = _walk_dict(values, state, parent=side, counting=False)
     if hidden or interval_withheld:
@@ -351,10 +351,19 @@ def _quantile_p(row: dict[str, Any]) -> float | None:
     return 0.5 if row.get("statistic") == "median" else _last_number(str(row.get("estimate", "")))
 
 
+#: an estimate side's counts of records that the rules read and the safe JSON never shows
+_RECORD_COUNTS = ("n_category", "off_mode", "n_beyond", "n_beyond_interval")
+
+
 def _records_beyond(row: dict[str, Any], side: dict[str, Any], errors: float) -> float | None:
-    """About how many records lie beyond a quantile's rank less ``errors`` standard errors of the rank,
-    ``min(p, 1 − p) · n − errors · sqrt(n p (1 − p))``; None when the row is no quantile or has no ``n``."""
+    """How many records lie beyond a quantile (``errors`` = 0) or its interval: the side's ``n_beyond`` or
+    ``n_beyond_interval`` (counted from the records), else about ``min(p, 1 − p) · n − errors · sqrt(n p (1 − p))``
+    (an estimate without them); None when the row is no quantile or has no ``n``.  With weights the formula does
+    not bound them (one record of a large weight can be the 2 % quantile, the minimum)."""
     p, n = _quantile_p(row), side.get("n")
+    counted = side.get("n_beyond_interval" if errors else "n_beyond")
+    if p is not None and _is_number(counted):
+        return float(counted)
     if p is None or not _is_number(n):
         return None
     return min(p, 1.0 - p) * n - errors * math.sqrt(max(n * p * (1.0 - p), 0.0))

@@ -306,3 +306,23 @@ def test_a_regression_on_a_few_records_does_not_count_them_in_its_notes():
     assert "fewer than 5 complete records" in safe["not_computed"]["regression_ci_overlap"]
     assert _small_counts("fewer than 2 records have a value; it needs at least 3 values", 5) == \
         "fewer than 2 records have a value; it needs at least 3 values"
+
+
+def test_a_weighted_quantile_that_is_the_minimum_is_withheld():
+    # with one record of a large weight, the 2 % quantile was the file's minimum; min(p, 1 - p) * n said 6 records
+    # lay beyond it (found by the safe-mode audit)
+    rng = np.random.default_rng(9)
+    n = 300
+    df = pd.DataFrame({"income": rng.lognormal(9, 0.4, n).round(0) + 7000, "w": rng.uniform(50, 150, n)})
+    low = int(df["income"].idxmin())
+    df.loc[low, "w"] = 1500.0
+    spec = {"variables": {"income": {"scale": "continuous"}, "w": {"role": "weight"}},
+            "analyses": {"estimates": [{"statistic": "quantile", "variable": "income", "p": [0.02, 0.5]}],
+                         "ci": {"replicates": 40}}}
+    report = infoloss.compare(df, [df.copy()], spec, measures=["estimate_ci_overlap"])
+    rows = {r["key"]: r for r in report.to_dict()["scenarios"][0]["analyses"]["estimates"]}
+    assert rows["quantile(income, 0.02) | all"]["original"]["value"] == df["income"].min()
+    safe = {r["key"]: r for r in report.to_dict(safe=True)["scenarios"][0]["analyses"]["estimates"]}
+    assert safe["quantile(income, 0.02) | all"]["original"]["value"] is None
+    assert safe["quantile(income, 0.5) | all"]["original"]["value"] is not None
+    assert "n_beyond" not in safe["quantile(income, 0.5) | all"]["original"]

@@ -1134,9 +1134,10 @@ def test_safe_tables_show_no_net_flow_of_a_few_records_between_the_files():
 
 
 def test_a_median_s_interval_in_a_small_domain_is_withheld_not_its_value():
-    # the bootstrap bounds of the median of 10 records were its 3rd and 9th values: 1 or 2 records beyond
+    # the bootstrap bounds of the median of 10 records were its 3rd and 9th values: 1 or 2 records beyond (the
+    # median of 10 records itself, the 5th value, has 4 records below it: withheld; of 12, 5 below it)
     rng = np.random.default_rng(3)
-    df = pd.DataFrame({"g": ["small"] * 10 + ["big"] * 290, "x": rng.normal(size=300)})
+    df = pd.DataFrame({"g": ["small"] * 12 + ["big"] * 288, "x": rng.normal(size=300)})
     spec = {"variables": {"g": {"scale": "nominal"}, "x": {"scale": "continuous"}},
             "analyses": {"estimates": [{"statistic": "median", "variable": "x", "by": "g"}], "ci": {"replicates": 30}}}
     rows = {r["key"]: r for r in infoloss.compare(df, df.assign(x=df["x"] + 0.01), spec,

@@ -115,7 +115,7 @@ def _side(row: dict) -> dict[str, Any]:
     """One file's figures of an estimate (a proportion's also its category's records, ``n_category``; a mean's or
     total's the records away from the domain's most common value, ``off_mode``)."""
     side = {k: row.get(k) for k in SIDE_KEYS}
-    for key in ("n_category", "off_mode"):
+    for key in ("n_category", "off_mode", "n_beyond", "n_beyond_interval"):
         if key in row:
             side[key] = row[key]
     return side

@@ -62,6 +62,9 @@ class _Block:
     # means, totals, ratios, Gini, QSR: per domain, the records away from its most common value (a ratio: the fewer
     # of its two variables', when both have some)
     off_mode: np.ndarray | None = None
+    # quantiles: the values and domain codes of the records with a value (unscaled), to count the records beyond
+    # an estimate or its interval (safe mode: with weights a quantile can stand on a few heavy records)
+    tail_values: tuple[np.ndarray, np.ndarray] | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -227,6 +230,10 @@ def _indicator_block(data: FileData, est: Estimate, known: dict, tasks: list) ->
     block = _Block(est, domains.labels, None, np.full(domains.size, np.nan), task.counts.copy(), "bootstrap")
     block.boot = (tasks.index(task), key)
     block.scale = task.scale if statistic == "quantile" else 0  # Gini, QSR and ARPR do not depend on the scale
+    if statistic == "quantile":
+        x = data.numeric(est.variable)
+        valid = ~np.isnan(x) & (domains.codes >= 0)
+        block.tail_values = (x[valid], domains.codes[valid])
     if statistic in ("gini", "qsr"):  # shares of the total: with few records away from the common value, theirs
         valid = ~np.isnan(task.x) & (task.domain >= 0)
         block.off_mode = off_mode(task.x[valid], task.domain[valid], domains.size)
@@ -289,6 +296,21 @@ def _rows(block: _Block, results: list, level: float, replicates: int) -> list[d
     return rows
 
 
+def _records_beyond(tail: tuple[np.ndarray, np.ndarray], d: int, value: float, lower: float,
+                    upper: float) -> dict[str, int]:
+    """A quantile's records beyond it in domain ``d``: ``n_beyond``, the fewer of those below and above the
+    estimate, and ``n_beyond_interval``, the fewer of those below the lower and above the upper bound (unweighted;
+    safe mode withholds what fewer than ``min_cell`` records lie beyond, and never publishes these counts).
+    With weights ``min(p, 1 − p) · n`` does not bound them: one heavy record can be the 2 % quantile."""
+    x = tail[0][tail[1] == d]
+    out = {}
+    if np.isfinite(value):
+        out["n_beyond"] = int(min(np.count_nonzero(x < value), np.count_nonzero(x > value)))
+    if np.isfinite(lower) and np.isfinite(upper):
+        out["n_beyond_interval"] = int(min(np.count_nonzero(x < lower), np.count_nonzero(x > upper)))
+    return out
+
+
 def _seed_groups(reps: np.ndarray, level: float, replicates: int) -> list | None:
     """The intervals of ``SEED_GROUPS`` independent bootstraps: the replicates r ≡ g (mod SEED_GROUPS), each
     with its own seeds, so that the spread of the comparison over seeds can be reported."""
@@ -322,6 +344,8 @@ def _make_rows(block: _Block, value: np.ndarray, se: np.ndarray, lower: np.ndarr
             row["n_category"] = int(block.category_n[j])
         if block.off_mode is not None:
             row["off_mode"] = int(block.off_mode[d])
+        if block.tail_values is not None:
+            row.update(_records_beyond(block.tail_values, d, value[j], lower[j], upper[j]))
         undefined = 0 if block.undefined is None else int(block.undefined[d])
         note = _note(row, None if failed is None else int(failed[j]), undefined, replicates, level)
         if note:
