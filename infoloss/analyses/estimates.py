@@ -62,8 +62,9 @@ class _Block:
     # means, totals, ratios, Gini, QSR: per domain, the records away from its most common value (a ratio: the fewer
     # of its two variables', when both have some)
     off_mode: np.ndarray | None = None
-    # quantiles: the values and domain codes of the records with a value (unscaled), to count the records beyond
-    # an estimate or its interval (safe mode: with weights a quantile can stand on a few heavy records)
+    # quantiles: the values of the records with a value (unscaled), sorted by domain and value, and where each
+    # domain's start, to count the records beyond an estimate or its interval (safe mode: with weights a quantile
+    # can stand on a few heavy records)
     tail_values: tuple[np.ndarray, np.ndarray] | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -233,7 +234,9 @@ def _indicator_block(data: FileData, est: Estimate, known: dict, tasks: list) ->
     if statistic == "quantile":
         x = data.numeric(est.variable)
         valid = ~np.isnan(x) & (domains.codes >= 0)
-        block.tail_values = (x[valid], domains.codes[valid])
+        x, dom = x[valid], domains.codes[valid]
+        order = np.lexsort((x, dom))
+        block.tail_values = (x[order], np.searchsorted(dom[order], np.arange(domains.size + 1)))
     if statistic in ("gini", "qsr"):  # shares of the total: with few records away from the common value, theirs
         valid = ~np.isnan(task.x) & (task.domain >= 0)
         block.off_mode = off_mode(task.x[valid], task.domain[valid], domains.size)
@@ -302,12 +305,19 @@ def _records_beyond(tail: tuple[np.ndarray, np.ndarray], d: int, value: float, l
     estimate, and ``n_beyond_interval``, the fewer of those below the lower and above the upper bound (unweighted;
     safe mode withholds what fewer than ``min_cell`` records lie beyond, and never publishes these counts).
     With weights ``min(p, 1 − p) · n`` does not bound them: one heavy record can be the 2 % quantile."""
-    x = tail[0][tail[1] == d]
+    x = tail[0][tail[1][d] : tail[1][d + 1]]  # the domain's values, sorted
+
+    def below(v: float) -> int:
+        return int(np.searchsorted(x, v, side="left"))
+
+    def above(v: float) -> int:
+        return int(x.shape[0] - np.searchsorted(x, v, side="right"))
+
     out = {}
     if np.isfinite(value):
-        out["n_beyond"] = int(min(np.count_nonzero(x < value), np.count_nonzero(x > value)))
+        out["n_beyond"] = min(below(value), above(value))
     if np.isfinite(lower) and np.isfinite(upper):
-        out["n_beyond_interval"] = int(min(np.count_nonzero(x < lower), np.count_nonzero(x > upper)))
+        out["n_beyond_interval"] = min(below(lower), above(upper))
     return out
 
 
