@@ -243,6 +243,7 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     _few_records_moved(out, measures, state)
     _increase_of_a_withheld_value(out, state)
     _few_risky_records(out, measures, state)
+    _k_anonymity_steps(out, measures, state)
     if few_complete:
         for mid in out:
             out[mid] = _without_complete_cases(out[mid], state)
@@ -672,6 +673,67 @@ def _few_risky_records(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -
                 safe["withheld"] = reason
         if state.withheld > before:
             out[mid] = safe
+
+
+def _k_anonymity_steps(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
+    """k-anonymity's counts without a step of 1 to ``min_cell`` − 1 records between two that are shown.
+
+    ``by_k``'s counts are cumulative (the records in key classes of fewer
+    than k), so two shown counts give the records in the classes between
+    them: 10 for k = 2 and 12 for k = 3 are 2 records in classes of size 2
+    (one pair).  The same counts are the measure's value (at its ``k``) and
+    sample_uniques' ``count`` (k = 2).  Going up k, a count that is 1 to
+    ``min_cell`` − 1 above the last one shown (0 before the first) is withheld
+    in all three places, with its weighted count and share.
+    """
+    kav, uniques = out.get("k_anonymity_violations"), out.get("sample_uniques")
+    raw_details = ((raw.get("k_anonymity_violations") or {}).get("details") or {})
+    if not (kav and isinstance(raw_details.get("by_k"), dict) and isinstance(kav.get("details"), dict)):
+        return
+    safe = dict(kav, details=dict(kav["details"]))
+    safe_uniques = dict(uniques, details=dict(uniques.get("details") or {})) if uniques else None
+    k_value = raw_details.get("k")
+    for side in ("protected", "original"):
+        raw_block = raw_details if side == "protected" else raw_details.get("original")
+        if not isinstance(raw_block, dict) or not isinstance(raw_block.get("by_k"), dict):
+            continue
+        block = safe["details"] if side == "protected" else dict(safe["details"].get("original") or {})
+        by_k = {k: (dict(v) if isinstance(v, dict) else v) for k, v in (block.get("by_k") or {}).items()}
+        counts = sorted((float(k), k, v["unweighted"]) for k, v in raw_block["by_k"].items()
+                        if isinstance(v, dict) and _is_number(v.get("unweighted")) and str(k).isdigit())
+        last = 0.0
+        for kf, k, count in counts:
+            entry = by_k.get(k) if isinstance(by_k.get(k), dict) else {}
+            shown = entry.get("unweighted") is not None
+            if shown and 0 < count - last < state.min_cell - 1e-9:
+                for key in ("unweighted", "weighted", "share"):
+                    if entry.get(key) is not None:
+                        entry[key] = None
+                        state.withhold()
+                holder = safe if side == "protected" else block
+                if _is_number(k_value) and kf == float(k_value) and holder.get("value") is not None:
+                    holder["value"] = None
+                    state.withhold()
+                    if holder is safe:
+                        safe["withheld"] = (f"safe mode: with the counts for other k it would give the records in "
+                                            f"key classes of some size, fewer than {state.min_cell}")
+                if kf == 2 and safe_uniques is not None:
+                    u = safe_uniques if side == "protected" else safe_uniques["details"].setdefault("original", {})
+                    if side == "original":
+                        u = safe_uniques["details"]["original"] = dict(u)
+                    for holder_u, key in ((u, "value"), (u if side == "original" else safe_uniques["details"], "count")):
+                        if holder_u.get(key) is not None:
+                            holder_u[key] = None
+                            state.withhold()
+                shown = False
+            if shown:
+                last = count
+        block["by_k"] = by_k
+        if side == "original":
+            safe["details"]["original"] = block
+    out["k_anonymity_violations"] = safe
+    if safe_uniques is not None:
+        out["sample_uniques"] = safe_uniques
 
 
 def _value_gives_back(mid: str, raw: dict[str, Any], result: dict[str, Any], state: _Safe, counts: bool) -> bool:

@@ -1474,3 +1474,27 @@ def test_the_nearest_pairing_block_shows_no_small_count_and_no_own_distance():
         assert block["key_mismatches"]["1"] is None and block["key_mismatches"]["0"] is None
         assert block["distance_quantiles"]["0"] is None and block["distance_quantiles"]["1"] is None
         assert block["distance_quantiles"]["0.5"] == float(f"{full['distance_quantiles']['0.5']:.3g}")
+
+
+def test_k_anonymity_counts_give_no_small_step_between_two_ks():
+    # by_k's counts are cumulative: 10 records in classes of size 1 and 12 in classes under 3 gave the 2 records of
+    # one pair, as did the value (k = 3) less sample_uniques' count (found by the safe-mode audit)
+    rng = np.random.default_rng(5)
+    n = 400
+    df = pd.DataFrame({"a": rng.choice(list("xy"), n), "b": rng.choice(list("uv"), n), "c": rng.choice(list("pq"), n)})
+    for i in range(10):
+        df.loc[i, ["a", "b", "c"]] = [f"a{i}", "u", "p"]
+    df.loc[[10, 11], ["a", "b", "c"]] = ["zz", "u", "p"]
+    spec = {"variables": {v: {"scale": "nominal", "role": "key"} for v in "abc"}}
+    report = infoloss.compare(df, [df.copy()], spec, measures=["k_anonymity_violations", "sample_uniques"])
+    full = report.to_dict()["scenarios"][0]["measures"]
+    assert full["k_anonymity_violations"]["details"]["original"]["by_k"]["3"]["unweighted"] == 12
+    safe = report.to_dict(safe=True)["scenarios"][0]["measures"]
+    kav, uniques = safe["k_anonymity_violations"], safe["sample_uniques"]
+    for block, value in ((kav["details"], kav["value"]), (kav["details"]["original"], kav["details"]["original"]["value"])):
+        shown = sorted(v["unweighted"] for v in block["by_k"].values() if v["unweighted"] is not None)
+        shown += [uniques["details"]["count"]] + ([value] if value is not None else [])
+        steps = np.diff(sorted(set([0] + shown)))
+        assert not ((steps > 0) & (steps < 5)).any(), shown
+    assert kav["value"] is None and "key classes" in kav["withheld"]
+    assert uniques["details"]["count"] == 10  # 10 uniques: shown
