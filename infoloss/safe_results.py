@@ -718,13 +718,7 @@ def _k_anonymity_steps(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -
                         safe["withheld"] = (f"safe mode: with the counts for other k it would give the records in "
                                             f"key classes of some size, fewer than {state.min_cell}")
                 if kf == 2 and safe_uniques is not None:
-                    u = safe_uniques if side == "protected" else safe_uniques["details"].setdefault("original", {})
-                    if side == "original":
-                        u = safe_uniques["details"]["original"] = dict(u)
-                    for holder_u, key in ((u, "value"), (u if side == "original" else safe_uniques["details"], "count")):
-                        if holder_u.get(key) is not None:
-                            holder_u[key] = None
-                            state.withhold()
+                    _withhold_uniques(safe_uniques, side, state)
                 shown = False
             if shown:
                 last = count
@@ -734,6 +728,21 @@ def _k_anonymity_steps(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -
     out["k_anonymity_violations"] = safe
     if safe_uniques is not None:
         out["sample_uniques"] = safe_uniques
+
+
+def _withhold_uniques(result: dict[str, Any], side: str, state: _Safe) -> None:
+    """sample_uniques' share and count of one file: the protected file's at the top and in ``details``, the
+    original's in ``details.original``."""
+    details = result["details"]
+    if side == "original":
+        details["original"] = dict(details.get("original") or {})
+        holders = [(details["original"], "value"), (details["original"], "count")]
+    else:
+        holders = [(result, "value"), (details, "count")]
+    for holder, key in holders:
+        if holder.get(key) is not None:
+            holder[key] = None
+            state.withhold()
 
 
 def _value_gives_back(mid: str, raw: dict[str, Any], result: dict[str, Any], state: _Safe, counts: bool) -> bool:
