@@ -45,11 +45,14 @@ class ScenarioResult:
     tables: dict[str, Any] | None = None  # before/after tables, full detail (infoloss.before_after)
     pairing: dict[str, Any] | None = None  # how the records were paired (nearest-record pairing)
 
-    def to_dict(self, *, safe: bool = False, min_cell: int = 5, safe_tables: dict[str, Any] | None = None) -> dict[str, Any]:
+    def to_dict(self, *, safe: bool = False, min_cell: int = 5, safe_tables: dict[str, Any] | None = None,
+                changed_elsewhere: frozenset = frozenset()) -> dict[str, Any]:
         """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/measures.md, "Safe JSON ...").
 
         ``safe_tables``: the safe form of this scenario's ``tables`` made together with the report's other
         scenarios (:func:`infoloss.before_after.safe_tables_together`); by default it is made alone.
+        ``changed_elsewhere``: the continuous variables another scenario changed in a few records, whose
+        original statistics (the same numbers in every scenario) are withheld here too.
         """
         out: dict[str, Any] = {
             "name": self.name,
@@ -70,7 +73,7 @@ class ScenarioResult:
         if safe:
             if safe_tables is not None:
                 out["tables"] = safe_tables
-            _make_safe(out, min_cell, tables_done=safe_tables is not None)
+            _make_safe(out, min_cell, tables_done=safe_tables is not None, changed_elsewhere=changed_elsewhere)
         return out
 
 
@@ -122,14 +125,21 @@ class Report:
         return self._scenarios(True, min_cell)
 
     def _scenarios(self, safe: bool, min_cell: int) -> list[dict[str, Any]]:
-        """The scenarios' JSON; in safe mode the original's tables are merged and suppressed alike in all."""
-        if not safe or sum(1 for s in self.scenarios if s.tables is not None) < 2:
-            return [s.to_dict(safe=safe, min_cell=min_cell) for s in self.scenarios]
-        from .before_after import safe_tables_together
+        """The scenarios' JSON; in safe mode the original's tables are merged and suppressed alike in all, and the
+        original's statistics of a variable that a scenario changed in a few records are withheld in all."""
+        if not safe:
+            return [s.to_dict(min_cell=min_cell) for s in self.scenarios]
+        from .safe_statistics import few_changed
 
-        with_tables = [s for s in self.scenarios if s.tables is not None]
-        together = dict(zip(map(id, with_tables), safe_tables_together([s.tables for s in with_tables], min_cell)))
-        return [s.to_dict(safe=True, min_cell=min_cell, safe_tables=together.get(id(s))) for s in self.scenarios]
+        changed = frozenset().union(*(few_changed(s.statistics, min_cell) for s in self.scenarios))
+        together: dict[int, Any] = {}
+        if sum(1 for s in self.scenarios if s.tables is not None) >= 2:
+            from .before_after import safe_tables_together
+
+            with_tables = [s for s in self.scenarios if s.tables is not None]
+            together = dict(zip(map(id, with_tables), safe_tables_together([s.tables for s in with_tables], min_cell)))
+        return [s.to_dict(safe=True, min_cell=min_cell, safe_tables=together.get(id(s)), changed_elsewhere=changed)
+                for s in self.scenarios]
 
     def risk_utility(self, **choice: Any) -> dict[str, Any]:
         """The risk-utility map and decision rules (the JSON's ``risk_utility`` block).
@@ -905,8 +915,10 @@ def _describe_original(original: Frame, pair: EncodedPair) -> dict[str, Any]:
     }
 
 
-def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = False) -> None:
-    """Apply the safe-to-share rules to one scenario's JSON in place (``tables_done``: its tables already are)."""
+def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = False,
+               changed_elsewhere: frozenset = frozenset()) -> None:
+    """Apply the safe-to-share rules to one scenario's JSON in place (``tables_done``: its tables already are;
+    ``changed_elsewhere``: see :meth:`ScenarioResult.to_dict`)."""
     from .before_after import safe_tables
     from .report.safe import round_sig, sanitise_reason
 
@@ -918,10 +930,10 @@ def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = Fals
     if scenario.get("tables"):
         known |= set(scenario["tables"].get("one_way", {}))
     scenario["not_computed"] = {k: sanitise_reason(v, known, min_cell) for k, v in scenario["not_computed"].items()}
-    _make_results_safe(scenario, min_cell)
+    _make_results_safe(scenario, min_cell, changed_elsewhere)
 
 
-def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
+def _make_results_safe(scenario: dict[str, Any], min_cell: int, changed_elsewhere: frozenset = frozenset()) -> None:
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
     from .safe_analyses import safe_analyses
     from .safe_results import published_missing, record_counts, safe_measures, safe_pairing
@@ -933,7 +945,7 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int) -> None:
                                                   few_values(stats, min_cell), few_complete_cases(stats, min_cell),
                                                   published_missing(scenario.get("tables")))
     if scenario.get("statistics") is not None:
-        scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts)
+        scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts, changed_elsewhere)
         summary["withheld"] += more
     if isinstance(scenario.get("pairing"), dict):
         scenario["pairing"], more = safe_pairing(scenario["pairing"], min_cell, counts)

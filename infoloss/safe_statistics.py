@@ -18,7 +18,8 @@ from .safe_results import _is_number
 __all__ = ["few_complete_cases", "few_values", "safe_statistics"]
 
 
-def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, ...] = ()) -> tuple[dict[str, Any], int]:
+def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, ...] = (),
+                    changed_elsewhere: frozenset = frozenset()) -> tuple[dict[str, Any], int]:
     """The descriptive ``statistics`` block with every statistic of a variable observed in fewer than
     ``min_cell`` records of a file withheld (its n, mean, interval, sd, variance, covariance and
     correlation row and column); returns the block and the number of values withheld.
@@ -48,6 +49,7 @@ def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, 
             continue
         small = {v for v, n in block["n"].items() if _is_number(n) and 0 < n < min_cell}
         concentrated = _concentrated(block, min_cell) - small
+        changed = (few_changed(stats, min_cell) | changed_elsewhere) - small if side == "orig" else set()
         block = {k: x for k, x in block.items() if k != "off_mode"}
         out[side] = block
         # the records without a value (the file's records minus n) are a count too: missing_values withholds it
@@ -56,7 +58,7 @@ def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, 
         if few_missing:
             block["n"] = {v: (None if v in few_missing else n) for v, n in block["n"].items()}
             withheld += len(few_missing)
-        hidden = small | concentrated
+        hidden = small | concentrated | changed
         if not hidden:
             continue
         for key, value in block.items():
@@ -71,7 +73,10 @@ def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, 
                     r.count(None) for r in value if isinstance(r, list))
                 block[key] = rows
         block["withheld"] = {v: (f"fewer than {min_cell} records with a value" if v in small else
-                                 f"fewer than {min_cell} records with a value other than the most common one")
+                                 f"fewer than {min_cell} records with a value other than the most common one"
+                                 if v in concentrated else
+                                 f"a scenario changed it in fewer than {min_cell} records, whose values that "
+                                 "scenario's file and the original's statistics would give back")
                              for v in names if v in hidden}
     for side in ("orig", "prot"):
         withheld += _few_complete_cases(out, side, min_cell, n_records)
@@ -114,10 +119,16 @@ def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:
         if isinstance(counts, dict):
             out |= {v for v, n in counts.items() if _is_number(n) and 0 < n < min_cell}
         out |= _concentrated(block, min_cell)
-    changed = (statistics or {}).get("records_changed")  # paired files: a suppressed or top-coded few
-    if isinstance(changed, dict):
-        out |= {v for v, n in changed.items() if _is_number(n) and 0 < n < min_cell}
-    return frozenset(out)
+    return frozenset(out | few_changed(statistics, min_cell))
+
+
+def few_changed(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:
+    """The continuous variables the protection changed in 1 to ``min_cell`` − 1 records (paired files:
+    ``records_changed``; a suppressed or top-coded few)."""
+    changed = (statistics or {}).get("records_changed")
+    if not isinstance(changed, dict):
+        return frozenset()
+    return frozenset(v for v, n in changed.items() if _is_number(n) and 0 < n < min_cell)
 
 
 def few_complete_cases(statistics: dict[str, Any] | None, min_cell: int) -> bool:

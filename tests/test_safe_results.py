@@ -330,6 +330,12 @@ def test_a_suppressed_or_top_coded_outlier_is_not_given_back_by_the_exact_moment
         assert "987,654" not in report.to_html(safe=True)
     assert all(r["by_variable"]["income"] is not None for r in safe["scenarios"][2]["measures"].values()
                if r.get("by_variable"))
+    # the original's statistics are the same in every scenario: rounded to 3 digits, its mean times n less the
+    # suppressed file's total is still the outlier to about 1 %, so they are withheld in all scenarios
+    for scenario in safe["scenarios"]:
+        orig = scenario["statistics"]["orig"]
+        assert orig["mean"]["income"] is None and orig["sd"]["income"] is None and orig["n"]["income"] == n
+        assert orig["mean"]["age"] is not None and "changed it" in orig["withheld"]["income"]
 
 
 def test_a_variable_with_few_records_off_its_most_common_value_keeps_only_its_n():

@@ -416,7 +416,8 @@ def _means_chart(names: list[str], first: dict, stats: list, rounded: bool = Fal
     for v in names:
         m, sd = first["orig"]["mean"].get(v), first["orig"]["sd"].get(v)
         if _withheld(first["orig"], v):
-            few.append(f"{v} ({_withheld(first['orig'], v)} in the original)")
+            why = _withheld(first["orig"], v)
+            few.append(f"{v} ({why}{'' if 'scenario' in why else ' in the original'})")
             continue
         if m is None or not sd:
             continue
@@ -560,7 +561,8 @@ def _reasons(names: list[str], why: dict[str, str | None]) -> str:
     groups: dict[str, list[str]] = {}
     for v in names:
         groups.setdefault(str(why[v]), []).append(v)
-    return "; ".join(f"{', '.join(vs)} ({reason} in a file)" for reason, vs in groups.items())
+    return "; ".join(f"{', '.join(vs)} ({reason}{'' if 'scenario' in reason else ' in a file'})"
+                     for reason, vs in groups.items())
 
 
 def _diff(a: float | None, b: float | None) -> float:
