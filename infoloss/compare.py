@@ -941,8 +941,11 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int, changed_elsewher
 
     counts = record_counts(scenario)
     stats = scenario.get("statistics")
+    # a variable any scenario changed in a few records: another scenario's exact comparisons of it, with that
+    # scenario's own (rounded) protected mean, give the original's mean as well as its own do
     scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts,
-                                                  few_values(stats, min_cell), few_complete_cases(stats, min_cell),
+                                                  few_values(stats, min_cell) | changed_elsewhere,
+                                                  few_complete_cases(stats, min_cell),
                                                   published_missing(scenario.get("tables")))
     if scenario.get("statistics") is not None:
         scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts, changed_elsewhere)
