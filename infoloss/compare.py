@@ -51,8 +51,8 @@ class ScenarioResult:
 
         ``safe_tables``: the safe form of this scenario's ``tables`` made together with the report's other
         scenarios (:func:`infoloss.before_after.safe_tables_together`); by default it is made alone.
-        ``changed_elsewhere``: the continuous variables another scenario changed in a few records, whose
-        original statistics (the same numbers in every scenario) are withheld here too.
+        ``changed_elsewhere``: the continuous variables some scenario changed in a few records, whose
+        original statistics (the same numbers in every scenario) and comparisons are withheld here too.
         """
         out: dict[str, Any] = {
             "name": self.name,
@@ -126,7 +126,8 @@ class Report:
 
     def _scenarios(self, safe: bool, min_cell: int) -> list[dict[str, Any]]:
         """The scenarios' JSON; in safe mode the original's tables are merged and suppressed alike in all, and the
-        original's statistics of a variable that a scenario changed in a few records are withheld in all."""
+        original's statistics and the comparisons of a variable that a scenario changed in a few records are
+        withheld in all."""
         if not safe:
             return [s.to_dict(min_cell=min_cell) for s in self.scenarios]
         from .safe_statistics import few_changed
