@@ -174,7 +174,8 @@ def _file_key(path: str | Path) -> tuple | None:
 
 
 #: the CSV files being parsed ahead of their read (:func:`read_ahead`): the file (:func:`_file_key`) → a
-#: :class:`_Parsed` that gives the key of its parse (:func:`_read_key`) and the table (None when the parse failed)
+#: ``concurrent.futures.Future`` of ``(key of its parse (:func:`_read_key`), table)``, the table None when the
+#: parse failed
 _ahead: dict[tuple, Any] = {}
 #: Arrow's number of CPU threads before :func:`read_ahead` held it at one (given back by
 #: :func:`release_arrow_threads`)
@@ -199,6 +200,7 @@ def read_ahead(paths: Iterable[str | Path], spec: Spec | None) -> None:
     which says why.  Only regular files with a CSV ending are read ahead.
     """
     import threading
+    from concurrent.futures import Future
 
     import pyarrow as pa
 
@@ -219,7 +221,7 @@ def read_ahead(paths: Iterable[str | Path], spec: Spec | None) -> None:
     if not _arrow_threads and pa.cpu_count() > 1:
         _arrow_threads.append(pa.cpu_count())
         pa.set_cpu_count(1)
-    parsed = {file: _Parsed() for file in files}
+    parsed: dict[tuple, Future] = {file: Future() for file in files}
     _ahead.update(parsed)
 
     def parse(file: tuple, path: Path) -> None:
@@ -230,29 +232,10 @@ def read_ahead(paths: Iterable[str | Path], spec: Spec | None) -> None:
             table = _parse_csv(path, "", sep, nulls, "utf8", {})
         except Exception:  # noqa: BLE001 (the read parses the file again and says what is wrong)
             table = None
-        parsed[file].set(key, table)
+        parsed[file].set_result((key, table))
 
     for file, path in files.items():  # a thread each, as compare reads them (each fills the other's gaps)
         threading.Thread(target=parse, args=(file, path), name="infoloss-read-ahead", daemon=True).start()
-
-
-class _Parsed:
-    """The key and table of one file's parse, set once by the read-ahead thread and waited for by the read."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self._done = threading.Event()
-        self._result: tuple = (None, None)
-
-    def set(self, key: tuple | None, table: Any) -> None:
-        self._result = (key, table)
-        self._done.set()
-
-    def table_for(self, key: tuple) -> Any:
-        self._done.wait()
-        done_key, table = self._result
-        return table if done_key == key else None
 
 
 def _read_key(path: Path, sep: str, nulls: list, encoding: str, types: dict) -> tuple:
@@ -264,7 +247,10 @@ def _ahead_table(key: tuple) -> Any:
     """The table :func:`read_ahead` parsed for the read ``key`` (once: the file's entry goes), else None."""
     release_arrow_threads()
     parsed = _ahead.pop(key[0], None)
-    return None if parsed is None else parsed.table_for(key)
+    if parsed is None:
+        return None
+    done_key, table = parsed.result()  # waits for the parse
+    return table if done_key == key else None
 
 
 def release_arrow_threads() -> None:

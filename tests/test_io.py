@@ -883,7 +883,7 @@ def test_a_kept_csv_read_serves_the_next_read_of_the_same_file_once(tmp_path, mo
 def _parsed_ahead(io_csv) -> None:
     """Wait until the read-ahead threads have parsed their files."""
     for parsed in list(io_csv._ahead.values()):
-        parsed._done.wait()
+        parsed.result()
 
 
 def test_a_csv_read_ahead_serves_the_read_with_the_same_settings_once(tmp_path, monkeypatch):

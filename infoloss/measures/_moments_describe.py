@@ -271,14 +271,9 @@ def _records_changed(pair: EncodedPair) -> dict[str, int]:
     """Per continuous variable of paired files, the records whose value differs from the original's (a value
     set missing or filled in counts).  Safe mode withholds what compares a variable changed in 1 to
     ``min_cell`` − 1 records: the original's exact mean, less the public protected values, would be the
-    changed records' total (a suppressed or top-coded outlier's own value)."""
-    out = {}
-    for name in pair.continuous_names:
-        col = pair.continuous[name]
-        if pair.unchanged(name):
-            out[name] = 0
-            continue
-        o, p = col.orig, col.prot
-        same = (o == p) | (np.isnan(o) & np.isnan(p))
-        out[name] = int(same.shape[0] - np.count_nonzero(same))
-    return out
+    changed records' total (a suppressed or top-coded outlier's own value).  The records are those
+    ``records_changed`` counts (the same cached mask)."""
+    from .record import _changed
+
+    return {name: 0 if pair.unchanged(name) else int(np.count_nonzero(_changed(pair, name)))
+            for name in pair.continuous_names}

@@ -200,11 +200,13 @@ def small_counts_in_notes(obj: Any, min_cell: int) -> Any:
     """``obj`` (the analyses block) with the counts of 1 to ``min_cell`` − 1 records in its ``note`` and
     ``notes`` texts written "fewer than ``min_cell``" (:func:`_small_counts`): a regression on a few records
     says how many it has."""
-    if isinstance(obj, dict):
-        return {k: (_small_counts(v, min_cell) if k in ("note", "notes") and isinstance(v, str) else
-                    [_small_counts(x, min_cell) if isinstance(x, str) else small_counts_in_notes(x, min_cell)
-                     for x in v] if k == "notes" and isinstance(v, list) else small_counts_in_notes(v, min_cell))
-                for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [small_counts_in_notes(x, min_cell) for x in obj]
-    return obj
+    def walk(obj: Any, in_notes: bool) -> Any:
+        if isinstance(obj, str):
+            return _small_counts(obj, min_cell) if in_notes else obj
+        if isinstance(obj, dict):
+            return {k: walk(v, k in ("note", "notes")) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [walk(x, in_notes) for x in obj]
+        return obj
+
+    return walk(obj, False)
