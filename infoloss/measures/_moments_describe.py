@@ -271,9 +271,15 @@ def _records_changed(pair: EncodedPair) -> dict[str, int]:
     """Per continuous variable of paired files, the records whose value differs from the original's (a value
     set missing or filled in counts).  Safe mode withholds what compares a variable changed in 1 to
     ``min_cell`` − 1 records: the original's exact mean, less the public protected values, would be the
-    changed records' total (a suppressed or top-coded outlier's own value).  The records are those
-    ``records_changed`` counts (the same cached mask)."""
-    from .record import _changed
-
-    return {name: 0 if pair.unchanged(name) else int(np.count_nonzero(_changed(pair, name)))
-            for name in pair.continuous_names}
+    changed records' total (a suppressed or top-coded outlier's own value).  The rule of ``records_changed``
+    (missing in both files is no change), counted here: its module (``record._changed``) is not imported by a
+    comparison without record-level measures (tests/test_measure_index.py)."""
+    out = {}
+    for name in pair.continuous_names:
+        if pair.unchanged(name):
+            out[name] = 0
+            continue
+        col = pair.continuous[name]
+        same = (col.orig == col.prot) | (np.isnan(col.orig) & np.isnan(col.prot))
+        out[name] = int(same.shape[0] - np.count_nonzero(same))
+    return out
