@@ -430,6 +430,7 @@ def paired_view(pair) -> Any:
         paired=True,
         n_orig=pair.n_prot,
         n_prot=pair.n_prot,
+        matched_from=pair,
     )
     state.summary = _summary(pair, res)  # no wall-clock seconds: the same files give the same JSON
     state.view = view

@@ -120,6 +120,8 @@ class EncodedPair:
     # there, so that they are computed once for all scenarios (see ``cached_original``)
     original_cache: dict | None = field(default=None, repr=False)
     nearest: Any = None  # infoloss.nearest.NearestPairing with ``pairing: nearest`` (unpaired, paired view on demand)
+    # a paired view of ``pairing: nearest``: the unpaired pair it was matched from (its original is the whole file)
+    matched_from: "EncodedPair | None" = field(default=None, repr=False, compare=False)
     locks: KeyLocks = field(default_factory=KeyLocks, repr=False, compare=False)
     _by_name: tuple[list, dict[str, VariableSpec]] | None = field(default=None, init=False, repr=False, compare=False)
 

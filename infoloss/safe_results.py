@@ -132,7 +132,7 @@ SHARES_OF_RECORDS_IN_DETAILS = {"interval_disclosure_robust": ("risk1", "risk2")
 #: Detail keys of counts of records with a value: the records without one (the file's records minus the
 #: count) are a count too.
 COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot", "records_with_change", "n", "n_compared", "n_complete", "n_fitted",
-                             "records_used", "covariance_records", "records_at_risk"})
+                             "records_used", "candidates", "covariance_records", "records_at_risk"})
 #: Count measures whose complement (records with a value) is a count too.
 COMPLEMENT_COUNTS = frozenset({"missing_values", "suppressions", "records_changed"})
 #: Numbers under a count key that are not counts.

@@ -209,6 +209,55 @@ def test_dcr_holdout_of_new_records_from_the_same_population_is_one_half():
     assert np.mean(values) == pytest.approx(0.5, abs=0.012)
 
 
+def test_record_linkage_searches_every_original_record_also_those_whose_protected_record_lost_a_value():
+    """A local suppression does not shrink the intruder's search: protected record 0 is nearer to original
+    record 1 (whose protected x was suppressed) than to its own, so 2 of the 3 linked records are correct."""
+    orig = pd.DataFrame({"x": [0, 0.01, 5, 9], "y": [1, 1, 2, 3.0]})
+    prot = pd.DataFrame({"x": [0.02, np.nan, 5.1, 9.2], "y": [1, 1, 2.1, 3.1]})
+    r = record_linkage(orig, prot, {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}})
+    assert r.value == pytest.approx(2 / 3)
+    assert r.details["records_used"] == 3 and r.details["candidates"] == 4
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_record_linkage_with_missing_values_against_brute_force(seed):
+    orig, prot = frames(seed, n=300, noise=0.4)
+    rng = np.random.default_rng(seed + 10)
+    orig.loc[rng.choice(300, 15, replace=False), "x"] = np.nan
+    prot.loc[rng.choice(300, 40, replace=False), "y"] = np.nan
+    x, xm = orig[["x", "y"]].to_numpy(), prot[["x", "y"]].to_numpy()
+    z = lambda a: (a - np.nanmean(x, 0)) / np.nanstd(x, 0, ddof=1)  # noqa: E731
+    candidates = np.flatnonzero(~np.isnan(x).any(axis=1))
+    linked = np.flatnonzero(~np.isnan(x).any(axis=1) & ~np.isnan(xm).any(axis=1))
+    d = cdist(z(xm[linked]), z(x[candidates]))
+    expected = np.mean(candidates[d.argmin(axis=1)] == linked)
+    assert record_linkage(orig, prot, SPEC).value == pytest.approx(expected)
+    rows = np.sort(np.random.default_rng(0).choice(linked.size, 100, replace=False))  # seed 0's sample
+    sampled = record_linkage(orig, prot, SPEC, max_records=100, seeds=2)
+    assert sampled.details["by_seed"][0] == pytest.approx(np.mean(candidates[d[rows].argmin(axis=1)] == linked[rows]))
+
+
+def test_record_linkage_is_not_computed_under_nearest_pairing_and_il1s_scales_by_the_whole_original():
+    rng = np.random.default_rng(14)
+    orig = pd.DataFrame({"k": rng.choice(list("ab"), 120), "x": rng.normal(10, 3, 120), "y": rng.normal(0, 1, 120)})
+    prot = pd.DataFrame({"k": rng.choice(list("ab"), 90), "x": rng.normal(10, 3, 90), "y": rng.normal(0, 1, 90)})
+    orig.loc[[5, 6, 7, 8], "y"] = np.nan
+    spec = {"variables": {"k": {"scale": "nominal", "role": "key"}, "x": {"scale": "continuous"},
+                          "y": {"scale": "continuous"}}, "pairing": "nearest"}
+    with pytest.raises(NotComputed, match="nearest"):
+        record_linkage(orig, prot, spec)
+    import infoloss
+    from infoloss.nearest import nearest_records
+    from infoloss.pair import encode_pair
+
+    r = infoloss.il1s(orig, prot, spec)
+    matched = orig.iloc[nearest_records(encode_pair(orig, prot, spec))["index"]].reset_index(drop=True)
+    sd = orig[["x", "y"]].std(ddof=1)  # the whole original's, not the matched records' (repeats, gaps)
+    assert r.details["sd"] == pytest.approx(sd.to_dict(), rel=1e-12)
+    per_variable = [np.nanmean(np.abs(matched[c] - prot[c]) / (np.sqrt(2) * sd[c])) for c in ("x", "y")]
+    assert r.value == pytest.approx(np.mean(per_variable), rel=1e-12)
+
+
 def test_record_linkage_on_samples_reports_the_spread():
     orig, prot = frames(13, n=400, noise=0.2)
     exact = record_linkage(orig, prot, SPEC).value

@@ -157,6 +157,21 @@ def test_records_files(tmp_path, testdata_report):
     assert "record_linkage" not in original
 
 
+def test_records_file_links_as_the_measure_does_with_missing_values(tmp_path):
+    rng = np.random.default_rng(3)
+    orig = pd.DataFrame({"x": rng.normal(size=200), "y": rng.normal(size=200)})
+    prot = orig + rng.normal(scale=0.5, size=orig.shape)
+    orig.loc[rng.choice(200, 10, replace=False), "x"] = np.nan
+    prot.loc[rng.choice(200, 30, replace=False), "y"] = np.nan  # suppressed: still candidates for the others
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}}
+    report = infoloss.compare(orig, prot, spec, measures=["record_linkage"], names=["s"], records_dir=tmp_path,
+                              aggregates=False, statistics=False)
+    linked = pd.read_csv(tmp_path / "records_s.csv")["record_linkage"]
+    result = report.scenarios[0].measures["record_linkage"]
+    assert linked.notna().sum() == result.details["records_used"]
+    assert linked.mean() == pytest.approx(result.value, rel=1e-12)
+
+
 def test_records_as_parquet(tmp_path):
     df = pd.DataFrame({"a": [1, 1, 2], "b": [1, 2, 2]})
     spec = {"variables": {"a": {"scale": "nominal", "role": "key"}, "b": {"scale": "nominal", "role": "key"}}}

@@ -631,6 +631,7 @@ def test_a_share_whose_count_is_the_records_less_a_few_is_withheld():
     assert full["details"]["records_used"] == 58 and full["value"] not in (None, 0)
     safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]["record_linkage"]
     assert safe["details"]["records_used"] is None and safe["value"] is None
+    assert full["details"]["candidates"] == 58 and safe["details"]["candidates"] is None  # 2 originals missing y
     assert safe["withheld"].startswith("safe mode: the value is a share of 'records_used', the file's records less")
 
 

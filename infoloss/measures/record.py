@@ -387,7 +387,10 @@ def il1s(pair: EncodedPair) -> MeasureResult:
     of variable ``j`` is over the ``n_j`` records where both values are present
     (``details.n_compared``, ``details.n_skipped``), and ``S_j`` uses the
     original's non-missing values.  Without missing values this is exactly
-    the published formula.
+    the published formula.  Under ``pairing: nearest`` each protected value
+    is compared with its matched original record's, and ``S_j`` is still
+    the whole original file's (not that of the matched records, which may
+    repeat some records and miss others).
 
     A variable whose original values are constant (``S_j = 0``), or with no
     record where both values are present, is left out and listed in
@@ -430,8 +433,10 @@ def il1s(pair: EncodedPair) -> MeasureResult:
     for name in names:
         col = pair.continuous[name]
         # IL1s is scale-invariant: both files times one exact power of two, so nothing overflows near 1e308
-        e = numeric.exponent(col.orig, col.prot)
-        s = _original_sd(pair, name, e)
+        # S_j is the original file's, also under pairing: nearest (where col.orig holds the matched records)
+        whole = pair.matched_from or pair
+        e = numeric.exponent(whole.continuous[name].orig, col.prot)
+        s = _original_sd(whole, name, e)
         if s == 0.0:
             not_computed[name] = "its original values are constant (standard deviation 0), so IL1s cannot scale by it"
             continue

@@ -29,6 +29,7 @@ from ..risk.distance import (
     copied_rows,
     interval_disclosure as _interval,
     linkage,
+    linkage_candidates,
     MixedFeatures,
     nearest_distances,
     robust_interval_disclosure as _robust,
@@ -200,10 +201,15 @@ def record_linkage(pair: EncodedPair, *, ties: str = "share", max_records: int =
     original's means and standard deviations; each protected record is
     linked to its nearest original record(s) by Euclidean distance over
     every original record (scipy ``cKDTree``; scikit-learn's brute-force
-    search above 10 variables).  Computed on the records with
-    every continuous variable present in both files; above ``max_records``
-    of them, on ``seeds`` seeded samples of protected records (the value is
-    their mean, the spread in ``details``).  The original linked with itself
+    search above 10 variables).  The linked records are those with every
+    continuous variable present in both files (``records_used``); the
+    candidates are every original record with its continuous variables
+    present (``candidates``), whether or not its protected record lost a
+    value (a local suppression leaves the intruder's search as large).
+    Above ``max_records`` linked records, ``seeds`` seeded samples of them
+    are linked (the value is their mean, the spread in ``details``).
+    Not computed under ``pairing: nearest``: a protected record's "own"
+    original is then the nearest one by construction.  The original linked with itself
     scores ``mean(1/t)`` over its records, t the number of identical records
     (1 when all records are distinct; 1 with ``ties="own"``).
 
@@ -222,24 +228,25 @@ def record_linkage(pair: EncodedPair, *, ties: str = "share", max_records: int =
     >>> record_linkage(orig, prot, {"variables": {"x": {"scale": "continuous"}}}).value
     0.75
     """
+    if pair.matched_from is not None:
+        raise NotComputed("it needs each protected record's own original record (pairing by row or id); with "
+                          "pairing: nearest the matched original is the nearest by construction, so for synthetic "
+                          "files see exact_copies and dcr_holdout")
     names, x, xm = _matrices(pair)
     ok = _complete(x, xm, 1)
-    zo, zp = standardise_by_original(x, xm)
-    zo, zp = zo[ok], zp[ok]
-    m = zo.shape[0]
+    zo, zp, rows = linkage_candidates(x, xm, ok)
+    m = rows.size
     if m <= max_records:
-        values = [linkage(zo, zp, ties=ties)["value"]]
+        values = [linkage(zo, zp, ties=ties, sample=None if m == zo.shape[0] else rows)["value"]]
     else:
         from scipy.spatial import cKDTree
 
         tree = cKDTree(zo) if zo.shape[1] <= KD_TREE_MAX_DIMS else None
-        values = [linkage(zo, zp, ties=ties, sample=np.sort(np.random.default_rng(seed).choice(m, max_records,
-                                                                                            replace=False)),
-                          tree=tree)["value"] for seed in range(seeds)]
-    own = ~np.isnan(x).any(axis=1)  # the original against itself: its own complete records
+        values = [linkage(zo, zp, ties=ties, sample=rows[np.sort(np.random.default_rng(seed).choice(
+            m, max_records, replace=False))], tree=tree)["value"] for seed in range(seeds)]
     orig = 1.0 if ties == "own" else pair.cached_original(
-        ("risk", "linkage_self", tuple(names)), lambda: _self_linkage(x[own]))
-    details = {"ties": ties, "variables": names, "records_used": int(ok.sum()),
+        ("risk", "linkage_self", tuple(names)), lambda: _self_linkage(x[~np.isnan(x).any(axis=1)]))
+    details = {"ties": ties, "variables": names, "records_used": int(ok.sum()), "candidates": int(zo.shape[0]),
                "sampled": m > max_records, "by_seed": values if m > max_records else None,
                "sd": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0,
                "standardised_by": "original mean and standard deviation (n - 1)", "original": {"value": orig}}

@@ -257,6 +257,29 @@ def _standardise(x: np.ndarray) -> np.ndarray:
     return (x - x.mean(axis=0)) / sd
 
 
+def linkage_candidates(x: np.ndarray, xm: np.ndarray, linked: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The standardised original records an intruder searches and the rows to link, for :func:`linkage`.
+
+    ``x`` and ``xm`` are the paired files' continuous columns, ``linked``
+    the records to link (every variable present in both files).  The
+    candidates are every original record with its variables present, also
+    those whose protected record lost a value: leaving them out would make
+    a suppression shrink the intruder's search.  Returns the candidates'
+    standardised original and protected rows (paired, row i of both is one
+    record; a protected row may hold a missing value) and the positions of
+    the linked records among them.
+
+    >>> x = np.array([[0.0], [1.0], [np.nan]]); xm = np.array([[0.1], [np.nan], [2.0]])
+    >>> zo, zp, rows = linkage_candidates(x, xm, np.array([True, False, False]))
+    >>> zo.shape[0], rows.tolist()
+    (2, [0])
+    """
+    zo, zp = standardise_by_original(x, xm)
+    own = ~np.isnan(x).any(axis=1)
+    return zo[own], zp[own], np.flatnonzero(linked[own])
+
+
 def linkage(original: np.ndarray, protected: np.ndarray, *, ties: str = "share", sample: np.ndarray | None = None,
             tree: cKDTree | None = None) -> dict:
     """Distance-based record linkage: is each protected record's nearest original record its own?

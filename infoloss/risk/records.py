@@ -106,16 +106,16 @@ def _distance_columns(pair: EncodedPair, which: str, options: dict) -> dict[str,
     if which != PROTECTED or not pair.paired:
         return {}
     from ..measures.risk_distance import _complete, _matrices
-    from .distance import interval_disclosure, linkage, standardise_by_original
+    from .distance import interval_disclosure, linkage, linkage_candidates
 
     names, x, xm = _matrices(pair)
     cols = {"interval_disclosure": interval_disclosure(x, xm, options.get("interval_disclosure", {}).get("k", 0.05))[
         "at_risk"].astype(np.int8)}
     ok = _complete(x, xm, 1)
-    zo, zp = standardise_by_original(x, xm)
+    zo, zp, rows = linkage_candidates(x, xm, ok)
     linked = np.full(x.shape[0], np.nan)
     ties = options.get("record_linkage", {}).get("ties", "share")
-    linked[ok] = linkage(zo[ok], zp[ok], ties=ties)["linked"]
+    linked[ok] = linkage(zo, zp, ties=ties, sample=rows)["linked"]
     cols["record_linkage"] = linked
     return cols
 
