@@ -399,6 +399,11 @@ def test_reasons_instead_of_tracebacks(survey):
     few = orig.iloc[:15]
     with pytest.raises(NotComputed, match="too few records"):
         ml_importance_correlation(few, few, spec)
+    # 25 records, 17 to train on: the boosted trees (20 records a leaf) never split, so every importance is 0 in
+    # both models; equal vectors, but neither ranks the variables (once counted 1, a perfect agreement)
+    tiny = {**spec, "variables": {**spec["variables"], "income": {"scale": "continuous"}}}
+    with pytest.raises(NotComputed, match="neither model's importances rank the variables"):
+        ml_importance_correlation(orig.iloc[:25], orig.iloc[:25], tiny, **FAST)
     with pytest.raises(NotComputed, match="ROC AUC is for targets with two classes"):
         ml_score_ratio(orig, orig, spec | {"variables": {**spec["variables"], "income": {"scale": "continuous"}}},
                        classification_metric="roc_auc")

@@ -580,9 +580,12 @@ def _shared(pair: EncodedPair, t: mm.Target, s: mm.Settings, seed: int) -> tuple
     return tuple(f.name for f in t.features if f.name in used)
 
 
-def _rank_correlation(a: np.ndarray, b: np.ndarray) -> tuple[float, str | None]:
+def _rank_correlation(a: np.ndarray, b: np.ndarray) -> tuple[float | None, str | None]:
+    """Spearman's ρ of two importance vectors; None when neither ranks the variables (both all equal)."""
     from scipy.stats import spearmanr
 
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        return None, None
     if np.array_equal(a, b):
         return 1.0, None
     if np.ptp(a) == 0 or np.ptp(b) == 0:
@@ -620,7 +623,9 @@ def ml_importance_correlation(
     ``importance_records`` held-out records with the same shuffles.  When one
     model's importances are all equal (e.g. a model that predicts one class)
     the correlation is undefined and counted as 0 (``details`` says so);
-    equal importance vectors count 1.  Value = mean over targets of the
+    equal importance vectors count 1.  When both models' importances are
+    all equal (e.g. two models that predict one class: every importance 0),
+    neither ranks the variables and the target is not computed.  Value = mean over targets of the
     mean over seeds; ``details`` has both models' mean importances.
 
     Parameters
@@ -673,6 +678,8 @@ def ml_importance_correlation(
                 imp_p.setdefault(name, []).append(float(b))
             if note and note not in notes:
                 notes.append(note)
+        values = _per_seed(t, values, "importance correlation", "neither model's importances rank the variables "
+                           "(all equal, e.g. two models that predict one class)")
         block: dict[str, Any] = {
             "task": t.task, "metric": metric, "correlation": md.spread(values, s.seed_list),
             "importance_original": {k: float(np.mean(v)) for k, v in imp_o.items()},
