@@ -367,8 +367,16 @@ def igpl(pair: EncodedPair) -> MeasureResult:
     record's value is specialised one level towards its original leaf.
     ``InfoGain(a) = H(S \mid a) − H(S \mid a')`` in bits, summed over the
     sensitive variables ``S`` (``role: sensitive``, else ``target``;
-    categorical, from the protected file), which is ``Σ_v |R_v|/N ·
-    InfoGain(v)`` over the values ``v`` of ``a`` in Fung et al.'s notation;
+    categorical, from the protected file).  For a column at one level (a
+    cut of the hierarchy, as in Fung et al.'s top-down specialisation) this
+    is ``Σ_v |R_v|/N · InfoGain(v)`` over the values ``v`` of ``a`` in their
+    notation.  In a column generalised to several levels (local recoding),
+    the specialised records can join records already at that value: the
+    gain is then that of the released column, which can be smaller than
+    Fung's per-value sum (records of ``g1`` specialised to ``e1`` cannot be
+    told from those already at ``e1``: only what the whole ``e1`` class says
+    about ``S`` counts), and a specialisation whose merges lose more than
+    its splits gain counts 0;
     ``AnonyLoss(a) = A − A'``, the drop of the anonymity ``A`` (the smallest
     equivalence class of the kept records), 0 when the anonymity does not
     drop: in a column generalised to several levels (local recoding) a
