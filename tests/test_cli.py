@@ -104,7 +104,7 @@ def test_measures_lists_the_registry():
     assert {"il1s", "lambda", "gamma", "suppressions"} <= {m["id"] for m in listed}
     assert all(m["better"] in ("lower", "higher", "target") for m in listed)
     assert all(isinstance(m["ideal"], float) and isinstance(m["options"], list) for m in listed)
-    assert {o["name"] for o in next(m for m in listed if m["id"] == "pmse")["options"]} == {"model", "max_records", "seed", "weighted"}
+    assert {o["name"] for o in next(m for m in listed if m["id"] == "pmse")["options"]} == {"model", "max_records", "seed", "seeds", "weighted"}
 
 
 def test_spec_command_infers_an_editable_spec(tmp_path):

@@ -345,6 +345,51 @@ def test_cart_separable_identical_and_permutation_null():
     assert std.value == pytest.approx((r.value - std.details["e0"]) / std.details["sd0"])
 
 
+def test_a_result_that_depends_on_the_seed_is_averaged_over_seeds_with_its_spread():
+    rng = np.random.default_rng(8)
+    orig, prot = mixed(rng, 1000), mixed(rng, 500, shift=0.2)
+    # every record, logit: no random step, one fit
+    full = pmse(orig, prot, MIXED)
+    assert full.details["depends_on_seed"] is False and "seeds" not in full.details
+    assert pmse(orig, prot, MIXED, seed=3).value == full.value
+    # a sample: a value per seed (each one seed's own run), their mean and spread
+    one = [pmse(orig, prot, MIXED, max_records=200, seed=s, seeds=1).value for s in range(4)]
+    assert len(set(one)) > 1  # the samples differ
+    r = pmse(orig, prot, MIXED, max_records=200, seeds=4)
+    assert r.details["depends_on_seed"] is True and r.details["seeds"]["values"] == one
+    assert r.details["seeds"]["seeds"] == [0, 1, 2, 3] and r.value == pytest.approx(np.mean(one), rel=1e-15)
+    assert r.details["seeds"]["sd"] == pytest.approx(np.std(one, ddof=1))
+    std = pmse_std(orig, prot, MIXED, max_records=200, seeds=4)  # each seed against its own fit's null
+    each = [pmse_std(orig, prot, MIXED, max_records=200, seed=s, seeds=1).value for s in range(4)]
+    assert std.value == pytest.approx(np.mean(each), rel=1e-12) and std.details["seeds"]["values"] == each
+    assert std.details["pmse"] == pytest.approx(np.mean(one), rel=1e-15)
+
+
+def test_cart_is_averaged_over_the_seeds_of_its_tie_breaks_as_scikit_learn_fits_them():
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(1)
+    n = 400
+    orig = pd.DataFrame(rng.normal(size=(n, 3)).round(1), columns=["x", "y", "z"])  # rounded: equally good splits
+    prot = orig + rng.normal(scale=0.5, size=orig.shape).round(1)
+    spec = {"variables": {v: {"scale": "continuous"} for v in "xyz"}, "pairing": "none"}
+    merged, label = pd.concat([orig, prot]).to_numpy(), np.r_[np.zeros(n), np.ones(n)]
+    c = 0.5
+    expected = []
+    for s in range(3):  # the default seeds
+        tree = DecisionTreeClassifier(min_samples_leaf=5, min_impurity_decrease=0.001 * 2 * c * (1 - c),
+                                      random_state=s).fit(merged, label)
+        expected.append(np.mean((tree.predict_proba(merged)[:, 1] - c) ** 2))
+    assert len(set(np.round(expected, 12))) > 1  # the seeds break ties differently
+    r = pmse(orig, prot, spec, model="cart")
+    assert r.details["depends_on_seed"] is True
+    np.testing.assert_allclose(r.details["seeds"]["values"], expected, rtol=1e-12)
+    assert r.value == pytest.approx(np.mean(expected), rel=1e-12)
+    # pmse_ratio: every seed's pMSE over the one permutation null (fitted on the first seed)
+    ratio = pmse_ratio(orig, prot, spec, model="cart", n_permutations=5)
+    np.testing.assert_allclose(ratio.details["seeds"]["values"], np.array(expected) / ratio.details["e0"], rtol=1e-12)
+
+
 # ---------------------------------------------------------------------------
 # cluster utility
 # ---------------------------------------------------------------------------

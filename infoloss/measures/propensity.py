@@ -89,7 +89,11 @@ Conventions (where the literature leaves a choice):
   identical, or unpaired of equal size) are sampled at the same record
   numbers, so a file against itself gives pMSE 0 however large it is.
   The pMSE, E0 and SD0 are those of the sample (``N`` and ``c`` in
-  ``details`` are the sample's); ``details["sample"]`` says so.
+  ``details`` are the sample's); ``details["sample"]`` says so.  A sampled
+  fit, and any CART fit (its tie-breaks follow the seed), depends on the
+  seed: the pMSE measures are then averaged over ``seeds`` seeds (default 3,
+  the spread in ``details["seeds"]``; each seed is one more fit, about 0.9 s
+  on 1,000,000 x 50 files); a logit on every record is fitted once.
 * **Clusters.** k-means (scikit-learn ``KMeans``, k-means++ start, one
   seeded run) on the merged file coded as above but with every category's
   0/1 column (no reference dropped) and missing indicators as 0/1 columns:
@@ -133,6 +137,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -778,10 +783,36 @@ def _details(fit: dict, model: str) -> dict:
 
 
 
+def _over_seeds(
+    pair: EncodedPair, model: str, max_records: int, seed: int, seeds: int, use_w: bool,
+    statistic: Callable[[dict], float],
+) -> tuple[float, dict, dict]:
+    """``statistic`` of the fit, averaged over ``seeds`` seeds when the fit depends on the seed.
+
+    A logit fitted to every record has no random step: one fit, the same
+    for every seed.  A sample of a large file, or CART (whose tie-breaks
+    between equally good splits follow the seed), gives a value per seed
+    ``seed, seed+1, …``: the mean, with the spread in ``details["seeds"]``
+    (mean, sd, min, max, values).  Returns the value, the first seed's fit
+    (its details describe the model) and the details to add.
+    """
+    from ._mining_data import seeds as seed_range, spread
+
+    first = _fit(pair, model, max_records, seed, use_w)
+    if model == "logit" and first["merged"].sample is None:
+        return statistic(first), first, {"depends_on_seed": False}
+    seed_list = seed_range(seed, seeds)
+    values = [statistic(first)] + [statistic(_fit(pair, model, max_records, s, use_w)) for s in seed_list[1:]]
+    summary = spread(values, seed_list)
+    return summary["mean"], first, {"depends_on_seed": True, "seeds": summary}
+
+
 _MODEL = Option("model", "choice", "logit", "the propensity model: logistic with main effects, or CART", choices=MODELS)
 _MAX_RECORDS = Option("max_records", "int", 50_000, "largest merged file the model is fitted on (a seeded sample beyond)", low=2)
-_SEED = Option("seed", "int", 0, "seed of the sample (and of CART)", low=0, high=MAX_SEED)
-PMSE_OPTIONS = (_MODEL, _MAX_RECORDS, _SEED, WEIGHTED)
+_SEED = Option("seed", "int", 0, "the first seed of the sample (and of CART's tie-breaks)", low=0, high=MAX_SEED)
+_SEEDS = Option("seeds", "int", 3, "seeds the value is averaged over when the fit depends on one (a sample of a large "
+                "file, CART's tie-breaks); one fit otherwise", low=1, high=100)
+PMSE_OPTIONS = (_MODEL, _MAX_RECORDS, _SEED, _SEEDS, WEIGHTED)
 PMSE_NULL_OPTIONS = PMSE_OPTIONS + (
     Option("n_permutations", "int", 20, "permutations for CART's null distribution", low=2, high=1000, when="model=cart"),
 )
@@ -806,7 +837,8 @@ CLUSTER_OPTIONS = (
     options=PMSE_OPTIONS,
 )
 def pmse(
-    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, weighted: bool | None = None
+    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, seeds: int = 3,
+    weighted: bool | None = None,
 ) -> MeasureResult:
     r"""Propensity-score mean squared error (Woo et al. 2009; Snoke et al. 2018).
 
@@ -833,7 +865,14 @@ def pmse(
         sample (the larger file to ``max_records``, the other with the same
         sampling fraction); default 50,000.
     seed : int
-        Seed of the sampling and of the tree's tie-breaks.
+        The first seed of the sampling and of the tree's tie-breaks.
+    seeds : int
+        When the fit depends on the seed (a sampled file, or CART), the
+        value is the mean over the seeds ``seed, …, seed + seeds − 1``
+        (default 3: each is one more fit, about 0.9 s at the default
+        ``max_records``) and ``details["seeds"]`` gives its spread; a logit
+        on every record is fitted once (``details["depends_on_seed"]``
+        False).
     weighted : bool, optional
         Fit and average with the survey weights (see the module notes);
         default: when both files have weights.
@@ -841,10 +880,12 @@ def pmse(
     Returns
     -------
     MeasureResult
-        value pMSE; details: ``model``, ``k`` (parameters), ``c``, ``N``,
-        ``e0`` and ``sd0`` (null expectation and standard deviation, logit
-        only), ``sampled``/``sample``, ``separated`` (records in a category
-        of one file only), ``aliased`` columns, ``converged``, ``weights``.
+        value pMSE; details (of the first seed's fit): ``model``, ``k``
+        (parameters), ``c``, ``N``, ``e0`` and ``sd0`` (null expectation and
+        standard deviation, logit only), ``sampled``/``sample``,
+        ``separated`` (records in a category of one file only), ``aliased``
+        columns, ``converged``, ``weights``; ``depends_on_seed`` and, when
+        it does, ``seeds`` (mean, sd, min, max and the value per seed).
 
     References
     ----------
@@ -871,11 +912,31 @@ def pmse(
     (0.222222, 0.222222, 2)
     """
     use_w, wdetails = _weighting(pair, weighted, "pmse")
-    fit = _fit(pair, model, max_records, seed, use_w)
+    value, fit, by_seed = _over_seeds(pair, model, max_records, seed, seeds, use_w, lambda f: f["pmse"])
     details = {**_details(fit, model), **wdetails}
     if model == "logit" and fit["k"] > 1:
         details.update({k: v for k, v in _null(pair, fit, model, max_records, seed, 20).items()})
-    return MeasureResult(value=fit["pmse"], details=details)
+    return MeasureResult(value=value, details={**details, **by_seed})
+
+
+def _against_null(
+    pair: EncodedPair, model: str, max_records: int, seed: int, seeds: int, n_permutations: int, use_w: bool,
+    form: Callable[[float, dict], float],
+) -> tuple[float, dict]:
+    """``form(pMSE, null)`` averaged over the seeds (:func:`_over_seeds`), and the details of pmse_ratio and
+    pmse_std.  The logit's null is each fit's own (it follows k, c and N); CART's permutation null is fitted once,
+    on the first seed's sample (every seed's sample has the same size and share c), since each seed's would be
+    ``n_permutations`` more trees."""
+    first = _fit(pair, model, max_records, seed, use_w)
+    null = _null(pair, first, model, max_records, seed, n_permutations)
+
+    def statistic(fit: dict) -> float:
+        own = null if model == "cart" or fit is first else _null(pair, fit, model, max_records, seed, n_permutations)
+        return form(fit["pmse"], own)
+
+    value, _, by_seed = _over_seeds(pair, model, max_records, seed, seeds, use_w, statistic)
+    mean_pmse, _, _ = _over_seeds(pair, model, max_records, seed, seeds, use_w, lambda f: f["pmse"])
+    return value, {**_details(first, model), **null, "pmse": mean_pmse, **by_seed}
 
 
 @measure(
@@ -891,8 +952,8 @@ def pmse(
     options=PMSE_NULL_OPTIONS,
 )
 def pmse_ratio(
-    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20,
-    weighted: bool | None = None,
+    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, seeds: int = 3,
+    n_permutations: int = 20, weighted: bool | None = None,
 ) -> MeasureResult:
     r"""The pMSE ratio: the pMSE over its null expectation (Snoke et al. 2018).
 
@@ -923,7 +984,13 @@ def pmse_ratio(
     max_records : int
         Per-file sample size for large files; see :func:`pmse`.
     seed : int
-        Seed of the sampling and of the permutations.
+        The first seed of the sampling, the tree's tie-breaks and the
+        permutations.
+    seeds : int
+        As for :func:`pmse`: the mean over the seeds when the fit depends on
+        one (each seed's pMSE against the logit's null of its own fit, or
+        against CART's one permutation null), the spread in
+        ``details["seeds"]``.
     n_permutations : int
         Number of label permutations for the CART null (ignored for the logit).
     weighted : bool, optional
@@ -961,18 +1028,17 @@ def pmse_ratio(
     18.0
     """
     use_w, wdetails = _weighting(pair, weighted, "pmse")
-    fit = _fit(pair, model, max_records, seed, use_w)
-    null = _null(pair, fit, model, max_records, seed, n_permutations)
-    details = {**_details(fit, model), **null, "pmse": fit["pmse"], **wdetails}
-    return MeasureResult(value=fit["pmse"] / null["e0"], details=details)
+    value, details = _against_null(pair, model, max_records, seed, seeds, n_permutations, use_w,
+                                   lambda p, null: p / null["e0"])
+    return MeasureResult(value=value, details={**details, **wdetails})
 
 
 @measure(
     "pmse_std",
     shares_cores=True,
     family="propensity",
-    description="standardised pMSE, (pMSE - E0)/SD0: about 0 for a correct synthesis; negative, "
-    "-sqrt((k-1)/2), for identical files (pMSE = 0)",
+    description="standardised pMSE, (pMSE - E0)/SD0: about 0 for a correct synthesis; negative for identical "
+    "files (pMSE = 0; -sqrt((k-1)/2) with the logit)",
     range=(None, None),
     better="target",
     ideal=0,
@@ -980,8 +1046,8 @@ def pmse_ratio(
     options=PMSE_NULL_OPTIONS,
 )
 def pmse_std(
-    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, n_permutations: int = 20,
-    weighted: bool | None = None,
+    pair: EncodedPair, *, model: str = "logit", max_records: int = 50_000, seed: int = 0, seeds: int = 3,
+    n_permutations: int = 20, weighted: bool | None = None,
 ) -> MeasureResult:
     r"""The standardised pMSE (Snoke et al. 2018).
 
@@ -1007,7 +1073,13 @@ def pmse_std(
     max_records : int
         Per-file sample size for large files; see :func:`pmse`.
     seed : int
-        Seed of the sampling and of the permutations.
+        The first seed of the sampling, the tree's tie-breaks and the
+        permutations.
+    seeds : int
+        As for :func:`pmse`: the mean over the seeds when the fit depends on
+        one (each seed's pMSE against the logit's null of its own fit, or
+        against CART's one permutation null), the spread in
+        ``details["seeds"]``.
     n_permutations : int
         Number of label permutations for the CART null (ignored for the logit).
     weighted : bool, optional
@@ -1044,10 +1116,9 @@ def pmse_std(
     (-0.707107, -0.707107)
     """
     use_w, wdetails = _weighting(pair, weighted, "pmse")
-    fit = _fit(pair, model, max_records, seed, use_w)
-    null = _null(pair, fit, model, max_records, seed, n_permutations)
-    details = {**_details(fit, model), **null, "pmse": fit["pmse"], **wdetails}
-    return MeasureResult(value=(fit["pmse"] - null["e0"]) / null["sd0"], details=details)
+    value, details = _against_null(pair, model, max_records, seed, seeds, n_permutations, use_w,
+                                   lambda p, null: (p - null["e0"]) / null["sd0"])
+    return MeasureResult(value=value, details={**details, **wdetails})
 
 
 # ---------------------------------------------------------------------------
