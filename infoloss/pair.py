@@ -677,9 +677,11 @@ def _check_same_time_kind(var: VariableSpec, o: pd.Series, p: pd.Series) -> None
 def _encode_continuous(var: VariableSpec, orig: np.ndarray, p: pd.Series | None, missing: set[str]) -> ContinuousColumn:
     prot = None
     if p is not None:
-        plain = var.recode is None and var.hierarchy is None
-        # text in a plain variable is refused by _as_float, naming the value as for the original
-        prot = _as_float(var, p, "protected", missing) if plain or _numeric_like(p) else None
+        # text is refused by _as_float, naming the value as for the original, unless the protection wrote
+        # classes: those of a hierarchy, or of 'recode: breaks' (read at their midpoints below); a 'recode: top',
+        # 'bottom' or 'map' keeps numbers, so its text is no class (it once made the whole column missing)
+        classes = var.hierarchy is not None or (var.recode is not None and "breaks" in var.recode)
+        prot = _as_float(var, p, "protected", missing) if not classes or _numeric_like(p) else None
         if prot is None and var.hierarchy is None and "breaks" in var.recode:
             prot = _class_midpoints(var, p, missing)
         if prot is None:  # generalised into text classes: all-missing here; the hierarchy view has them

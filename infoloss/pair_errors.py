@@ -58,6 +58,12 @@ def not_a_number(var: VariableSpec, which: str, example: Any) -> InputError:
     if written:
         return InputError(f"variable {var.name!r} is continuous in the spec but the {which} file writes its numbers "
                           f"with {written}")
+    coded = sorted(set(var.recode or {}) & {"top", "bottom"})
+    if coded:  # '80+' for a value top-coded at 80: the code is a number
+        return InputError(
+            f"variable {var.name!r} has 'recode: {coded[0]}' but the {which} file has the text value "
+            f"{excerpt(example)}; write each {coded[0]}-coded value as the number it was coded to "
+            f"({var.recode[coded[0]]!r}), or describe text classes with 'recode: {{breaks: [...]}}'.")
     return InputError(
         f"variable {var.name!r} is continuous in the spec but the {which} file has the text value "
         f"{excerpt(example)} in it; declare it nominal or ordinal, or list {excerpt(example)} as a missing code."

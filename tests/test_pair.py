@@ -443,6 +443,24 @@ def test_a_recode_breaks_variable_reads_its_classes_written_as_text():
         encode_pair(orig, pd.DataFrame({"AGE": ["old"] + [forms["[a, b)"](c) for c in classes[1:]]}), spec)
 
 
+def test_text_in_a_top_coded_or_mapped_continuous_variable_is_refused_not_read_as_missing():
+    # 'recode: top' with '80+' written for the top-coded ages made the whole protected column missing: exit 0,
+    # every record a suppression, il1s not computed (found by the hostile-input audit)
+    import infoloss
+
+    orig = pd.DataFrame({"age": [10.0, 20, 30, 40, 50, 85, 90]})
+    spec = {"variables": {"age": {"scale": "continuous", "recode": {"top": 80}}}}
+    with pytest.raises(InputError, match=r"'recode: top' but the protected file has the text value '80\+'; write "
+                                         r"each top-coded value as the number it was coded to \(80\)"):
+        encode_pair(orig, pd.DataFrame({"age": ["10", "20", "30", "40", "50", "80+", "80+"]}), spec)
+    mapped = {"variables": {"age": {"scale": "continuous", "recode": {"map": {"85": "80", "90": "80"}}}}}
+    with pytest.raises(InputError, match="has the text value 'garbage'"):
+        encode_pair(orig, pd.DataFrame({"age": ["10", "20", "30", "40", "50", "garbage", "80"]}), mapped)
+    coded = pd.DataFrame({"age": [10.0, 20, 30, 40, 50, 80, 80]})
+    r = infoloss.compare(orig, coded, spec, measures=["suppressions", "il1s"], aggregates=False)
+    assert r.value("suppressions") == 0 and r.value("il1s") > 0
+
+
 def test_ids_written_as_numbers_in_one_file_and_text_in_the_other_pair():
     orig = pd.DataFrame({"id": np.arange(6), "g": list("abcabc")})
     prot = pd.DataFrame({"id": [str(i) for i in (5, 4, 3, 2, 1, 0)], "g": list("cbacba")})
