@@ -954,11 +954,17 @@ def partition_withheld(units: dict[Any, float], min_cell: int, known: frozenset 
 
 def _count_measure_details(details: dict[str, Any], withheld_vars: set[str], value_withheld: bool,
                            state: _Safe, n: float, complement: bool = False) -> dict[str, Any]:
-    """A count measure's own details: the original's counts, and the shares of withheld counts."""
-    percent = details.get("percent")
-    if isinstance(percent, dict) and withheld_vars:
-        details["percent"] = {k: (None if k in withheld_vars else v) for k, v in percent.items()}
-        state.withheld += sum(1 for k in withheld_vars if percent.get(k) is not None)
+    """A count measure's own details: the original's counts, and what its details give per withheld variable.
+
+    Every per-variable entry of a withheld variable goes (``percent``, and suppressions' ``net`` and
+    ``filled``): a partner withheld beside a small count (:func:`partition_withheld`) would otherwise be shown
+    in ``net`` (its suppressions when it filled none), and the value less it gives the small count back.
+    """
+    for key, per in list(details.items()):
+        if key != "original" and isinstance(per, dict) and withheld_vars & set(per) \
+                and all(_is_number(v) or v is None for v in per.values()):
+            details[key] = {k: (None if k in withheld_vars else v) for k, v in per.items()}
+            state.withheld += sum(1 for k in withheld_vars if per.get(k) is not None)
     if value_withheld:  # the measure's own share or percent gives its count back
         for key in ("share", "percent"):
             if _is_number(details.get(key)) and details[key] != 0:

@@ -1509,3 +1509,24 @@ def test_k_anonymity_counts_give_no_small_step_between_two_ks():
         assert not ((steps > 0) & (steps < 5)).any(), shown
     assert kav["value"] is None and "key classes" in kav["withheld"]
     assert uniques["details"]["count"] == 10  # 10 uniques: shown
+
+
+def test_a_partner_withheld_beside_a_small_count_is_withheld_in_every_per_variable_detail():
+    # 2 suppressed ages (small) and 30 incomes: both by_variable entries were withheld, but suppressions'
+    # details.net still showed inc = 30, so the value 32 less 30 gave the 2 ages back (found by the audit)
+    rng = np.random.default_rng(1)
+    o = pd.DataFrame({"age": rng.integers(18, 90, 150).astype(float), "inc": rng.normal(3e4, 1e4, 150),
+                      "sex": rng.choice(["m", "f"], 150)})
+    p = o.copy()
+    p.loc[[3, 7], "age"] = np.nan
+    p.loc[0:29, "inc"] = np.nan
+    full = infoloss.compare(o, p, measures=["missing_values", "suppressions"], aggregates=False)
+    assert full.to_dict()["scenarios"][0]["measures"]["suppressions"]["details"]["net"] == {"age": 2, "inc": 30, "sex": 0}
+    safe = full.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]
+    for mid in ("missing_values", "suppressions"):
+        assert safe[mid]["by_variable"]["age"] is None and safe[mid]["by_variable"]["inc"] is None
+        value = safe[mid]["value"]
+        for key, per in safe[mid]["details"].items():
+            if isinstance(per, dict) and "inc" in per and key != "original":
+                assert per["age"] is None and per["inc"] is None, (mid, key)
+        assert value is None or value == 32.0
