@@ -523,6 +523,9 @@ def encode_pair(
             raise InputError(f"variable {var.name!r} holds text that is not valid Unicode (a lone surrogate such as "
                              "'\\udc80', left by decoding bytes with errors='surrogateescape'); decode the file with "
                              "its real encoding.") from None
+        except UnicodeDecodeError:  # bytes (a Parquet or Feather binary column) are read as UTF-8 text
+            raise InputError(f"variable {var.name!r} holds bytes that are not UTF-8 text (a binary column); store it "
+                             "as text or numbers, or decode it first (e.g. df[name].str.decode('latin-1')).") from None
 
     # on two threads for large files: the conversions and the hashing of categories release the GIL,
     # and each variable writes only its own entries of the original cache

@@ -512,3 +512,13 @@ def test_numbers_against_true_false_values_are_named_so():
         encode_pair(o, o.assign(b=[1, 0, 1, 0]), spec)
     with pytest.raises(InputError, match="holds numbers in the original file but text in the protected file"):
         encode_pair(o.assign(b=[1, 0, 1, 0]), o.assign(b=list("abab")), spec)
+
+
+def test_bytes_that_are_not_utf8_text_are_refused_naming_the_variable():
+    # a binary Parquet or Feather column (or a frame of bytes) crashed with UnicodeDecodeError (exit 1)
+    spec = {"variables": {"x": {"scale": "nominal"}, "y": {"scale": "continuous"}}}
+    good = pd.DataFrame({"x": [b"a", b"b"] * 20, "y": np.arange(40.0)})
+    assert len(encode_pair(good, good.copy(), spec).categorical["x"].categories) == 2  # UTF-8 bytes: two codes
+    bad = good.assign(x=[b"\xff", b"a"] * 20)
+    with pytest.raises(InputError, match=r"variable 'x' holds bytes that are not UTF-8 text \(a binary column\)"):
+        encode_pair(bad, bad.copy(), spec)
