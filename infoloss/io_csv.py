@@ -577,6 +577,8 @@ _MAGIC = (
     (b"%PDF", "a PDF document"),
     (b"HEADER RECORD*******LIBRARY HEADER RECORD", "a SAS transport .xpt file"),
     (b"\x00" * 12 + b"\xc2\xea\x81\x60\xb3\x14\x11\xcf", "a SAS .sas7bdat file"),
+    (b"\xff\xfe\x00\x00", "UTF-32 text"),  # before UTF-16, whose little-endian mark begins this one
+    (b"\x00\x00\xfe\xff", "UTF-32 text"),
     (b"\xff\xfe", "UTF-16 text"),
     (b"\xfe\xff", "UTF-16 text"),
 )
@@ -605,13 +607,13 @@ def _looks_like(path: Path) -> str | None:
 
 
 def _check_csv_is_text(path: Path, label: str) -> None:
-    """A compressed, binary or UTF-16 file with a CSV ending is refused before parsing, with what it is."""
+    """A compressed, binary, UTF-16 or UTF-32 file with a CSV ending is refused before parsing, with what it is."""
     head = _head(path)
     kind = next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
     if kind is not None:
         if "compressed" in kind:
             fix = "unpack it first"
-        elif kind == "UTF-16 text":
+        elif kind in ("UTF-16 text", "UTF-32 text"):
             fix = "save it as UTF-8 (or latin-1) text"
         else:
             fix = "give it the ending of its format, or export it as CSV"

@@ -563,6 +563,19 @@ def test_error_only_blank_lines_csv(tmp_path):
         read_table(path)
 
 
+@pytest.mark.parametrize("encoding, mark, name", [
+    ("utf-16-le", b"\xff\xfe", "UTF-16"),
+    ("utf-16-be", b"\xfe\xff", "UTF-16"),
+    ("utf-32-le", b"\xff\xfe\x00\x00", "UTF-32"),  # was called UTF-16 text (its mark begins with UTF-16's)
+    ("utf-32-be", b"\x00\x00\xfe\xff", "UTF-32"),  # was called a binary file (NUL bytes)
+])
+def test_a_utf16_or_utf32_csv_is_named_with_how_to_save_it(tmp_path, encoding, mark, name):
+    path = tmp_path / "d.csv"
+    path.write_bytes(mark + "a,b\n1,2\n".encode(encoding))
+    with pytest.raises(InputError, match=rf"is {name} text, not CSV text; save it as UTF-8 \(or latin-1\) text\."):
+        read_table(path)
+
+
 @pytest.mark.parametrize(
     "name, kind",
     [
