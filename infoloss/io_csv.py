@@ -461,7 +461,10 @@ def _count_bytes(path: Path, byte: bytes) -> int:
 def _csv_problem(path: Path, label: str, sep: str, message: str) -> str:
     """One sentence for a pyarrow CSV error, with the line number when it can be found."""
     shown = repr(sep).replace("'\\t'", "tab")
-    if "Empty CSV file" in message:
+    if "Empty CSV file" in message:  # no row ended: only blank lines, or a quote the header opens is never closed
+        line = _first_line_with_text(path)
+        if line is not None and _has_quote(path):
+            return _unclosed_quote(label, line)
         return f"{label} has no header row; give a CSV file whose first line names the columns."
     match = re.search(r"Expected (\d+) columns, got (\d+)", message)
     if match:
@@ -477,6 +480,15 @@ def _csv_problem(path: Path, label: str, sep: str, message: str) -> str:
         )
     first = message.strip().splitlines()[0] if message.strip() else "unknown error"
     return f"{label} could not be read as CSV with separator {shown} ({first}); check the file and its separator."
+
+
+def _first_line_with_text(path: Path) -> int | None:
+    """The number of the file's first line that is not empty (pyarrow skips empty lines), or None."""
+    with open(path, "rb") as fh:
+        for number, line in enumerate(fh, start=1):
+            if line.removeprefix(b"\xef\xbb\xbf" if number == 1 else b"").strip(b"\r\n"):
+                return number
+    return None
 
 
 def _bad_row(path: Path, sep: str) -> tuple[int | None, str]:

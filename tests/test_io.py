@@ -188,6 +188,8 @@ def test_csv_quotes_without_line_breaks_across_blocks(tmp_path, monkeypatch):
     ('a,b\n1,"x\ny', 2),  # no line end at the end of the file
     ('a,b,c\n1,x,2\n2,"open,3\n3,y,4\n', 3),  # opened before the last column: that row has too few fields
     ('a,b,c\r\n1,x,2\r\n"2,open,3\r\n3,y,4', 3),  # in the first column, CRLF, no line end at the end
+    ('"a,b,c\n1,2,x\n2,3,y\n', 1),  # in the header: no row ends, which was said as "has no header row"
+    ('\ufeff\n\r\na,"b\n1,2\n', 3),  # in the header after a byte-order mark and empty lines
 ])
 def test_csv_quote_never_closed_is_an_error_naming_its_line(tmp_path, text, line):
     path = tmp_path / "d.csv"
