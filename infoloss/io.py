@@ -302,10 +302,12 @@ def _arrow_file_columns(path: Path, spec: Spec | None) -> list[str] | None:
 def _read_xlsx(path: Path, label: str) -> pd.DataFrame:
     """The first sheet; its first row names the columns (read raw so duplicate names are seen)."""
     import zipfile
+    import zlib
 
     try:
         raw = pd.read_excel(path, sheet_name=0, header=None, engine="openpyxl")
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, TypeError):
+    except (zipfile.BadZipFile, zlib.error, EOFError, KeyError, OSError, ValueError, TypeError):
+        # zlib.error, EOFError: zipfile passes them on from a damaged or cut compressed part of the workbook
         raise _not_format(label, "Excel (.xlsx)", path) from None
     except Exception as exc:  # openpyxl raises its own exception classes for corrupt workbooks
         if type(exc).__module__.startswith(("openpyxl", "zipfile", "xml")):

@@ -551,6 +551,23 @@ def test_error_duplicate_column_names_csv(tmp_path):
         read_table(path)
 
 
+def test_an_xlsx_with_a_damaged_compressed_sheet_is_not_a_valid_excel_file(tmp_path):
+    # zipfile passes zlib's error on: it ended in a traceback (exit 1)
+    import struct
+    import zipfile
+
+    path = tmp_path / "d.xlsx"
+    pd.DataFrame({"x": range(50)}).to_excel(path, index=False)
+    with zipfile.ZipFile(path) as book:
+        start = book.getinfo("xl/worksheets/sheet1.xml").header_offset
+    data = bytearray(path.read_bytes())
+    name, extra = struct.unpack("<HH", data[start + 26:start + 30])
+    data[start + 30 + name + extra] = 0xFF  # a deflate block of the reserved type 3
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match=r"d\.xlsx is not a valid Excel \(\.xlsx\) file; check that it is complete"):
+        read_table(path)
+
+
 def test_error_duplicate_column_names_xlsx(tmp_path):
     path = tmp_path / "d.xlsx"
     pd.DataFrame([["x", "x"], [1, 2]]).to_excel(path, index=False, header=False)
