@@ -176,16 +176,35 @@ def _as_text(metadata: dict | None, names: list[str]) -> dict | None:
 
     if not names or not metadata or b"pandas" not in metadata:
         return metadata
-    info = json.loads(metadata[b"pandas"])
-    for column in info.get("columns", []):
-        if column.get("name") in names:
-            column.update(pandas_type="unicode", numpy_type="object", metadata=None)
+    try:
+        info = json.loads(metadata[b"pandas"])
+        for column in info.get("columns", []):
+            if column.get("name") in names:
+                column.update(pandas_type="unicode", numpy_type="object", metadata=None)
+    except (ValueError, TypeError, AttributeError):  # damaged: :func:`_to_pandas` reads the table without it
+        return metadata
     return {**metadata, b"pandas": json.dumps(info).encode()}
 
 
-def _arrow_to_pandas(table: Any) -> pd.DataFrame:
+def _to_pandas(table: Any) -> pd.DataFrame:
+    """``table.to_pandas``; when the pandas metadata of a file written by pandas cannot be applied (not JSON, an
+    index column the file lacks: pyarrow raised JSONDecodeError, KeyError or TypeError), the table without it: the
+    values are all there, only the index and the dtypes pandas recorded are lost.  The metadata is dropped, not
+    ignored: ``ignore_metadata=True`` still parses it."""
+    try:
+        return table.to_pandas(split_blocks=True)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+        metadata = table.schema.metadata or {}
+        if b"pandas" not in metadata:
+            raise
+        rest = {key: value for key, value in metadata.items() if key != b"pandas"}
+        return table.replace_schema_metadata(rest or None).to_pandas(split_blocks=True)
+
+
+def _arrow_to_pandas(table: Any, label: str) -> pd.DataFrame:
     """Arrow table to pandas: decimals and all-null columns become float64, integers beyond float64's exact
-    range text (:func:`_exact_integers`); a pandas index becomes columns."""
+    range text (:func:`_exact_integers`); a pandas index becomes columns (one named like a column is refused as a
+    name given twice: ``reset_index`` raised ValueError)."""
     import pyarrow as pa
 
     arrays, texts = [], []
@@ -200,8 +219,10 @@ def _arrow_to_pandas(table: Any) -> pd.DataFrame:
             texts.append(name)
         arrays.append(exact)
     fixed = pa.table(arrays, names=table.column_names).replace_schema_metadata(_as_text(table.schema.metadata, texts))
-    df = fixed.to_pandas(split_blocks=True)
+    df = _to_pandas(fixed)
     if any(n is not None for n in df.index.names):  # a named pandas index was a column: keep it
+        index = [str(f"level_{i}" if n is None else n) for i, n in enumerate(df.index.names)]  # reset_index's names
+        _check_unique(index + [str(c) for c in df.columns], label)  # an index named like a column
         df = df.reset_index()
     return df
 
@@ -266,7 +287,7 @@ def _read_parquet(path: Path, label: str, spec: Spec | None = None) -> pd.DataFr
         table = pq.read_table(path, columns=_spec_columns(spec, names) if spec is not None else None)
     except (pa.ArrowException, OSError, ValueError):
         raise _not_format(label, "Parquet", path) from None
-    return _arrow_to_pandas(table)
+    return _arrow_to_pandas(table, label)
 
 
 def _read_arrow(path: Path, label: str, spec: Spec | None = None) -> pd.DataFrame:
@@ -282,7 +303,7 @@ def _read_arrow(path: Path, label: str, spec: Spec | None = None) -> pd.DataFram
                 table = pa.ipc.open_stream(source).read_all()
         except (pa.ArrowException, OSError, ValueError):
             raise _not_format(label, "Feather/Arrow", path) from None
-    return _arrow_to_pandas(table)
+    return _arrow_to_pandas(table, label)
 
 
 def _arrow_file_columns(path: Path, spec: Spec | None) -> list[str] | None:

@@ -782,6 +782,46 @@ def test_a_column_name_twice_in_a_parquet_or_feather_file_is_said_so(tmp_path, e
             read_table(path, given, spec_columns=True)
 
 
+@pytest.mark.parametrize("ending", [".parquet", ".feather"])
+@pytest.mark.parametrize("index", [pd.Index([5, 6], name="x"), pd.RangeIndex(0, 4, 2, name="x")])
+def test_a_pandas_index_named_like_a_column_is_a_column_name_twice(tmp_path, ending, index):
+    # pandas' reset_index raised "cannot insert x, already exists" (a traceback)
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(pd.DataFrame({"x": [1.0, 2.0], "g": ["a", "b"]}).set_index(index))
+    path = tmp_path / f"d{ending}"
+    (pq.write_table if ending == ".parquet" else feather.write_feather)(table, path)
+    with pytest.raises(InputError, match=r"d\.(parquet|feather) has the column name 'x' twice; rename one of them\."):
+        read_table(path)
+
+
+@pytest.mark.parametrize("ending", [".parquet", ".feather"])
+@pytest.mark.parametrize("damage", ["not json", "a list", "an unknown index column"])
+def test_damaged_pandas_metadata_is_left_out(tmp_path, ending, damage):
+    # pyarrow's to_pandas raised JSONDecodeError, TypeError or KeyError (a traceback)
+    import json
+
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0], "g": ["a", "b", "a"],  # code: text beyond 2**53 (metadata changed)
+                          "code": pd.array([2**60 + 1, None, 2**60 + 3], dtype="Int64")}, index=pd.Index([7, 8, 9], name="id"))
+    table = pa.Table.from_pandas(frame)
+    info = {**table.schema.pandas_metadata, "index_columns": ["nope"]}
+    meta = {"not json": b"{not json", "a list": b"[1, 2]", "an unknown index column": json.dumps(info).encode()}[damage]
+    path = tmp_path / f"d{ending}"
+    (pq.write_table if ending == ".parquet" else feather.write_feather)(table.replace_schema_metadata({b"pandas": meta}), path)
+    spec = spec_from_dict({"variables": {"x": {"scale": "continuous"}, "code": {"scale": "nominal"}}})
+    for given, columns in ((None, ["x", "g", "code", "id"]), (spec, ["x", "code"])):
+        df = read_table(path, given, spec_columns=given is not None)
+        assert list(df.columns) == columns
+        assert df["x"].tolist() == [1.0, 2.0, 3.0]
+        assert df["code"].tolist()[::2] == [str(2**60 + 1), str(2**60 + 3)] and pd.isna(df["code"][1])
+
+
 @pytest.mark.parametrize("ending", [".csv", ".parquet"])
 def test_integers_beyond_float_precision_with_missing_values_stay_exact(tmp_path, ending):
     # pandas makes an integer column with a missing value float64: 18-digit codes became one category
