@@ -287,7 +287,7 @@ def _read_parquet(path: Path, label: str, spec: Spec | None = None) -> pd.DataFr
         table = pq.read_table(path, columns=_spec_columns(spec, names) if spec is not None else None)
     except (pa.ArrowException, OSError, ValueError):
         raise _not_format(label, "Parquet", path) from None
-    return _arrow_to_pandas(table, label)
+    return _arrow_to_pandas(_validated(table, label, "Parquet", path), label)
 
 
 def _read_arrow(path: Path, label: str, spec: Spec | None = None) -> pd.DataFrame:
@@ -303,7 +303,33 @@ def _read_arrow(path: Path, label: str, spec: Spec | None = None) -> pd.DataFram
                 table = pa.ipc.open_stream(source).read_all()
         except (pa.ArrowException, OSError, ValueError):
             raise _not_format(label, "Feather/Arrow", path) from None
-    return _arrow_to_pandas(table, label)
+    return _arrow_to_pandas(_validated(table, label, "Feather/Arrow", path), label)
+
+
+def _validated(table: Any, label: str, kind: str, path: Path) -> Any:
+    """``table`` once Arrow's full check of its columns passes.
+
+    A damaged file can read without an error: one flipped byte in a Feather
+    file's string offsets made pandas' ``isin`` read outside the data and
+    crash the process (segmentation fault); Parquet text that is not UTF-8
+    crashed later with an ArrowException.  The check costs nothing for
+    numbers but reads every text value (its UTF-8 too), so it is not free
+    next to Arrow's fast reads: a 1,000,000-row table with 5 text, 15
+    numeric and 1 dictionary column took ``read_table`` 0.12-0.17 s from
+    Feather instead of 0.09-0.11 s (about half as long again) and 0.23 s
+    from Parquet instead of 0.20 s; small next to any comparison.
+    """
+    import pyarrow as pa
+
+    for name, column in zip(table.column_names, table.columns):
+        try:
+            column.validate(full=True)
+        except pa.ArrowException as exc:
+            if "UTF8" not in str(exc):
+                raise _not_format(label, kind, path) from None
+            raise InputError(f"{label} is not a valid {kind} file: its column {name!r} holds text that is not "
+                             "UTF-8; write the file again with that column as UTF-8 text.") from None
+    return table
 
 
 def _arrow_file_columns(path: Path, spec: Spec | None) -> list[str] | None:

@@ -82,6 +82,21 @@ def _spec_with(**changes) -> dict:
     return spec
 
 
+def _damaged_feather(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as a Feather file whose column region has one string offset far beyond its text (as a flipped
+    byte makes it): Arrow reads it without an error, and pandas then crashed the process (segmentation fault)."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    region = pa.array(frame["region"], pa.string(), from_pandas=True)
+    validity, offsets, text = region.buffers()
+    damaged = np.frombuffer(offsets, dtype=np.int32).copy()
+    damaged[10] = 1_000_000  # the last offset is right, so Arrow's quick check passes
+    region = pa.Array.from_buffers(pa.string(), len(region), [validity, pa.py_buffer(damaged.tobytes()), text])
+    table = pa.Table.from_pandas(frame.drop(columns="region"), preserve_index=False).append_column("region", region)
+    feather.write_feather(table, path, compression="uncompressed")
+
+
 def _write_files(d: Path) -> None:
     orig, prot = _good_frames()
     csv = lambda df, name, **kw: df.to_csv(d / name, index=False, **kw)  # noqa: E731
@@ -100,6 +115,7 @@ def _write_files(d: Path) -> None:
     (d / "csv.parquet").write_bytes((d / "prot.csv").read_bytes())
     orig.assign(region=[[r, r] for r in orig["region"]]).to_parquet(d / "nested.parquet")
     (d / "csv.feather").write_bytes((d / "prot.csv").read_bytes())
+    _damaged_feather(prot, d / "damaged.feather")
     (d / "csv.dta").write_bytes((d / "prot.csv").read_bytes())
     (d / "csv.sav").write_bytes((d / "prot.csv").read_bytes())
     (d / "text.xlsx").write_bytes((d / "prot.csv").read_bytes())
@@ -205,6 +221,8 @@ CASES = [
     _c("NUL bytes in csv", f"{{d}}/orig.csv {{d}}/nul.csv {S}", 2, "nul.csv"),
     _c("csv named parquet", f"{{d}}/orig.csv {{d}}/csv.parquet {S}", 2, "is not a valid Parquet file", sub=True),
     _c("csv named feather", f"{{d}}/orig.csv {{d}}/csv.feather {S}", 2, "is not a valid Feather/Arrow file"),
+    _c("damaged string offset in feather", f"{{d}}/orig.csv {{d}}/damaged.feather {S}", 2,
+       "the protected file {d}/damaged.feather is not a valid Feather/Arrow file", sub=True),  # was a segfault
     _c("csv named dta", f"{{d}}/orig.csv {{d}}/csv.dta {S}", 2, "is not a valid Stata (.dta) file"),
     _c("csv named sav", f"{{d}}/orig.csv {{d}}/csv.sav {S}", 2, "is not a valid SPSS (.sav) file"),
     _c("text named xlsx", f"{{d}}/orig.csv {{d}}/text.xlsx {S}", 2, "is not a valid Excel (.xlsx) file"),

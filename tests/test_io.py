@@ -822,6 +822,22 @@ def test_damaged_pandas_metadata_is_left_out(tmp_path, ending, damage):
         assert df["code"].tolist()[::2] == [str(2**60 + 1), str(2**60 + 3)] and pd.isna(df["code"][1])
 
 
+@pytest.mark.parametrize("ending, kind", [(".parquet", "Parquet"), (".feather", "Feather/Arrow")])
+def test_text_that_is_not_utf8_in_a_parquet_or_feather_file_names_its_column(tmp_path, ending, kind):
+    # Arrow reads it without checking; compare then crashed with an ArrowException (a traceback)
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    raw = pa.array([b"ab", b"\xe9t\xe9", b"cd"], pa.binary())  # latin-1 text in a UTF-8 column
+    table = pa.table({"x": [1.0, 2.0, 3.0], "city": pa.Array.from_buffers(pa.string(), 3, raw.buffers())})
+    path = tmp_path / f"d{ending}"
+    (pq.write_table if ending == ".parquet" else feather.write_feather)(table, path)
+    with pytest.raises(InputError, match=rf"d\{ending} is not a valid {re.escape(kind)} file: its column 'city' holds "
+                                         "text that is not UTF-8; write the file again with that column as UTF-8 text"):
+        read_table(path)
+
+
 @pytest.mark.parametrize("ending", [".csv", ".parquet"])
 def test_integers_beyond_float_precision_with_missing_values_stay_exact(tmp_path, ending):
     # pandas makes an integer column with a missing value float64: 18-digit codes became one category
