@@ -32,6 +32,30 @@ def checked_path(value: Any, what: str, error: type[Exception] = InputError) -> 
     return path
 
 
+def refuse_folder_name(value: Any, label: str) -> None:
+    """InputError when the output path ``value`` ends in a separator: it names a folder, and ``Path`` would drop
+    the separator (``--json newdir/`` wrote a file named newdir)."""
+    if isinstance(value, str) and value.endswith(tuple(s for s in (os.sep, os.altsep) if s)):
+        raise InputError(f"{label} {value} ends in {value[-1]!r}, which names a folder; {label} needs a file name, "
+                         "not a folder.")
+
+
+def missing_folder(path: Path) -> str:
+    """Why the folder of the output ``path`` does not exist, as a message ends: ``path`` is a symbolic link into
+    a folder that does not exist, a folder on its way is a file or a dangling link, or the folder is missing."""
+    if os.path.islink(path):
+        return (f"it is a symbolic link to {os.readlink(path)}, whose folder does not exist; remove the link or "
+                "give another path.")
+    for folder in path.parents:  # the nearest first, up to the first that exists
+        if os.path.isfile(folder):
+            return f"{folder} is a file, not a folder; give a path inside a folder."
+        if os.path.islink(folder) and not os.path.exists(folder):
+            return f"the folder {folder} is a symbolic link to {os.readlink(folder)}, which does not exist."
+        if os.path.isdir(folder):
+            break
+    return f"the folder {path.parent} does not exist."
+
+
 def resolved(path: str | Path) -> Path:
     """``Path(path).resolve()``, or the absolute path when its symbolic links loop (Python 3.11's resolve
     raises RuntimeError there; reading or writing such a path then fails with a clear OSError)."""
@@ -47,6 +71,7 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
 
     ``protect`` lists input files that must never be overwritten.
     """
+    refuse_folder_name(path, "the output file")
     path = checked_path(path, "the output file")
     # a pipe or a device (/dev/null, a shell's >(...)) is written into, never replaced; it is opened by the name
     # given: /dev/stdout of a pipe resolves to /proc/<pid>/fd/pipe:[n], which no one can open
@@ -56,7 +81,7 @@ def write_atomic(path: str | Path, data: str | bytes, *, protect: tuple[str | Pa
         if _same_file(Path(other), target):
             raise InputError(f"the output file {path} is one of the input files; choose another output path.")
     if not special and not target.parent.is_dir():
-        raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
+        raise InputError(f"cannot write {path}: {missing_folder(path)}")
     mode = "wb" if isinstance(data, bytes) else "w"
     if special:
         try:

@@ -414,24 +414,27 @@ def _check_outputs_not_records(json_out: Optional[str], html_out: Optional[str],
 
 
 def _check_records(folder: Path) -> None:
-    from ._files import path_kind, resolved
+    from ._files import missing_folder, path_kind, resolved
 
     kind = path_kind(folder, f"the records folder {folder}")
     if kind not in ("missing", "folder"):
         what = "a file" if kind == "file" else "not a folder (a device, pipe or socket)"
         raise InputError(f"--records {folder} is {what}; give a folder to write the per-record files into.")
     if kind == "missing" and path_kind(resolved(folder).parent, f"the folder of --records {folder}") != "folder":
-        raise InputError(f"cannot create the records folder {folder}: the folder {folder.parent} does not exist.")
+        raise InputError(f"cannot create the records folder {folder}: {missing_folder(folder)}")
 
 
-def _check_output(path: Path, inputs: list[Path]) -> None:
-    from ._files import _same_file, check_writable, is_special, resolved
+def _check_output(text: str, flag: str, inputs: list[Path]) -> None:
+    """The output path ``text`` of ``flag`` names a file that can be written and is none of the inputs."""
+    from ._files import _same_file, check_writable, is_special, missing_folder, refuse_folder_name, resolved
 
+    refuse_folder_name(text, flag)
+    path = Path(text)
     target = resolved(path)
     if any(_same_file(target, Path(p)) for p in inputs):
         raise InputError(f"the output file {path} is one of the input files; choose another output path.")
     if not target.parent.is_dir():
-        raise InputError(f"cannot write {path}: the folder {path.parent} does not exist.")
+        raise InputError(f"cannot write {path}: {missing_folder(path)}")
     try:
         folder = target.is_dir()
     except OSError as exc:  # a name too long for the file system
@@ -446,16 +449,18 @@ def _check_outputs(json_out: Optional[str], html_out: Optional[str], inputs: lis
                    records_dir: Optional[Path] = None) -> None:
     """Before any work: each output is writable, none is an input, and --json and --html differ.  An output in
     the --records folder that the run will create is checked there once it exists (as the folder is now)."""
-    from ._files import resolved
+    from ._files import refuse_folder_name, resolved
 
     if json_out == "-" and html_out == "-":
         raise InputError("--json and --html both name standard output ('-'); give one of them a file.")
-    targets = [Path(t) for t in (json_out, html_out) if t not in (None, "-")]
-    for target in targets:
+    given = [(flag, str(t)) for flag, t in (("--json", json_out), ("--html", html_out)) if t not in (None, "-")]
+    targets = [Path(t) for _, t in given]
+    for (flag, text), target in zip(given, targets):
+        refuse_folder_name(text, flag)  # also for an output in a --records folder not created yet
         if records_dir is not None and resolved(target).parent == resolved(records_dir) \
                 and not resolved(records_dir).exists():
             continue
-        _check_output(target, inputs)
+        _check_output(text, flag, inputs)
     if len(targets) == 2 and resolved(targets[0]) == resolved(targets[1]):
         raise InputError(f"--json and --html both name {targets[0]}; give each output its own file.")
 
@@ -608,7 +613,7 @@ def _spec_output(output_text: Optional[str], original: Path) -> Optional[Path]:
     if output_text is None or output_text == "-":
         return None
     output = Path(output_text)
-    _check_output(output, [original])
+    _check_output(output_text, "-o", [original])
     if output.suffix.lower() in ENDINGS and output.suffix.lower() != ".txt":
         raise InputError(f"-o {output} has the ending of a data file ({output.suffix}); a spec is YAML: give it "
                          "the ending .yaml (a data file is never replaced by a spec).")
@@ -715,7 +720,7 @@ def hierarchy_command(
             listed = leaves  # --categories taken from the data or --values
         rows = hierarchy_rows(intervals=intervals, nesting=nesting, mask=mask, categories=listed, group=group,
                               values=leaves)
-        write_atomic(output, to_arx_csv(rows), protect=tuple(p for p in (data,) if p is not None))
+        write_atomic(output_text, to_arx_csv(rows), protect=tuple(p for p in (data,) if p is not None))
     except InputError as exc:
         _fail(str(exc))
     err.print(f"wrote {_shown(str(output))} ({counted(len(rows), 'value')}, {counted(len(rows[0]) - 1, 'level')})",

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, registry
-from ._files import checked_path, resolved, write_atomic
+from ._files import checked_path, refuse_folder_name, resolved, write_atomic
 from ._memory import release as release_memory
 from .errors import InputError, NotComputed, counted
 from .pair import EncodedPair, encode_pair
@@ -197,6 +197,7 @@ class Report:
         _check_safe_settings(safe, min_cell)
         protect = _protected_paths(protect)
         if path is not None:  # refuse a protected path before the work of rendering
+            refuse_folder_name(path, "the output file")
             path = checked_path(path, "the output file")
             _check_not_input(path, (*self.inputs, *protect))
         html = render_html(self, safe=safe, min_cell=min_cell, weights=weights)

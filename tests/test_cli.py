@@ -812,3 +812,35 @@ def test_a_data_file_that_is_a_loop_of_symbolic_links_says_so(tmp_path):
     (tmp_path / "b.csv").symlink_to(tmp_path / "a.csv")
     result = run("compare", tmp_path / "a.csv", tmp_path / "a.csv")
     assert result.exit_code == 2 and "its symbolic links point at each other" in result.stderr
+
+
+def test_an_output_path_through_a_file_a_dangling_link_or_ending_in_a_slash_says_what_is_wrong(small, tmp_path):
+    # 'base.csv/x.json' said "the folder base.csv does not exist" (it is a file); a dangling link said "the folder
+    # . does not exist"; 'newdir/' wrote a file named newdir with exit 0 (found by an audit)
+    args = ("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "il1s")
+    (tmp_path / "dang.json").symlink_to(tmp_path / "nowhere" / "out.json")
+    for flag, out, said in (
+        ("--json", small["orig"] / "x.json", f"cannot write {small['orig'] / 'x.json'}: {small['orig']} is a file, "
+                                             "not a folder; give a path inside a folder."),
+        ("--html", tmp_path / "dang.json", f"cannot write {tmp_path / 'dang.json'}: it is a symbolic link to "
+                                           f"{tmp_path / 'nowhere' / 'out.json'}, whose folder does not exist"),
+        ("--json", f"{tmp_path}/newdir/", "--json needs a file name, not a folder."),
+        ("--html", f"{tmp_path}/newdir/", "--html needs a file name, not a folder."),
+        ("--records", small["orig"] / "rec", f"{small['orig']} is a file, not a folder"),
+    ):
+        result = run(*args, flag, out)
+        assert result.exit_code == 2 and said in " ".join(result.stderr.split()), result.output
+    assert not (tmp_path / "newdir").exists() and not (tmp_path / "nowhere").exists()
+    result = run("spec", small["orig"], "-o", f"{tmp_path}/newdir/")
+    assert result.exit_code == 2 and "-o needs a file name, not a folder." in " ".join(result.stderr.split())
+    result = run("hierarchy", f"{tmp_path}/newdir/", "--mask", "right", "--values", "100..102")
+    assert result.exit_code == 2 and "needs a file name, not a folder." in " ".join(result.stderr.split())
+    assert not (tmp_path / "newdir").exists()
+    from infoloss import compare
+    from infoloss.errors import InputError
+
+    report = compare(small["orig"], [small["prot"]], small["spec"], measures=["il1s"])
+    for write in (report.to_json, report.to_html):
+        with pytest.raises(InputError, match="the output file needs a file name, not a folder"):
+            write(f"{tmp_path}/newdir/")
+    assert not (tmp_path / "newdir").exists()
