@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, counted
-from .spec import Spec, _close_match, normalise_label
+from .spec import Spec, _close_match, normalise_label, unicode_hint, unicode_twin
 
 
 def check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
@@ -33,6 +33,10 @@ def check_protected_columns(spec: Spec, protected: pd.DataFrame) -> None:
                 f"the pairing id column {var.name!r} is not a column of the protected file{hint}; "
                 "pair by an id column both files have, or by row or none."
             )
+        twin = unicode_twin(var.name, present)
+        if twin is not None:  # the hint's advice is the fix: the column was not renamed nor removed
+            raise InputError(f"variable {var.name!r} is not a column of the protected file: "
+                             f"{unicode_hint(twin, var.name)}.")
         rename = "rename the column if it was renamed, or " if hint else ""
         raise InputError(
             f"variable {var.name!r} is not a column of the protected file{hint}; "

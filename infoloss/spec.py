@@ -614,11 +614,31 @@ def check_columns(spec: Spec, columns: Iterable[str], which: str) -> None:
         )
 
 
+def unicode_twin(name: str, present: Iterable[str]) -> str | None:
+    """The name of ``present`` that differs from ``name`` only in its Unicode form (an accent composed, as 'é',
+    or decomposed, as 'e' and a combining accent), or None; the two look the same in a message."""
+    import unicodedata
+
+    nfc = unicodedata.normalize("NFC", str(name))
+    return next((str(p) for p in sorted(present, key=str)
+                 if str(p) != str(name) and unicodedata.normalize("NFC", str(p)) == nfc), None)
+
+
+def unicode_hint(twin: str, name: str) -> str:
+    """What a message says of ``twin``, a name that differs from ``name`` only in its Unicode form."""
+    return (f"the column {twin!r} differs from it only in its Unicode form ({ascii(twin)} against {ascii(name)}: "
+            "composed and decomposed accents look alike); write both in the same form, re-typing the name or "
+            "re-saving the file")
+
+
 def _close_match(name: str, present: Iterable[str]) -> str:
     """" (did you mean 'Income'?)" for the column of ``present`` closest to ``name`` ('' if none is close); a
     column that differs only in spaces around it says so, as a trailing space is invisible."""
     import difflib
 
+    twin = unicode_twin(name, present)
+    if twin is not None:
+        return f" ({unicode_hint(twin, name)})"
     by_lower = {str(p).lower(): str(p) for p in sorted(present, key=str)}
     match = difflib.get_close_matches(name.lower(), list(by_lower), n=1)
     if not match:

@@ -844,3 +844,21 @@ def test_an_output_path_through_a_file_a_dangling_link_or_ending_in_a_slash_says
         with pytest.raises(InputError, match="the output file needs a file name, not a folder"):
             write(f"{tmp_path}/newdir/")
     assert not (tmp_path / "newdir").exists()
+
+
+def test_a_column_that_differs_only_in_its_unicode_form_says_so(tmp_path):
+    # 'Région' composed in one file and decomposed in the other said "(did you mean 'Région'?)", a name that looks
+    # the same (found by an audit); the columns are not matched silently
+    import unicodedata
+
+    composed, decomposed = (unicodedata.normalize(form, "Région") for form in ("NFC", "NFD"))
+    for name, path in ((composed, tmp_path / "nfc.csv"), (decomposed, tmp_path / "nfd.csv")):
+        pd.DataFrame({name: ["a", "b"] * 10, "v": np.arange(20.0)}).to_csv(path, index=False)
+    said = ("differs from it only in its Unicode form ('Re\\u0301gion' against 'R\\xe9gion': composed and "
+            "decomposed accents look alike); write both in the same form, re-typing the name or re-saving the file")
+    r = run("compare", tmp_path / "nfc.csv", tmp_path / "nfd.csv", "--json", tmp_path / "r.json")
+    assert r.exit_code == 2 and r.stderr == f"infoloss: error: variable {composed!r} is not a column of the protected " \
+                                            f"file: the column {decomposed!r} {said}.\n"
+    assert not (tmp_path / "r.json").exists()
+    r = run("compare", tmp_path / "nfd.csv", tmp_path / "nfd.csv", "--key", composed)
+    assert r.exit_code == 2 and said in " ".join(r.stderr.split())

@@ -294,3 +294,22 @@ def test_a_variable_named_as_a_number_and_as_text_is_listed_twice(tmp_path):
     (tmp_path / "s.yaml").write_text("variables:\n  1: {scale: nominal}\n  '1': {scale: continuous}\n")
     with pytest.raises(SpecError, match="listed twice"):
         load_spec(tmp_path / "s.yaml")
+
+
+def test_a_spec_name_that_differs_from_a_column_only_in_its_unicode_form_says_so():
+    # "(did you mean 'Région'?)" showed a name that looks the same (found by an audit)
+    import unicodedata
+
+    from infoloss.analyses.spec import parse_analyses
+    from infoloss.spec import check_columns
+
+    composed, decomposed = (unicodedata.normalize(form, "Région") for form in ("NFC", "NFD"))
+    said = r"differs from it only in its Unicode form \('Re\\u0301gion' against 'R\\xe9gion': composed and decomposed"
+    spec = spec_from_dict({"variables": {composed: {"scale": "nominal"}, "v": {"scale": "continuous"}}})
+    with pytest.raises(SpecError, match=f"variable {composed!r} of the spec is not a column of the original file "
+                                        rf"\(the column {decomposed!r} {said}"):
+        check_columns(spec, [decomposed, "v"], "original")
+    variables = {decomposed: {"scale": "nominal"}, "v": {"scale": "continuous"}}
+    with pytest.raises(SpecError, match=said):  # Python reads a name in a formula composed
+        spec_from_dict({"variables": variables, "analyses": {"regressions": [{"name": "m",
+                                                                              "formula": f"v ~ {composed}"}]}})

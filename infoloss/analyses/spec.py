@@ -614,6 +614,11 @@ def _check_node(node: ast.AST, variables: dict, where: str, found: list[str]) ->
 
 
 def _hint(name: str, variables: Any) -> str:
+    from ..spec import unicode_hint, unicode_twin
+
+    twin = unicode_twin(name, variables)
+    if twin is not None:
+        return f" ({unicode_hint(twin, name)})"
     match = difflib.get_close_matches(str(name), [str(v) for v in variables], n=1)
     return f" (did you mean {match[0]!r}?)" if match else ""
 
