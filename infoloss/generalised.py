@@ -218,11 +218,16 @@ def encode_generalised(
             hierarchy, orig_leaf = _original_leaves(rule, var.name, o_labels, o_codes)
             if original_cache is not None:
                 original_cache[key] = (hierarchy, orig_leaf)
-        prot_node, level = _protected_nodes(hierarchy, var.name, p_labels, p_codes)
+        numbers = _holds_numbers(original[var.name])  # a message names it: codes read as numbers lose leading zeros
+        prot_node, level = _protected_nodes(hierarchy, var.name, p_labels, p_codes, numbers)
         out[var.name] = GeneralisedColumn(var.name, hierarchy, orig_leaf, prot_node, level, paired)
         if var.name in continuous:
             continuous[var.name].prot = _node_values(hierarchy)[prot_node]
     return out
+
+
+def _holds_numbers(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
 
 
 def _float_factors(x: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -291,9 +296,10 @@ def _header_like(hierarchy: Hierarchy, name: str) -> bool:
     return plain(cells[0]) == plain(name) or (bool(uppers) and all(_LEVEL_NAME.fullmatch(c.strip()) for c in uppers))
 
 
-def _protected_nodes(hierarchy: Hierarchy, name: str, labels: list, codes: np.ndarray) -> tuple[np.ndarray, int | None]:
+def _protected_nodes(hierarchy: Hierarchy, name: str, labels: list, codes: np.ndarray,
+                     numbers: bool = False) -> tuple[np.ndarray, int | None]:
     used = _used(labels, codes)
-    nodes, level = match_values(hierarchy, [labels[i] for i in used], variable=name)
+    nodes, level = match_values(hierarchy, [labels[i] for i in used], variable=name, numbers=numbers)
     lookup = np.full(len(labels) + 1, hierarchy.root, dtype=np.int32)
     lookup[used] = nodes
     return lookup[codes], level

@@ -710,7 +710,21 @@ def _candidates(hierarchy: Hierarchy, label: str | None) -> list[int]:
     return _interval_nodes(hierarchy, label)
 
 
-def match_values(hierarchy: Hierarchy, labels: Sequence[str | None], *, variable: str) -> tuple[np.ndarray, int | None]:
+def _no_node_fix(hierarchy: Hierarchy, label: str, numbers: bool) -> str:
+    """How to fix the protected value ``label`` that is no node: a mask over an original column of numbers, with
+    codes shorter than ``label``, was likely built from codes that lost their leading zeros (a CSV column whose
+    every value reads as a number is read as numbers)."""
+    if numbers and hierarchy.kind == "mask" and any(len(leaf) < len(label) for leaf in hierarchy.leaves):
+        return ("the original file's column was likely read as numbers, which drops leading zeros (00231 becomes "
+                "231), so the masks were built from shortened codes; give the original with the column stored as "
+                "text (Parquet, or a DataFrame read with dtype=str), as the spec has no setting that reads a CSV "
+                "column as text")
+    return ("fix the value, or remove 'hierarchy:' from the spec if the file was not generalised with this "
+            "hierarchy")
+
+
+def match_values(hierarchy: Hierarchy, labels: Sequence[str | None], *, variable: str,
+                 numbers: bool = False) -> tuple[np.ndarray, int | None]:
     """The node of every distinct value of a generalised column, and the column's level.
 
     ``labels`` are canonical labels (None = missing).  When every value that
@@ -722,7 +736,8 @@ def match_values(hierarchy: Hierarchy, labels: Sequence[str | None], *, variable
     Raises
     ------
     InputError
-        A value is no node of the hierarchy (the message names the variable and the value).
+        A value is no node of the hierarchy (the message names the variable and the value; ``numbers``: the
+        original's column holds numbers, which a mask hierarchy's message names as the likely cause).
 
     Examples
     --------
@@ -738,8 +753,7 @@ def match_values(hierarchy: Hierarchy, labels: Sequence[str | None], *, variable
             raise InputError(
                 f"variable {variable!r} has the value {label!r} in the protected file, which is no value of its "
                 f"hierarchy {hierarchy.source} (not a leaf, a generalised value, an interval covering exactly the values "
-                "of one, or a suppression code such as *); fix the value, or remove 'hierarchy:' from the spec if the "
-                "file was not generalised with this hierarchy."
+                f"of one, or a suppression code such as *); {_no_node_fix(hierarchy, label, numbers)}."
             )
         candidates.append(nodes)
     root = hierarchy.root

@@ -239,6 +239,24 @@ def test_mask_hierarchy_of_codes_with_leading_zeros():
     assert gc.contains.all()
 
 
+def test_a_mask_over_codes_a_csv_file_read_as_numbers_names_the_lost_leading_zeros(tmp_path):
+    # "'002**' is no value of its hierarchy": the CSV column was read as numbers, 00231 as 231 (found by an audit)
+    (tmp_path / "o.csv").write_text("zip,v\n00231,1\n12345,2\n12399,3\n")
+    (tmp_path / "p.csv").write_text("zip,v\n002**,1\n123**,2\n123**,3\n")
+    spec = tmp_path / "s.yaml"
+    spec.write_text("variables:\n  zip: {scale: nominal, role: key, hierarchy: {mask: right}}\n"
+                    "  v: {scale: continuous}\n")
+    r = invoke("compare", tmp_path / "o.csv", tmp_path / "p.csv", "--spec", spec)
+    assert r.exit_code == 2 and ("such as *); the original file's column was likely read as numbers, which drops "
+                                 "leading zeros (00231 becomes 231), so the masks were built from shortened codes; "
+                                 "give the original with the column stored as text (Parquet, or a DataFrame read "
+                                 "with dtype=str), as the spec has no setting that reads a CSV column as text.") \
+        in " ".join(r.stderr.split())
+    with pytest.raises(InputError, match=r"such as \*\); fix the value"):  # a value no code explains: as before
+        encode_pair(pd.DataFrame({"zip": [12345, 12399]}), pd.DataFrame({"zip": ["124**", "123**"]}),
+                    {"variables": {"zip": {"scale": "nominal", "role": "key", "hierarchy": {"mask": "right"}}}})
+
+
 def test_ordinal_variable_with_an_order_accepts_generalised_values(tmp_path):
     write(tmp_path / "h.csv", "low;low-mid;*\nmid;low-mid;*\nhigh;high;*\n")
     spec = load_spec(write(tmp_path / "spec.yaml", "variables:\n  v: {scale: ordinal, order: [low, mid, high], "
