@@ -469,6 +469,22 @@ def test_a_constant_beyond_the_floats_is_an_input_error():
         fits(df, df, [{"name": "m", "formula": "y ~ x + I(10**300 * 10**300)"}], weight=None, variables=VARS)
 
 
+@pytest.mark.parametrize("term, says", [
+    ("I(10.0 ** 400)", "gives a number too large for a floating-point value (above 1.8e308); write smaller constants."),
+    ("I(x + 10**400)", "gives a number too large for a floating-point value (above 1.8e308); write smaller constants."),
+    ("I(1 // 0)", "divides a constant by zero (with /, // or %); write another divisor or remove that term."),
+    ("I(x + 1 % 0)", "divides a constant by zero (with /, // or %); write another divisor or remove that term."),
+])
+def test_a_constant_that_overflows_or_divides_by_zero_is_named_with_its_formula(term, says):
+    # issue: "cannot be built on the original file (Error evaluating factor: OverflowError: (34, 'Numerical result
+    # out of range'))", "... int too large to convert to float", and a bare ZeroDivisionError (found by an audit)
+    df = _frame()
+    with pytest.raises(InputError) as info:
+        fits(df, df, [{"name": "m", "formula": f"y ~ x + {term}"}], weight=None, variables=VARS)
+    assert str(info.value) == (f"regression 'm' cannot be evaluated on the original file: its formula "
+                               f"'y ~ x + {term}' {says}")
+
+
 def test_a_condition_as_binomial_response_reads_true_and_false():
     # issue: "every record ... has I(x > -10)[False] = 1" when every record has it true, and
     # "success = not 'I(x > 0)[False]'"

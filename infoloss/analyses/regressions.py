@@ -212,16 +212,8 @@ def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tu
     try:
         with np.errstate(all="ignore"):
             y, X, recoded = _design_matrices(data, reg, frame, ref)
-    except patsy.PatsyError as exc:
-        first = str(exc).splitlines()[0].rstrip(".")
-        raise InputError(f"regression {reg.name!r} cannot be built on the {data.name} file ({first}).") from None
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise InputError(f"regression {reg.name!r} cannot be evaluated on the {data.name} file ({exc}); "
-                         "check the formula's operations against the variables' scales.") from None
-    except OverflowError:
-        raise InputError(f"regression {reg.name!r} cannot be evaluated on the {data.name} file: its formula "
-                         f"{excerpt(reg.formula)} gives a number too large for a floating-point value "
-                         "(above 1.8e308); write smaller constants.") from None
+    except (patsy.PatsyError, TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:
+        raise InputError(_formula_error(exc, reg, data.name)) from None
     y_vec, response_note, outcomes = _response(y, reg, data.name)
     Xv = X.to_numpy(dtype=float)
     finite = np.isfinite(y_vec) & np.isfinite(Xv).all(axis=1)
@@ -238,6 +230,25 @@ def _model(data: FileData, reg: Regression, ref: Fit | None, moves: dict[str, tu
     if reg.family == "gaussian":
         _check_response_varies(y_vec[finite][positive], reg)
     return _Model(frame, y, X, recoded, y_vec[finite], Xv[finite], w, counts, response_note, outcomes, rows)
+
+
+def _formula_error(exc: Exception, reg: Regression, which: str) -> str:
+    """The message of a formula that cannot be evaluated on the ``which`` file; patsy wraps the error of a term
+    (``Error evaluating factor: OverflowError: ...``) and keeps it as the cause."""
+    import patsy
+
+    cause = exc.__cause__ if isinstance(exc, patsy.PatsyError) and exc.__cause__ is not None else exc
+    start = f"regression {reg.name!r} cannot be evaluated on the {which} file"
+    if isinstance(cause, OverflowError):  # 10.0 ** 400, or an int beyond the floats meeting a column
+        return (f"{start}: its formula {excerpt(reg.formula)} gives a number too large for a floating-point value "
+                "(above 1.8e308); write smaller constants.")
+    if isinstance(cause, ZeroDivisionError):  # of Python numbers: a column divided by 0 gives inf, left out
+        return (f"{start}: its formula {excerpt(reg.formula)} divides a constant by zero (with /, // or %); "
+                "write another divisor or remove that term.")
+    if isinstance(exc, patsy.PatsyError):
+        first = str(exc).splitlines()[0].rstrip(".")
+        return f"regression {reg.name!r} cannot be built on the {which} file ({first})."
+    return f"{start} ({exc}); check the formula's operations against the variables' scales."
 
 
 def _check_response_varies(y: np.ndarray, reg: Regression) -> None:
