@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape  # names, paths and reasons are the user's text, never rich markup
 
 from . import __version__
-from .errors import InputError, counted, shortened
+from .errors import InputError, counted, excerpt, shortened
 
 app = typer.Typer(
     add_completion=False,
@@ -327,10 +327,7 @@ def _check_columns(inferred: Any, original: Path, names: dict[str, list[str]]) -
 
 
 def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[str]) -> dict[str, dict[str, Any]]:
-    import yaml
-
     from .compare import unknown_measure
-    from .spec import MAX_SPEC_VALUES, expanded_size
 
     options: dict[str, dict[str, Any]] = {}
     for item in option or []:
@@ -342,17 +339,10 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
             unknown = unknown_measure(mid)
             raise InputError(f"--set {item!r} names {mid!r}, {unknown}." if unknown else
                              f"--set {item!r} names the measure {mid!r}, which is not among the measures run.")
-        from .spec import DuplicateKey, UniqueKeyLoader
-
-        try:
-            parsed = yaml.load(value, Loader=UniqueKeyLoader)  # a SafeLoader that refuses a key given twice
-        except DuplicateKey as exc:
-            raise InputError(f"--set {target} gives {exc.args[0]!r} twice; give each key once.") from None
-        except yaml.YAMLError:
-            parsed = value
-        if expanded_size(parsed) > MAX_SPEC_VALUES:  # YAML aliases repeated (billion laughs)
-            raise InputError(f"--set {target} holds more than {MAX_SPEC_VALUES:,} values once its YAML aliases "
-                             "are repeated; give the value itself.")
+        parsed = _set_value(target, value)
+        if key in options.get(mid, {}):  # as --ru refuses a choice given twice, rather than keep the last
+            raise InputError(f"--set gives {target} twice ({excerpt(options[mid][key], 40)} and "
+                             f"{excerpt(parsed, 40)}); give each measure option once.")
         options.setdefault(mid, {})[key] = parsed
     if gdu_weights is not None:
         try:
@@ -362,10 +352,30 @@ def _options(option: Optional[list[str]], gdu_weights: Optional[str], ids: list[
         if "gdu" not in ids:
             raise InputError("--gdu-weights sets the weights of the measure 'gdu', which is not among the measures run; "
                              "add gdu to --measures or leave --gdu-weights out.")
+        if "weights" in options.get("gdu", {}):
+            raise InputError("--gdu-weights and --set gdu.weights both give the weights of 'gdu'; give them once.")
         options.setdefault("gdu", {})["weights"] = (u, b)
     from .registry import get
 
     return {mid: get(mid).check_options(opts) for mid, opts in options.items()}
+
+
+def _set_value(target: str, value: str) -> Any:
+    """The value of ``--set TARGET=VALUE`` read as YAML (text that is not YAML as it is)."""
+    import yaml
+
+    from .spec import MAX_SPEC_VALUES, DuplicateKey, UniqueKeyLoader, expanded_size
+
+    try:
+        parsed = yaml.load(value, Loader=UniqueKeyLoader)  # a SafeLoader that refuses a key given twice
+    except DuplicateKey as exc:
+        raise InputError(f"--set {target} gives {exc.args[0]!r} twice; give each key once.") from None
+    except yaml.YAMLError:
+        parsed = value
+    if expanded_size(parsed) > MAX_SPEC_VALUES:  # YAML aliases repeated (billion laughs)
+        raise InputError(f"--set {target} holds more than {MAX_SPEC_VALUES:,} values once its YAML aliases "
+                         "are repeated; give the value itself.")
+    return parsed
 
 
 def _ru_choice(ru: Optional[str], max_risk: Optional[float], max_loss: Optional[float]) -> dict[str, Any]:

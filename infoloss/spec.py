@@ -556,6 +556,10 @@ def _as_list(value: Any, key: str, where: str) -> list:
         return [value]
     if not isinstance(value, list):
         raise SpecError(f"'{key}' of {where} must be a list, e.g. {key}: ['', NA, -99].")
+    nested = next((v for v in value if isinstance(v, (list, tuple, dict, set))), None)
+    if nested is not None:  # as 'suppressed' refuses it (hierarchy._suppressed)
+        raise SpecError(f"'{key}' of {where} holds {excerpt(nested, 60)}, which is not a single value; list each "
+                        f"code on its own, e.g. {key}: ['', NA, -99].")
     return list(value)
 
 

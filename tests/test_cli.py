@@ -862,3 +862,14 @@ def test_a_column_that_differs_only_in_its_unicode_form_says_so(tmp_path):
     assert not (tmp_path / "r.json").exists()
     r = run("compare", tmp_path / "nfd.csv", tmp_path / "nfd.csv", "--key", composed)
     assert r.exit_code == 2 and said in " ".join(r.stderr.split())
+
+
+def test_a_measure_option_given_twice_is_refused(small):
+    # --set pmse.seed=2 --set pmse.seed=3 kept the last silently, while --ru refuses a choice given twice (found by
+    # an audit)
+    args = ("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "pmse,gdu")
+    r = run(*args, "--set", "pmse.seed=2", "--set", "pmse.seed=3")
+    assert r.exit_code == 2 and r.stderr == ("infoloss: error: --set gives pmse.seed twice (2 and 3); give each "
+                                             "measure option once.\n")
+    r = run(*args, "--set", "gdu.weights=[0.5, 0.5]", "--gdu-weights", "0.4,0.6")
+    assert r.exit_code == 2 and "--gdu-weights and --set gdu.weights both give the weights of 'gdu'" in r.stderr

@@ -313,3 +313,15 @@ def test_a_spec_name_that_differs_from_a_column_only_in_its_unicode_form_says_so
     with pytest.raises(SpecError, match=said):  # Python reads a name in a formula composed
         spec_from_dict({"variables": variables, "analyses": {"regressions": [{"name": "m",
                                                                               "formula": f"v ~ {composed}"}]}})
+
+
+@pytest.mark.parametrize("where, settings", [
+    ("the spec", {"missing": [[1, 2]]}),
+    ("variable 'x'", {"variables": {"x": {"scale": "nominal", "missing": ["", {"a": 2}]}}}),
+])
+def test_a_nested_list_in_missing_is_refused_as_in_suppressed(where, settings):
+    # missing: [[1, 2]] was accepted silently (the code '[1, 2]'), while 'suppressed' refuses it (found by an audit)
+    raw = {"variables": {"x": {"scale": "nominal"}}, **settings}
+    with pytest.raises(SpecError, match=rf"^'missing' of {where} holds .*, which is not a single value; list each "
+                                        r"code on its own, e.g. missing: \['', NA, -99\]\.$"):
+        spec_from_dict(raw)
