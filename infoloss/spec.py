@@ -553,13 +553,16 @@ def _as_list(value: Any, key: str, where: str) -> list:
     if value is None:  # an empty line such as 'missing:' lists nothing
         return []
     if isinstance(value, (str, int, float)):
-        return [value]
+        value = [value]
     if not isinstance(value, list):
         raise SpecError(f"'{key}' of {where} must be a list, e.g. {key}: ['', NA, -99].")
     nested = next((v for v in value if isinstance(v, (list, tuple, dict, set))), None)
     if nested is not None:  # as 'suppressed' refuses it (hierarchy._suppressed)
         raise SpecError(f"'{key}' of {where} holds {excerpt(nested, 60)}, which is not a single value; list each "
                         f"code on its own, e.g. {key}: ['', NA, -99].")
+    if any(isinstance(v, int) and abs(v) >= 2**1024 for v in value):  # no float holds it, nor str() (4,300 digits)
+        raise SpecError(f"'{key}' of {where} holds a whole number beyond ±1.8e308, which no value of a file can be; "
+                        f"list the codes the files use, e.g. {key}: ['', NA, -99].")
     return list(value)
 
 

@@ -325,3 +325,14 @@ def test_a_nested_list_in_missing_is_refused_as_in_suppressed(where, settings):
     with pytest.raises(SpecError, match=rf"^'missing' of {where} holds .*, which is not a single value; list each "
                                         r"code on its own, e.g. missing: \['', NA, -99\]\.$"):
         spec_from_dict(raw)
+
+
+@pytest.mark.parametrize("code", ["1" + "0" * 310, "0x" + "f" * 3700, "[-1" + "0" * 400 + "]"],
+                         ids=["decimal", "hex", "in a list"])
+def test_a_missing_code_beyond_the_floats_is_refused(tmp_path, code):
+    # float() overflowed (exit 1), and a long hex number passed the 4,300-digit check of the YAML reader but not
+    # str() (found by the hostile-input audit)
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f"variables:\n  x: {{scale: continuous}}\nmissing: {code}\n")
+    with pytest.raises(SpecError, match=r"'missing' of the spec holds a whole number beyond ±1.8e308"):
+        load_spec(spec)
