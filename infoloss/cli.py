@@ -147,7 +147,7 @@ def compare(
         except InputError as exc:
             _fail(str(exc))
     if not json_out and not html_out:
-        _print_summary(report)
+        _print_summary(report, report.to_dict(safe=True, min_cell=min_cell) if safe else None)
     else:
         written = [p for p in (json_out, html_out) if p not in (None, "-")]
         if written:
@@ -504,7 +504,9 @@ def _shown(text: str) -> str:
                    else f"\\u{ord(ch):04x}" for ch in text)
 
 
-def _print_summary(report) -> None:
+def _print_summary(report, safe: dict | None = None) -> None:
+    """The terminal table of the values; with --safe, those of the safe JSON (``safe``: withheld ones shown as
+    such, the reasons as it words them), so that the terminal shows nothing the shared files withhold."""
     from rich.table import Table
 
     from .registry import get
@@ -515,33 +517,38 @@ def _print_summary(report) -> None:
     table.add_column("better", style="dim")
     for s in report.scenarios:
         table.add_column(escape(_shown(s.name)), justify="right")
+    scenarios = safe["scenarios"] if safe is not None else [
+        {"measures": {mid: {"value": r.value} for mid, r in s.measures.items()}, "not_computed": s.not_computed}
+        for s in report.scenarios]
     for mid in report.measure_ids:
         info = get(mid)
         cells = []
-        for s in report.scenarios:
-            r = s.measures.get(mid)
-            cells.append(f"{r.value:.4g}" if r is not None else "[dim]n/c[/dim]")
-        if all(c.startswith("[dim]") for c in cells):
+        for s in scenarios:
+            r = s["measures"].get(mid)
+            value = None if r is None else r.get("value")
+            cells.append("[dim]n/c[/dim]" if r is None else "[dim]withheld[/dim]" if value is None else f"{value:.4g}")
+        if all(c == "[dim]n/c[/dim]" for c in cells):
             continue
         table.add_row(mid, info.better, *cells)
     out.print(table)
-    for s in report.scenarios:
+    for name, s in zip((s.name for s in report.scenarios), scenarios):
         by_reason: dict[str, list[str]] = {}
-        for mid, reason in s.not_computed.items():
+        for mid, reason in s["not_computed"].items():
             by_reason.setdefault(reason, []).append(mid)  # one line for the measures that share a reason
         for reason, mids in by_reason.items():
-            out.print(f"[dim]{escape(_shown(s.name))}: {', '.join(mids)} not computed: {escape(_shown(reason))}[/dim]",
+            out.print(f"[dim]{escape(_shown(name))}: {', '.join(mids)} not computed: {escape(_shown(reason))}[/dim]",
                       highlight=False)
-    for line in _choice_lines(report):
+    for line in _choice_lines(report, None if safe is None else safe.get("risk_utility")):
         out.print(line, markup=False, highlight=False)
 
 
-def _choice_lines(report) -> list[str]:
-    """The risk-utility decision asked for with --max-risk / --max-loss: the choice and why, or why there is none."""
+def _choice_lines(report, block: dict | None = None) -> list[str]:
+    """The risk-utility decision asked for with --max-risk / --max-loss: the choice and why, or why there is none
+    (from ``block``, the safe JSON's risk_utility, when given)."""
     asked = {k: v for k, v in report.risk_utility_options.items() if k in ("max_risk", "max_loss") and v is not None}
     if not asked:
         return []
-    block = report.risk_utility()
+    block = block if block is not None else report.risk_utility()
     if not block.get("available"):
         return [f"risk-utility choice: none, {_shown(block.get('reason', 'the map is not available'))}"]
     lines = []
@@ -885,7 +892,9 @@ def _usage_error(exc: Any) -> int:
     """
     ctx = getattr(exc, "ctx", None)
     if type(exc).__name__ == "NoArgsIsHelpError":
-        text = ctx.get_help() if ctx is not None else ""  # typer's rich help prints itself and returns ''
+        # the error asked for the help when it was made: typer's rich help printed itself then (its text is '');
+        # asking again printed it twice
+        text = exc.format_message()
         if text.strip():
             out.print(text, markup=False, highlight=False)
         return 0

@@ -363,6 +363,7 @@ def test_console_script_exit_codes(small):
     # infoloss without a command asks for the help, like infoloss --help: nothing is wrong (it exited 2 with no message)
     bare = subprocess.run([sys.executable, "-m", "infoloss.cli"], capture_output=True, text=True)
     assert bare.returncode == 0 and "compare" in bare.stdout and bare.stderr == ""
+    assert bare.stdout.count("Usage") == 1  # printed once (it was printed twice: found by the docs audit)
     good = subprocess.run([sys.executable, "-m", "infoloss.cli", "compare", str(small["orig"]), str(small["prot"]),
                            "--spec", str(small["spec"]), "--measures", "suppressions", "--json", "-"],
                           capture_output=True, text=True)

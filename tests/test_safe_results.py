@@ -1530,3 +1530,22 @@ def test_a_partner_withheld_beside_a_small_count_is_withheld_in_every_per_variab
             if isinstance(per, dict) and "inc" in per and key != "original":
                 assert per["age"] is None and per["inc"] is None, (mid, key)
         assert value is None or value == 32.0
+
+
+def test_the_terminal_summary_with_safe_shows_what_the_safe_json_shows(tmp_path):
+    # --safe without --json or --html printed the raw table: 9 suppressions, which the safe JSON withholds
+    # (found by the docs audit)
+    rng = np.random.default_rng(0)
+    o = pd.DataFrame({"x": rng.normal(size=200), "g": rng.choice(list("abc"), 200)})
+    p = o.copy()
+    p.loc[:8, "x"] = np.nan
+    o.to_csv(tmp_path / "o.csv", index=False)
+    p.to_csv(tmp_path / "p.csv", index=False)
+    args = ["compare", str(tmp_path / "o.csv"), str(tmp_path / "p.csv"), "--measures", "suppressions,il1s"]
+    def suppressions_cell(output: str) -> str:
+        return next(line for line in output.splitlines() if "suppressions" in line).split("│")[-2].strip()
+
+    plain = CliRunner().invoke(app, args)
+    assert plain.exit_code == 0 and suppressions_cell(plain.output) == "9"
+    safe = CliRunner().invoke(app, [*args, "--safe", "--min-cell", "10"])
+    assert safe.exit_code == 0 and suppressions_cell(safe.output) == "withheld", safe.output
