@@ -49,6 +49,9 @@ def infer_spec(df: pd.DataFrame, *, pairing: str | dict = "row") -> Spec:
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"infer_spec needs a DataFrame (read a file with infoloss.read_table first), got "
                          f"{type(df).__name__}.")
+    from .pair import index_as_columns
+
+    df = index_as_columns(df, "original")  # a named index is a column, as the comparison reads it
     if df.columns.duplicated().any():
         twice = str(df.columns[df.columns.duplicated()][0])
         raise InputError(f"the DataFrame has the column {twice!r} twice; give every column a unique name.")

@@ -608,6 +608,7 @@ def test_a_named_index_is_a_column_as_in_a_parquet_file_pandas_wrote():
     assert by_id.value("il1s") == pytest.approx(infoloss.compare(orig, prot, spec, measures=["il1s"]).value("il1s"))
     report = infoloss.compare(orig.set_index("sex"), prot.set_index("sex"), measures=["il1s"])
     assert "sex" in report.to_dict()["original"]["variables"]
+    assert "sex" in infoloss.infer_spec(orig.set_index("sex")).variables  # as compare reads the frame
     unnamed = infoloss.compare(orig.set_index("id").reset_index(drop=True), prot.drop(columns="id"), measures=["il1s"])
     assert "index" not in unnamed.to_dict()["original"]["variables"]
     with pytest.raises(infoloss.InputError, match="'inc' both as the name of its index and as a column"):
