@@ -361,7 +361,8 @@ def spec_from_dict(raw: Any, base_dir: str | Path | None = None, *, relative_to:
     sep = raw.get("separator")
     if sep is not None:
         if not isinstance(sep, str) or len(sep.encode()) != 1 and sep != "\\t":
-            raise SpecError(f"'separator' must be a single character, got {sep!r}.")
+            raise SpecError(f"'separator' must be a single character of the ASCII set, such as ',', ';', '|' or "
+                            f"'\\t' (a tab), got {sep!r}; Arrow's CSV reader splits on one byte.")
         spec.separator = "\t" if sep == "\\t" else sep
     analyses = raw.get("analyses")
     if analyses is not None and not isinstance(analyses, dict):

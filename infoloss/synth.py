@@ -249,17 +249,29 @@ def write_example(directory: str | Path, n: int = 2000) -> list[Path]:
     ``protected_noise.csv`` has light protection (noise 10 %, PRAM 5 %,
     1 % suppression of key values); ``protected_strong.csv`` strong
     protection (noise 50 %, PRAM 25 %, 5 % suppression).  Existing files are
-    never overwritten: if any of them is already there, nothing is written.
+    never overwritten: if any of them is already there, nothing is written;
+    a folder that already holds the example, byte for byte, is left as it is
+    (so that the README's first line can be run again).
     """
     directory = Path(directory)
     targets = [directory / name for name in EXAMPLE_FILES]
-    present = [p.name for p in targets if p.exists()]
+    contents = _example_contents(n)
+    present = [p for p in targets if p.exists()]
+    if present and len(present) == len(targets) and all(
+            p.is_file() and p.read_bytes() == text.encode() for p, text in zip(targets, contents)):
+        return targets
     if present:
-        raise InputError(
-            f"{directory} already holds {', '.join(present)}; choose an empty folder so that nothing is overwritten."
-        )
+        raise InputError(f"{directory} already holds {', '.join(p.name for p in present)}; choose an empty folder so "
+                         "that nothing is overwritten.")
     from ._files import write_atomic
 
+    for target, text in zip(targets, contents):
+        write_atomic(target, text)
+    return targets
+
+
+def _example_contents(n: int) -> list[str]:
+    """The text of the example's files, in the order of EXAMPLE_FILES (the same every time: seeded)."""
     original = make_survey(n, n_continuous=6, n_categorical=6, seed=2024)
     light = protect(original, noise=0.1, pram=0.05, suppress=0.01, seed=1)
     strong = protect(original, noise=0.5, pram=0.25, suppress=0.05, seed=2)
@@ -268,12 +280,9 @@ def write_example(directory: str | Path, n: int = 2000) -> list[Path]:
         "# protected_noise: noise 10 % of sd, PRAM 5 %, 1 % local suppression of key values;\n"
         "# protected_strong: noise 50 %, PRAM 25 %, 5 % suppression.\n"
     )
-    contents = [
+    return [
         original.to_csv(index=False),
         light.to_csv(index=False),
         strong.to_csv(index=False),
         header + yaml.safe_dump(_example_spec(original), sort_keys=False, allow_unicode=True),
     ]
-    for target, text in zip(targets, contents):
-        write_atomic(target, text)
-    return targets

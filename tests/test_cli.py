@@ -405,9 +405,14 @@ def test_example_command_writes_and_refuses_to_overwrite(tmp_path):
     files = sorted(p.name for p in target.iterdir())
     assert {"original.csv", "spec.yaml"} <= set(files)
     before = digest(list(target.iterdir()))
-    again = run("example", target)
-    assert again.exit_code == 2
+    again = run("example", target)  # the example already there, byte for byte: left as it is (README line 1 again)
+    assert again.exit_code == 0, again.output
     assert digest(list(target.iterdir())) == before
+    (target / "spec.yaml").write_text((target / "spec.yaml").read_text() + "# my note\n")
+    edited = digest(list(target.iterdir()))
+    refused = run("example", target)  # a file that differs is never overwritten
+    assert refused.exit_code == 2 and "already holds" in refused.output
+    assert digest(list(target.iterdir())) == edited
 
 
 def test_a_cardinality_warning_is_one_line_once_and_none_when_the_run_fails(tmp_path):
