@@ -264,3 +264,22 @@ def test_the_pvalue_option_reaches_the_weighted_ks(equal):
     assert exact.details["pvalue"]["v"] == pytest.approx(want, rel=1e-10)
     assert auto["method"]["v"] == ("asymp-limit" if equal else "asymp-limit-effective-n")
     assert 0 < auto["pvalue"]["v"] / want - 1 < 0.02
+
+
+def test_a_sampled_ecdf_measure_is_the_mean_over_seeds_with_its_spread():
+    # a file beyond max_records is sampled: the value depended on the seed, with no spread shown
+    rng = np.random.default_rng(3)
+    orig = pd.DataFrame({"x": rng.normal(size=600), "y": rng.normal(size=600)})
+    prot = pd.DataFrame({"x": rng.normal(0.2, 1, 500), "y": rng.normal(size=500)})
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}, "pairing": "none"}
+    whole = ecdf_max(orig, prot, spec)
+    assert whole.details["depends_on_seed"] is False and "seeds" not in whole.details
+    for measure, other in ((ecdf_max, "mean_squared"), (ecdf_mean, "max")):
+        one = [measure(orig, prot, spec, max_records=100, seed=s, seeds=1) for s in range(4)]
+        values = [r.value for r in one]
+        assert len(set(values)) > 1  # the samples differ
+        r = measure(orig, prot, spec, max_records=100, seeds=4)
+        assert r.details["depends_on_seed"] is True and r.details["seeds"]["values"] == values
+        assert r.value == pytest.approx(np.mean(values), rel=1e-15)
+        assert r.details[other] == pytest.approx(np.mean([x.details[other] for x in one]), rel=1e-15)
+        assert r.details["sample"] == one[0].details["sample"]  # the first seed's

@@ -19,7 +19,9 @@ Conventions (where the literature leaves a choice):
   measures where missing is a category of its own.  ``missing="complete"``
   uses complete records only.  The exact measure costs O(N²·p), so files of
   more than ``max_records`` records (default 2,000 per file) are replaced by
-  a seeded simple random subsample of that size; ``details`` says so.  The
+  a seeded simple random subsample of that size; ``details`` says so, and
+  the value is then the mean over ``seeds`` samples (default 5; seeds
+  ``seed, seed+1, …``), with their spread in ``details["seeds"]``.  The
   sample is a prefix of a seeded random permutation of the record numbers,
   which depends only on the file's size and the seed: files of equal size
   (record-paired, identical, or unpaired of equal size) are sampled at the
@@ -66,7 +68,8 @@ ECDF_OPTIONS = (
            choices=("largest", "complete")),
     Option("max_records", "int", 2000, "most records of each file on which the ECDFs are compared (a seeded sample of a "
            "larger file)", low=2),
-    Option("seed", "int", 0, "seed of the sample", low=0, high=MAX_SEED),
+    Option("seed", "int", 0, "the first seed of the sample", low=0, high=MAX_SEED),
+    Option("seeds", "int", 5, "samples (seeds) the value is averaged over when a file is sampled", low=1, high=100),
     WEIGHTED,
 )
 
@@ -678,21 +681,38 @@ def _ecdf(pair: EncodedPair, missing: str, max_records: int, seed: int, use_w: b
 
 
 def _ecdf_weighted(
-    pair: EncodedPair, missing: str, max_records: int, seed: int, weighted: bool | None, mid: str
-) -> tuple[float, float, dict]:
-    """U_m, U_s and details; weighted: F_O, F_M weighted and U_s a weighted mean over the merged points."""
+    pair: EncodedPair, missing: str, max_records: int, seed: int, seeds: int, weighted: bool | None, mid: str
+) -> tuple[list[float], list[float], list[int], dict]:
+    """U_m and U_s of each seed, the seeds and the details (of the first seed); weighted: F_O, F_M weighted and
+    U_s a weighted mean over the merged points.  Without a sample (every record used) there is one seed."""
     use_w, wdetails = _weighting(pair, weighted, mid)
-    diffs, details = _ecdf(pair, missing, max_records, seed, use_w)
-    details = dict(details)
-    point_w = details.pop("point_weights", None)
-    u_m = float(np.max(np.abs(diffs)))
-    u_s = float(np.mean(diffs**2)) if point_w is None else float(np.sum(point_w * diffs**2) / diffs.shape[0])
+    _, details = _ecdf(pair, missing, max_records, seed, use_w)
+    seed_list = [int(seed) + i for i in range(int(seeds))] if details["sample"] is not None else [int(seed)]
+    u_m, u_s = [], []
+    for s in seed_list:
+        diffs, found = _ecdf(pair, missing, max_records, s, use_w)
+        point_w = found.get("point_weights")
+        u_m.append(float(np.max(np.abs(diffs))))
+        u_s.append(float(np.mean(diffs**2)) if point_w is None else float(np.sum(point_w * diffs**2) / diffs.shape[0]))
+    details = {k: v for k, v in details.items() if k != "point_weights"}
     if use_w:
         details["weights_note"] = (
             "F_O, F_M are weighted ECDFs; U_s weights each merged point by its weight, normalised to mean 1 "
             "within its file"
         )
-    return u_m, u_s, {**details, **wdetails}
+    return u_m, u_s, seed_list, {**details, **wdetails}
+
+
+def _over_samples(values: list[float], other: list[float], seed_list: list[int], other_key: str,
+                  details: dict) -> MeasureResult:
+    """The mean over the samples' seeds, the spread in ``details["seeds"]`` (a sampled file), and the other
+    ECDF measure's mean under ``other_key``."""
+    from ._mining_data import spread
+
+    sampled = details["sample"] is not None
+    extra = {"depends_on_seed": sampled, **({"seeds": spread(values, seed_list)} if sampled else {})}
+    return MeasureResult(value=float(np.mean(values)) if sampled else values[0],
+                         details={**details, other_key: float(np.mean(other)) if sampled else other[0], **extra})
 
 
 
@@ -708,7 +728,7 @@ def _ecdf_weighted(
     options=ECDF_OPTIONS,
 )
 def ecdf_max(
-    pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0,
+    pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0, seeds: int = 5,
     weighted: bool | None = None,
 ) -> MeasureResult:
     r"""Woo et al.'s :math:`U_m`: the largest difference between the multivariate ECDFs.
@@ -740,7 +760,12 @@ def ecdf_max(
         Files of equal size are sampled at the same record numbers (see
         the module documentation).
     seed : int
-        Seed of the subsampling.
+        The first seed of the subsampling.
+    seeds : int
+        With a subsample, the value is the mean over the samples of the
+        seeds ``seed, …, seed + seeds − 1`` (default 5), their spread in
+        ``details["seeds"]``; without one (every record used), one exact
+        value (``details["depends_on_seed"]`` False).
     weighted : bool, optional
         Weighted ECDFs (a record counts with its survey weight); default:
         when both files have weights.
@@ -749,7 +774,10 @@ def ecdf_max(
     -------
     MeasureResult
         value :math:`U_m`; details: ``variables``, ``missing``, ``sample``
-        (None when every record was used), ``mean_squared`` (:math:`U_s`).
+        (None when every record was used; else the first seed's),
+        ``mean_squared`` (:math:`U_s`, its mean over the seeds),
+        ``depends_on_seed``, ``seeds`` (with a sample: mean, sd, min, max
+        and the value per seed).
 
     References
     ----------
@@ -772,8 +800,8 @@ def ecdf_max(
     >>> ecdf_max(orig, prot, spec).value
     0.5
     """
-    u_m, u_s, details = _ecdf_weighted(pair, missing, max_records, seed, weighted, "ecdf_max")
-    return MeasureResult(value=u_m, details={**details, "mean_squared": u_s})
+    u_m, u_s, seed_list, details = _ecdf_weighted(pair, missing, max_records, seed, seeds, weighted, "ecdf_max")
+    return _over_samples(u_m, u_s, seed_list, "mean_squared", details)
 
 
 @measure(
@@ -786,7 +814,7 @@ def ecdf_max(
     options=ECDF_OPTIONS,
 )
 def ecdf_mean(
-    pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0,
+    pair: EncodedPair, *, missing: str = "largest", max_records: int = 2000, seed: int = 0, seeds: int = 5,
     weighted: bool | None = None,
 ) -> MeasureResult:
     r"""Woo et al.'s :math:`U_s`: the mean squared difference between the multivariate ECDFs.
@@ -806,8 +834,8 @@ def ecdf_mean(
         How missing values enter; see :func:`ecdf_max`.
     max_records : int
         Per-file subsample size for large files; see :func:`ecdf_max`.
-    seed : int
-        Seed of the subsampling.
+    seed, seeds : int
+        The first seed and the number of samples; see :func:`ecdf_max`.
     weighted : bool, optional
         Weighted ECDFs (a record counts with its survey weight); default:
         when both files have weights.
@@ -816,7 +844,8 @@ def ecdf_mean(
     -------
     MeasureResult
         value :math:`U_s`; details: ``variables``, ``missing``, ``sample``,
-        ``max`` (:math:`U_m`).
+        ``max`` (:math:`U_m`), ``depends_on_seed``, ``seeds``, as for
+        :func:`ecdf_max`.
 
     References
     ----------
@@ -840,5 +869,5 @@ def ecdf_mean(
     >>> round(ecdf_mean(orig, prot, spec).value, 6)
     0.083333
     """
-    u_m, u_s, details = _ecdf_weighted(pair, missing, max_records, seed, weighted, "ecdf_mean")
-    return MeasureResult(value=u_s, details={**details, "max": u_m})
+    u_m, u_s, seed_list, details = _ecdf_weighted(pair, missing, max_records, seed, seeds, weighted, "ecdf_mean")
+    return _over_samples(u_s, u_m, seed_list, "max", details)
