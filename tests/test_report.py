@@ -440,3 +440,23 @@ def test_generalised_values_are_drawn_as_generalised_not_as_other_categories(tmp
     # the page's names are the JSON tables' names
     cats = rep.to_dict()["scenarios"][0]["tables"]["one_way"]["job"]["categories"]
     assert {"g0", "g1", "g2", "g3"} <= set(cats)
+
+
+def test_the_files_table_says_how_each_scenario_is_paired():
+    # under pairing: nearest the table said "not paired (record-level measures not computed)" while the page
+    # showed the record-level measures computed on the nearest-record pairs (found by the report audit)
+    rng = np.random.default_rng(2)
+    orig = pd.DataFrame({"g": rng.choice(list("ab"), 300), "x": rng.normal(size=300)})
+    synth = pd.DataFrame({"g": rng.choice(list("ab"), 200), "x": rng.normal(size=200)})
+    spec = {"variables": {"g": {"scale": "nominal", "role": "key"}, "x": {"scale": "continuous"}}}
+    nearest = infoloss.compare(orig, synth, {**spec, "pairing": "nearest"}, measures=["il1s"])
+    median = nearest.scenarios[0].pairing["distance_quantiles"]["0.5"]
+    html = nearest.to_html()
+    assert "il1s" in nearest.scenarios[0].measures
+    assert f"each record paired with its nearest original record (pairing: nearest; median standardised distance " \
+           f"{report_pkg.numbers.number(median)})" in html
+    assert "not paired (record-level measures not computed)" not in html
+    unpaired = infoloss.compare(orig, synth, {**spec, "pairing": "none"}, measures=["il1s"]).to_html()
+    assert "not paired (record-level measures not computed)" in unpaired
+    paired = infoloss.compare(orig, orig.copy(), spec, measures=["il1s"]).to_html()
+    assert "paired with the original&#39;s records" in paired or "paired with the original's records" in paired

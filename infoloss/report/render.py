@@ -84,7 +84,7 @@ def context(report: Any, policy: Policy) -> dict[str, Any]:
         "original_name": _file_name(report.original.get("path")),
         "n_original": policy.count_text(int(report.original.get("n_records", 0))),
         "n_variables": len(report.original.get("variables", {})),
-        "scenarios": [{"name": s.name, "n_records": policy.count_text(int(s.n_records)), "paired": s.paired,
+        "scenarios": [{"name": s.name, "n_records": policy.count_text(int(s.n_records)), "pairing": _pairing_text(s),
                        "marker": svg.marker_svg(i)} for i, s in enumerate(report.scenarios)],
         "howto": how_to_read(policy.safe, policy.min_cell),
         "sections": sections,
@@ -92,6 +92,21 @@ def context(report: Any, policy: Policy) -> dict[str, Any]:
         "css": Markup(_asset("report.css")),
         "script": Markup(_asset("check.js")),
     }
+
+
+def _pairing_text(scenario: Any) -> str:
+    """How a scenario's records meet the original's, for the files table: paired, paired with the nearest
+    original records (``pairing: nearest``, whose record-level measures are computed), or not paired."""
+    if scenario.paired:
+        return "paired with the original's records"
+    pairing = getattr(scenario, "pairing", None)
+    if not pairing:
+        return "not paired (record-level measures not computed)"
+    from .numbers import number
+
+    median = (pairing.get("distance_quantiles") or {}).get("0.5")  # a quantile safe mode shows (rounded)
+    where = f"; median standardised distance {number(median)}" if median is not None else ""
+    return f"each record paired with its nearest original record (pairing: nearest{where})"
 
 
 def _reason_filter(report: Any, policy: Policy):
