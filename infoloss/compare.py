@@ -939,19 +939,22 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int, changed_elsewher
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
     from .safe_analyses import safe_analyses
     from .safe_results import published_missing, record_counts, safe_measures, safe_pairing
-    from .safe_statistics import few_complete_cases, few_values, safe_statistics
+    from .safe_statistics import few_complete_cases, few_values, published_n, safe_statistics
 
     counts = record_counts(scenario)
     stats = scenario.get("statistics")
+    safe_stats, more_stats = (safe_statistics(stats, min_cell, counts, changed_elsewhere) if stats is not None
+                              else (None, 0))
     # a variable any scenario changed in a few records: another scenario's exact comparisons of it, with that
     # scenario's own (rounded) protected mean, give the original's mean as well as its own do
     scenario["measures"], summary = safe_measures(scenario["measures"], min_cell, registry, counts,
                                                   few_values(stats, min_cell) | changed_elsewhere,
                                                   few_complete_cases(stats, min_cell),
-                                                  published_missing(scenario.get("tables")))
-    if scenario.get("statistics") is not None:
-        scenario["statistics"], more = safe_statistics(scenario["statistics"], min_cell, counts, changed_elsewhere)
-        summary["withheld"] += more
+                                                  published_missing(scenario.get("tables"))
+                                                  | published_n(safe_stats))
+    if stats is not None:
+        scenario["statistics"] = safe_stats
+        summary["withheld"] += more_stats
     if isinstance(scenario.get("pairing"), dict):
         scenario["pairing"], more = safe_pairing(scenario["pairing"], min_cell, counts)
         summary["withheld"] += more

@@ -65,7 +65,11 @@ analyses consistent with the safe tables of the same JSON.  The rules:
    regression's record counts, the domain sizes of an estimate, the
    proportions of one variable in a domain), a withheld part is withheld
    with the next smallest parts until the withheld ones hold at least
-   ``min_cell`` records (:func:`partition_withheld`); counts of records
+   ``min_cell`` records (:func:`partition_withheld`; a part the JSON shows
+   elsewhere -- a one-way table's missing count, the records less a
+   statistics ``n``, the ``== 0`` cell of ``dis_table`` beside a shown
+   ``records_with_msu``, :data:`PARTITION_KNOWN` -- is known and never
+   chosen as a partner); counts of records
    with a value (:data:`COMPLEMENT_KEYS`, missing_values) are withheld when
    the records without one are few; quantiles with fewer than ``min_cell``
    records beyond them, regression coefficients resting on fewer than
@@ -120,6 +124,10 @@ COUNT_KEYS = frozenset({
 #: Detail keys whose entries split the records of a file into parts (the parts add up to a total the reader
 #: knows): a small part is withheld together with the next smallest ones (:func:`partition_withheld`).
 PARTITION_KEYS = frozenset({"dis_table", "distinct_counts", "key_mismatches"})
+#: A cell of a partition that a sibling count gives (the file's records less it): when that count is shown, the
+#: cell is known and never a partner of a withheld cell (:func:`partition_withheld`'s ``known``); suda_dis's
+#: records of DIS 0 are those without an MSU.
+PARTITION_KNOWN = {"dis_table": ("== 0", "records_with_msu")}
 #: Measures whose per-variable values are shares of records (a count over the file's records), so that
 #: ``value · n_records`` is a count of records: a small one is withheld with its share, and the measure's
 #: value (their mean) when it would give the withheld ones back.
@@ -132,7 +140,8 @@ SHARES_OF_RECORDS_IN_DETAILS = {"interval_disclosure_robust": ("risk1", "risk2")
 #: Detail keys of counts of records with a value: the records without one (the file's records minus the
 #: count) are a count too.
 COMPLEMENT_KEYS = frozenset({"n_orig", "n_prot", "records_with_change", "n", "n_compared", "n_complete", "n_fitted",
-                             "records_used", "candidates", "covariance_records", "records_at_risk"})
+                             "records_used", "candidates", "covariance_records", "records_at_risk",
+                             "records_with_msu"})
 #: Count measures whose complement (records with a value) is a count too.
 COMPLEMENT_COUNTS = frozenset({"missing_values", "suppressions", "records_changed"})
 #: Numbers under a count key that are not counts.
@@ -212,9 +221,11 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
         (:func:`infoloss.safe_statistics.few_complete_cases`): the measures over complete cases are
         withheld whole (their matrices rest on those records).
     published : set of str
-        Variables whose counts of missing values the same JSON's safe ``tables`` block shows
-        (:func:`published_missing`): the count measures do not pick them as partners of a withheld
-        per-variable count (the total less the counts shown and the table's would give it back).
+        Variables whose counts of missing values the same JSON shows elsewhere: in its safe ``tables`` block
+        (:func:`published_missing`) or as the file's records less the ``n`` of its safe ``statistics``
+        block (:func:`infoloss.safe_statistics.published_n`): the count measures do not pick them as
+        partners of a withheld per-variable count (the total less the counts shown and the known ones
+        would give it back).
 
     Returns
     -------
@@ -1092,7 +1103,11 @@ def _walk_dict(obj: dict, state: _Safe, *, parent: str, counting: bool) -> dict:
             continue
         child_counts = (counting or key_s in counted) and key_s not in NOT_COUNTS
         if key_s in PARTITION_KEYS and isinstance(value, dict):
-            names, _ = partition_withheld({k: v for k, v in value.items() if _is_number(v)}, state.min_cell)
+            cell, sibling = PARTITION_KNOWN.get(key_s, (None, None))
+            shown = obj.get(sibling) if sibling else None  # a count shown beside the partition: its cell is known
+            known = {cell} if _is_number(shown) and not state.small(shown) and not state.small_complement(shown) \
+                else set()
+            names, _ = partition_withheld({k: v for k, v in value.items() if _is_number(v)}, state.min_cell, known)
             value = {k: (None if k in names else v) for k, v in value.items()}
             state.withheld += len(names)
             withheld_here |= bool(names)

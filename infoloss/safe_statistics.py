@@ -15,7 +15,7 @@ from typing import Any
 
 from .safe_results import _is_number
 
-__all__ = ["few_complete_cases", "few_values", "safe_statistics"]
+__all__ = ["few_complete_cases", "few_values", "published_n", "safe_statistics"]
 
 
 def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, ...] = (),
@@ -104,6 +104,22 @@ def _few_complete_cases(stats: dict[str, Any], side: str, min_cell: int, n_recor
         block["n_complete"] = None
         withheld += 1
     return withheld
+
+
+def published_n(safe_stats: dict[str, Any] | None) -> frozenset:
+    """The variables whose records with a value (``n``) a safe ``statistics`` block shows for a file: their missing
+    values are the file's records less ``n``, so they are known (the count measures do not pick them as partners
+    of a withheld per-variable count, :func:`infoloss.safe_results.partition_withheld`).
+
+    >>> sorted(published_n({"orig": {"n": {"a": 40, "b": None}}, "prot": {"n": {"a": 40, "c": 38}}}))
+    ['a', 'c']
+    """
+    out = set()
+    for side in ("orig", "prot"):
+        counts = ((safe_stats or {}).get(side) or {}).get("n")
+        if isinstance(counts, dict):
+            out |= {v for v, n in counts.items() if _is_number(n)}
+    return frozenset(out)
 
 
 def few_values(statistics: dict[str, Any] | None, min_cell: int) -> frozenset:

@@ -1522,14 +1522,17 @@ def test_a_partner_withheld_beside_a_small_count_is_withheld_in_every_per_variab
     p.loc[0:29, "inc"] = np.nan
     full = infoloss.compare(o, p, measures=["missing_values", "suppressions"], aggregates=False)
     assert full.to_dict()["scenarios"][0]["measures"]["suppressions"]["details"]["net"] == {"age": 2, "inc": 30, "sex": 0}
-    safe = full.to_dict(safe=True, min_cell=5)["scenarios"][0]["measures"]
+    scenario = full.to_dict(safe=True, min_cell=5)["scenarios"][0]
+    safe = scenario["measures"]
+    # the safe statistics show inc's n (150 - 30): its 30 missing values are known, no partner that hides the 2
+    # ages; the value (32) is withheld instead
+    assert scenario["statistics"]["prot"]["n"]["inc"] == 120
     for mid in ("missing_values", "suppressions"):
-        assert safe[mid]["by_variable"]["age"] is None and safe[mid]["by_variable"]["inc"] is None
-        value = safe[mid]["value"]
+        assert safe[mid]["by_variable"]["age"] is None and safe[mid]["value"] is None
+        hidden = {v for v, x in safe[mid]["by_variable"].items() if x is None}
         for key, per in safe[mid]["details"].items():
             if isinstance(per, dict) and "inc" in per and key != "original":
-                assert per["age"] is None and per["inc"] is None, (mid, key)
-        assert value is None or value == 32.0
+                assert all(per[v] is None for v in hidden), (mid, key)
 
 
 def test_the_terminal_summary_with_safe_shows_what_the_safe_json_shows(tmp_path):
@@ -1549,3 +1552,64 @@ def test_the_terminal_summary_with_safe_shows_what_the_safe_json_shows(tmp_path)
     assert plain.exit_code == 0 and suppressions_cell(plain.output) == "9"
     safe = CliRunner().invoke(app, [*args, "--safe", "--min-cell", "10"])
     assert safe.exit_code == 0 and suppressions_cell(safe.output) == "withheld", safe.output
+
+
+def test_a_partner_of_a_withheld_missing_count_is_not_one_the_statistics_n_gives_back():
+    """3 suppressed values of ``sex``: missing_values withheld them with a partner, a continuous variable with 39
+    missing values, whose count the safe statistics' n (200 - 39) shows anyway; the value less the counts shown
+    and that one gave the 3 back.  Such a variable is known, no partner: the value is withheld instead."""
+    rng = np.random.default_rng(3)
+    n = 200
+    orig = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n),
+                         "sex": rng.choice(["m", "f"], n), "region": rng.choice(["a", "b", "c"], n)})
+    orig.loc[:38, "x"] = np.nan  # 39 missing values of x, in both files
+    orig.loc[100:139, "y"] = np.nan  # 40 of y
+    prot = orig.copy()
+    prot.loc[[150, 160, 170], "sex"] = None  # 3 suppressions
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"},
+                          "sex": {"scale": "nominal"}, "region": {"scale": "nominal"}}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions"], aggregates=False)
+    safe = report.to_dict(safe=True, min_cell=5)["scenarios"][0]
+    mv = safe["measures"]["missing_values"]
+    assert mv["by_variable"]["sex"] is None
+    n_shown = safe["statistics"]["prot"]["n"]
+    # missing values of each variable the statistics show: the file's records less n
+    known = {v: n - c for v, c in n_shown.items() if c is not None}  # x: 39, y: 40
+    shown = {v: c for v, c in mv["by_variable"].items() if c is not None}
+    if mv["value"] is not None:
+        rest = mv["value"] - sum({**known, **shown}.values())
+        assert not 0 < rest < 5, f"the value less the known counts gives {rest} back"
+    assert mv["value"] is None
+
+
+def _suda_dis(cells, records_with_msu):
+    table = dict(zip(["== 0", "(0.0, 0.1]", "(0.1, 0.2]", "(0.2, 0.3]", "> 0.7"], cells))
+    return {"suda_dis": {"value": 0.05, "details": {"records_with_msu": records_with_msu,
+                                                    "msu_share": records_with_msu / 120, "dis_table": table,
+                                                    "n_records": 120}},
+            "msu_share": {"value": records_with_msu / 120, "details": {"records_with_msu": records_with_msu}}}
+
+
+def test_the_dis_cell_of_records_without_an_msu_is_known_beside_records_with_msu():
+    """DIS 0 holds the records without an MSU: with records_with_msu shown (101 of 120), the "== 0" cell (19) is
+    known, so withholding it beside a cell of 1 record hid nothing (120 - 101 = 19, then 101 - 100 = 1).  The
+    small cell's partner is another cell of records with an MSU."""
+    out, _ = safe_measures(_suda_dis([19, 100, 1, 0, 0], 101), 5, registry, (120,))
+    details = out["suda_dis"]["details"]
+    table = details["dis_table"]
+    assert table["(0.1, 0.2]"] is None
+    n_shown = details["records_with_msu"] if details["records_with_msu"] is not None else \
+        (None if out["msu_share"]["value"] is None else round(out["msu_share"]["value"] * 120))
+    if n_shown is not None:  # the "== 0" cell is known: the cells of records with an MSU less those shown
+        rest = n_shown - sum(v for k, v in table.items() if k != "== 0" and v is not None)
+        assert not 0 < rest < 5, f"records_with_msu less the cells shown gives {rest} back"
+    assert table["(0.0, 0.1]"] is None and table["== 0"] == 19 and details["records_with_msu"] == 101
+
+
+def test_a_small_dis_cell_of_records_without_an_msu_withholds_records_with_msu():
+    """3 records without an MSU: records_with_msu (117 of 120) and msu_share would give them back."""
+    out, _ = safe_measures(_suda_dis([3, 100, 17, 0, 0], 117), 5, registry, (120,))
+    assert out["suda_dis"]["details"]["dis_table"]["== 0"] is None
+    assert out["suda_dis"]["details"]["records_with_msu"] is None
+    assert out["suda_dis"]["details"]["msu_share"] is None
+    assert out["msu_share"]["details"]["records_with_msu"] is None and out["msu_share"]["value"] is None
