@@ -727,3 +727,27 @@ def test_the_map_and_the_safe_verdict_say_why_their_rankings_can_differ(survey_p
     safe = " ".join(htmllib.unescape(re.sub(r"<[^>]+>", "", survey_pages["safe"])).split())
     assert "withheld in safe mode" in safe  # (the survey pair's safe report withholds some headline measure)
     assert "so the safe report's scores can differ from those of the full report" in safe
+
+
+def test_a_family_whose_headline_measures_cannot_be_scored_is_not_scored_by_a_stand_in():
+    """Safe mode withholds the estimates and regression_ci_overlap has no scale: the analyses family is then not
+    scored, rather than by regression_sign_agreement (no headline measure), which reversed the safe verdict."""
+    variables = {f"c{i}": "nominal" for i in range(5)} | {f"x{i}": "continuous" for i in range(3)}
+    from infoloss.report.safe_view import SafeResult
+
+    withheld = SafeResult({"value": None, "by_variable": None, "by_pair": None, "details": {},
+                           "withheld": "withheld in safe mode"})
+    full = {"hellinger": [0.2, 0.1], "estimate_inside_ci": [0.5, 1.0], "estimate_ci_overlap": [0.3, 0.8],
+            "regression_ci_overlap": [0.2, 0.9], "regression_sign_agreement": [1.0, 0.5]}
+    safe_rep = fake_report(full, variables)
+    for s in safe_rep.scenarios:
+        s.measures["estimate_inside_ci"] = s.measures["estimate_ci_overlap"] = withheld
+    full_sc, safe_sc = compute_scores(fake_report(full, variables)), compute_scores(safe_rep)
+    assert full_sc.ranking() == safe_sc.ranking() == [1, 0]
+    analyses = {f.family: f for f in safe_sc.families}["analyses"]
+    assert analyses.measures == [] and analyses.scores == [None, None]
+    assert "regression_sign_agreement" not in analyses.left_out  # not even considered
+    assert {f.family: f for f in full_sc.families}["analyses"].measures == ["estimate_inside_ci"]
+    # a family that ran no headline measure is still scored by its scoreable measures
+    only = compute_scores(fake_report({"regression_sign_agreement": [1.0, 0.5]}, variables))
+    assert only.families[0].measures == ["regression_sign_agreement"]

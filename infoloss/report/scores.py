@@ -12,9 +12,12 @@ documents every mapping):
   ``score_scale`` (the loss that counts as complete loss) and is left out
   of the scores without one (e.g. ctbil, whose value is in records per cell);
 * **family score** -- the mean of the scores of the family's headline
-  measures (all its scoreable measures when none is a headline measure),
-  each weighted by the number of variables it speaks about; only measures
-  computed for every scenario take part, so all scenarios are scored alike;
+  measures (all its scoreable measures when none of the measures run is a
+  headline measure), each weighted by the number of variables it speaks
+  about; only measures computed for every scenario take part, so all
+  scenarios are scored alike; a family whose headline measures were run but
+  none can be scored (withheld, not computed for every scenario, unbounded)
+  is not scored: no other measure stands in for them;
 * **overall score** -- the weighted mean of the family scores.  By default a
   family's weight is the share of the analysed variables its measures speak
   about (the moments family, about continuous variables only, weighs little
@@ -212,12 +215,11 @@ def _family_score(report: Any, family: str, title: str, kinds: Mapping[str, str]
         return None
     headline = [m for m in run if get(m).headline]
     left_out: dict[str, str] = {}
-    chosen = _scoreable(report, headline, left_out) if headline else []
-    reasons = [left_out.get(m, "") for m in headline]
-    withheld = any(r.startswith("withheld") for r in reasons) and all(r.startswith(("withheld", "not computed"))
-                                                                        for r in reasons)
-    if not chosen and not withheld:  # a family whose headline measures the safe JSON withholds is not scored
-        chosen = _scoreable(report, run, left_out)  # by what is left (grc alone for GDU: 1 by construction)
+    # a family that ran headline measures is scored by them alone: when none of them can be scored (withheld in
+    # safe mode, not computed for every scenario, or unbounded without a scale) the family is not scored, rather
+    # than by a measure that is no headline one standing in (grc alone for GDU: 1 by construction; the regression
+    # signs for the analyses when the safe JSON withholds the estimates), which could reverse the verdict
+    chosen = _scoreable(report, headline if headline else run, left_out)
     if not chosen:
         return FamilyScore(family, title, [], 0, [None] * len(report.scenarios), left_out=left_out)
     used: set[str] = set()

@@ -196,8 +196,9 @@ def _weights_note(sc: Scores) -> Markup:
         safe = any(why.startswith("withheld") for _, why in left)
         left_html = Markup("<p>Not in the scores: {}.{}</p>").format(
             "; ".join(f"{m} ({why})" for m, why in left),
-            " A family's score is then that of its other measures, so the safe report's scores can differ from "
-            "those of the full report (a family scored on one measure that barely moves can even reach 1)."
+            " A family's score is then that of its other headline measures (a family none of whose headline "
+            "measures can be scored is not scored), so the safe report's scores can differ from those of the full "
+            "report."
             if safe else "")
     return Markup(
         '<details class="how"><summary>How the scores are made</summary><p>Each measure\'s value becomes a score '
