@@ -751,3 +751,23 @@ def test_a_family_whose_headline_measures_cannot_be_scored_is_not_scored_by_a_st
     # a family that ran no headline measure is still scored by its scoreable measures
     only = compute_scores(fake_report({"regression_sign_agreement": [1.0, 0.5]}, variables))
     assert only.families[0].measures == ["regression_sign_agreement"]
+
+
+def test_every_value_tied_with_the_best_one_is_marked_best():
+    """The tie rule of a bounded measure holds for each value against the best, not only for the row's spread."""
+    from infoloss.report.parts import info_positions
+
+    # the audit's lambda row: 0.31973 printed 0.32 with no mark beside two 0.319 ✓ best
+    assert info_positions(get("lambda"), [0.31924, 0.31973, 0.31924, 0.47726]) == [0.0, 0.0, 0.0, 1.0]
+    # a pair that is a tie with two scenarios stays one with three
+    assert info_positions(get("hellinger"), [0.30, 0.303]) == [None, None]
+    assert info_positions(get("hellinger"), [0.30, 0.303, 0.5])[:2] == [0.0, 0.0]
+    assert info_positions(get("gdu"), [0.9, 0.5, 0.897])[::2] == [0.0, 0.0]  # higher is better
+    # no tie: 1 % of the range apart but a third of each other; more than 1 % of the range apart
+    assert info_positions(get("global_risk"), [0.012, 0.00437, 0.5]) == [pytest.approx(0.0152, abs=1e-3), 0.0, 1.0]
+    assert info_positions(get("hellinger"), [0.30, 0.32, 0.5])[1] > 0
+    variables = {f"c{i}": "nominal" for i in range(3)}
+    page = fake_report({"lambda": [0.31924, 0.31973, 0.31924, 0.47726]}, variables).to_html()
+    row = re.search(r'<tr><th scope="row" class="measure"><a href="#m-lambda">.*?</tr>', _section(page, "headline"),
+                    re.S).group(0)
+    assert row.count("✓ best") == 3

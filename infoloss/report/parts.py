@@ -83,14 +83,41 @@ def info_positions(info: MeasureInfo, values: Sequence[float | None]) -> list[fl
     half the larger one (cluster_ari 0.995 and 1), as the verdict counts
     scores within 0.01 as tied.  A global risk of 0.012 against 0.0044 (a
     third of it) was a tie by the 1 % rule alone.
+
+    The rule holds for every value, not only for the row's spread: with three
+    or more scenarios, a value that is such a tie with the best one is best
+    too (lambda 0.31924 and 0.31973 both carry "✓ best" next to 0.32 and 0.5).
+
+    >>> from infoloss.registry import get
+    >>> info_positions(get("lambda"), [0.31924, 0.5, 0.31973])
+    [0.0, 1.0, 0.0]
+    >>> info_positions(get("hellinger"), [0.30, 0.303]), info_positions(get("hellinger"), [0.30, 0.303, 0.5])
+    ([None, None], [0.0, 0.0, 1.0])
     """
     low, high = info.range
     finite = [v for v in values if v is not None and math.isfinite(v)]
-    if low is not None and high is not None and len(finite) >= 2:
-        gap, size = max(finite) - min(finite), max(abs(v) for v in finite)
-        if gap < NOISE_TIE * (high - low) or (gap < RANGE_TIE * (high - low) and gap < RELATIVE_TIE * size):
-            return [None] * len(values)
-    return positions(values, info.better, info.ideal)
+    bounded = low is not None and high is not None and high > low
+    if bounded and len(finite) >= 2 and _bounded_tie(min(finite), max(finite), high - low):
+        return [None] * len(values)
+    out = positions(values, info.better, info.ideal)
+    if not bounded or all(p is None for p in out):
+        return out
+    best = min((p, k) for k, p in enumerate(out) if p is not None)[1]
+    return [0.0 if p is not None and _bounded_tie(values[k], values[best], high - low)  # type: ignore[arg-type]
+            and _loss(info, values[k]) >= _loss(info, values[best]) else p for k, p in enumerate(out)]  # type: ignore[arg-type]
+
+
+def _bounded_tie(a: float, b: float, span: float) -> bool:
+    """Whether two values of a measure whose range is ``span`` wide are a tie (see :func:`info_positions`)."""
+    gap, size = abs(a - b), max(abs(a), abs(b))
+    return gap < NOISE_TIE * span or (gap < RANGE_TIE * span and gap < RELATIVE_TIE * size)
+
+
+def _loss(info: MeasureInfo, v: float) -> float:
+    """How far ``v`` is from the best side of the row (only used to compare with the best value)."""
+    if info.better == "target":
+        return abs(v - (info.ideal or 0.0))
+    return v if info.better == "lower" else -v
 
 
 def value_cell(value: float | None, position: float | None, reason: str | None = None, *,

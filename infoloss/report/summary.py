@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from markupsafe import Markup
 
 from ..registry import FAMILIES, MeasureInfo, get
-from .parts import positions
+from .parts import info_positions
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Row:
     @property
     def positions(self) -> list[float | None]:
         """Each value's place from the best (0) to the worst (1), by its distance from the ideal."""
-        return positions(self.values, self.info.better, self.info.ideal)
+        return info_positions(self.info, self.values)
 
 
 def measure_rows(report: Any, ids: Sequence[str], reason=lambda r: r) -> list[Row]:
