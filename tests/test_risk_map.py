@@ -342,3 +342,15 @@ def test_a_map_asked_for_but_not_drawable_says_why_on_the_page():
     assert "No map: " in html and "household_risk" in html.split("No map: ", 1)[1][:400]
     plain = infoloss.compare(df, df.copy(), spec, measures=["il1s"])
     assert "No map: " not in plain.to_html()  # not asked for: no section
+
+
+def test_rule_sentences_print_numbers_by_the_report_s_rule():
+    """3 significant digits, as every number of the report ("0.1178" and "0.01205" broke the rule)."""
+    report = fake_report([("A", 0.05, 0.11784), ("B", 0.3, 0.01205)])
+    block = risk_utility(report, {"risk": "global_risk", "max_risk": 0.1, "max_loss": 0.1})
+    assert "least loss among them (0.118)" in block["decisions"]["max_risk"]["reason"]
+    none = risk_utility(report, {"risk": "global_risk", "max_risk": 0.01})["decisions"]["max_risk"]["reason"]
+    assert "(the lowest is 0.05)" in none
+    report = fake_report([("A", 0.012057, 0.05), ("B", 0.3, 0.5)])
+    block = risk_utility(report, {"risk": "global_risk", "max_loss": 0.1})
+    assert "least risk among them (0.0121)" in block["decisions"]["max_loss"]["reason"]

@@ -252,20 +252,26 @@ def _rule(scenarios: list[dict[str, Any]], bound: str, minimise: str, threshold:
 
 def _reason(scenarios: list[dict[str, Any]], ranked: list[dict[str, Any]], bound: str, minimise: str,
             threshold: float, partial: bool) -> str:
-    """The rule's sentence: how many are within the threshold and which has the least, naming exact ties."""
+    """The rule's sentence: how many are within the threshold and which has the least, naming exact ties.
+
+    Values print by the report's number rule (:func:`infoloss.report.numbers.number`: 3 significant digits);
+    the threshold prints as given (it is the user's own number, and eligibility is judged against it exactly).
+    """
+    from ..report.numbers import number  # the report's one number rule (3 significant digits), as everywhere
+
     on_map = " on the map" if partial else ""
     if not scenarios:
         return "no scenario is on the map, so this rule chooses none."
     if not ranked:
         lowest = min(p[bound] for p in scenarios)
-        return (f"no scenario{on_map} has {bound} at most {threshold:g} (the lowest is {lowest:.4g}); protect "
+        return (f"no scenario{on_map} has {bound} at most {threshold:g} (the lowest is {number(lowest)}); protect "
                 "further or accept a higher maximum.")
     best = ranked[0]
     verb = "has" if len(ranked) == 1 else "have"
     noun = "scenario" if len(scenarios) == 1 else "scenarios"
     of = f"of the {len(scenarios)} {noun} on the map" if partial else f"of {len(scenarios)} {noun}"
     text = (f"{len(ranked)} {of} {verb} {bound} at most {threshold:g}; {best['name']} has the least {minimise} "
-            f"among them ({best[minimise]:.4g})")
+            f"among them ({number(best[minimise])})")
     return text + _tie_text(ranked, bound, minimise) + "."
 
 
