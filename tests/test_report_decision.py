@@ -771,3 +771,19 @@ def test_every_value_tied_with_the_best_one_is_marked_best():
     row = re.search(r'<tr><th scope="row" class="measure"><a href="#m-lambda">.*?</tr>', _section(page, "headline"),
                     re.S).group(0)
     assert row.count("✓ best") == 3
+
+
+def test_a_share_short_of_all_or_none_never_prints_as_100_or_0_percent():
+    assert numbers.percent(1997 / 2000) == "99.9 %" and numbers.percent(0.99999) == "> 99.9 %"
+    assert numbers.percent(0.996) == "99.6 %" and numbers.percent(0.994) == "99 %"
+    assert numbers.percent(3e-7) == "< 0.01 %" and numbers.percent(1.0) == "100 %" and numbers.percent(0.0) == "0 %"
+    assert numbers.weight_percent(0.9996) == "> 99.9 %" and numbers.below(5 / 100000) == "< 0.01 %"
+    rng = np.random.default_rng(0)
+    orig = pd.DataFrame({"c": rng.choice(list("abc"), 2000), "x": rng.normal(size=2000)})
+    prot = orig.copy()
+    prot.loc[3:, "x"] += 0.1  # 3 of 2,000 records kept unchanged
+    spec = {"variables": {"c": {"scale": "nominal"}, "x": {"scale": "continuous"}}}
+    page = infoloss.compare(orig, prot, spec, measures=["il1s", "records_changed"]).to_html()
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", _section(page, "changes")))
+    assert "changed at least one value in 1,997 records (99.9 % of the records)" in text, text
+    assert "100 %" not in text

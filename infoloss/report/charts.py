@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 from markupsafe import Markup
 
-from .numbers import number, short
+from .numbers import number, percent, short
 from .svg import (
     ASCENT, LABEL_CAP, esc, DIVERGING, FONT, GREY, INK, LIGHT, LOSS_RAMP, ORIGINAL_COLOUR, Scale, _mix, _n, _short, axis_label_width,
     LINE_HEIGHT, colour, fmt_value, ink_on, label_column, label_lines, legend_width, line, marker, nice_ticks,
@@ -492,8 +492,8 @@ def mosaic_columns(
                 continue
             h = plot_h * n / total
             out.append(rect(x, y, col_width, h, col, stroke="#ffffff", count=n,
-                            title=f"{ctitle} · {lbl}: {number(n)} ({100 * n / total:.1f} %)" if titles else None))
-            pct = f"{100 * n / total:.0f}%"
+                            title=f"{ctitle} · {lbl}: {number(n)} ({percent(n / total)})" if titles else None))
+            pct = percent(n / total).replace(" %", "%")  # the one rule: 99.9 %, not 100 %, for a share short of all
             if h >= FONT + 3 and text_width(pct, FONT) <= col_width - 2:
                 out.append(text(x + col_width / 2, y + h / 2 + 4, pct, anchor="middle", fill=ink_on(col)))
             y += h

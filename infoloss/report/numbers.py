@@ -77,10 +77,16 @@ def count(n: float | None) -> str:
 
 
 def percent(share: float | None) -> str:
-    """A share in [0, 1] as a percentage: 1 decimal from 1 %, else 2 significant digits.
+    """A share in [0, 1] as a percentage: whole from 10 %, 1 decimal from 1 %, else 2 significant digits.
+
+    A share that is not all (1) or none (0) never prints as ``100 %`` or ``0 %``: near 100 % it keeps one
+    decimal (``99.9 %``) or reads ``> 99.9 %``, and below 0.01 % (where 2 significant digits would need a
+    power of ten) it reads ``< 0.01 %``.  Only 0 and 1 to working precision print as ``0 %`` and ``100 %``.
 
     >>> [percent(s) for s in (0.8303, 0.14, 0.0123, 0.000456, 0.0, 1.0, 2e-17, None)]
     ['83 %', '14 %', '1.2 %', '0.046 %', '0 %', '100 %', '0 %', '–']
+    >>> [percent(s) for s in (1997 / 2000, 0.9996, 0.99999, 3e-7, 0.995)]
+    ['99.9 %', '> 99.9 %', '> 99.9 %', '< 0.01 %', '99.5 %']
     """
     if share is None or not math.isfinite(share):
         return "–"
@@ -88,21 +94,41 @@ def percent(share: float | None) -> str:
     if is_zero(share):
         return "0 %"
     if abs(p) >= 10:
-        return f"{p:.0f} %"
+        return _not_all(p, f"{p:.0f}")
     if abs(p) >= 1:
         return f"{_strip(f'{p:.1f}')} %"
-    return f"{_strip(f'{p:.2g}') if 'e' not in f'{p:.2g}' else f'{p:.2f}'} %"
+    if abs(p) < 0.01:
+        return "< 0.01 %" if p > 0 else f"> {MINUS}0.01 %"
+    return f"{_strip(f'{p:.2g}')} %"
+
+
+def below(share: float | None) -> str:
+    """An upper bound on a share as printed: ``< 0.25 %`` (and ``< 0.01 %``, not ``< < 0.01 %``).
+
+    >>> below(5 / 2000), below(5 / 100000)
+    ('< 0.25 %', '< 0.01 %')
+    """
+    text = percent(share)
+    return text if text.startswith("<") else f"< {text}"
+
+
+def _not_all(p: float, text: str) -> str:
+    """``text`` (a percentage rounded) unless it reads 100 for a share that is not 1: then 1 decimal, or > 99.9."""
+    if float(text) < 100 or p >= 100 or is_zero(1.0 - p / 100.0):
+        return f"{_strip(text)} %"
+    one = _strip(f"{p:.1f}")
+    return f"{one} %" if float(one) < 100 else "> 99.9 %"
 
 
 def weight_percent(share: float | None) -> str:
     """A weight as a percentage with one decimal where a whole number would round it (12.5 % is not 12 %).
 
-    >>> [weight_percent(s) for s in (0.125, 0.17, 1 / 6, 0.02, 0.0012, None)]
-    ['12.5 %', '17 %', '16.7 %', '2 %', '0.12 %', '–']
+    >>> [weight_percent(s) for s in (0.125, 0.17, 1 / 6, 0.02, 0.0012, None, 0.9996)]
+    ['12.5 %', '17 %', '16.7 %', '2 %', '0.12 %', '–', '> 99.9 %']
     """
     if share is None or not math.isfinite(share) or abs(100.0 * share) < 1:
         return percent(share)
-    return f"{_strip(f'{100.0 * share:.1f}')} %"
+    return _not_all(100.0 * share, f"{100.0 * share:.1f}")
 
 
 def short(x: float | None, scale: float = 1.0) -> str:

@@ -32,7 +32,7 @@ import numpy as np
 from markupsafe import Markup
 
 from . import svg
-from .numbers import number, percent
+from .numbers import below, number, percent
 from .parts import join
 from .plotdata import Policy, total_variation
 from .safe_view import is_withheld
@@ -108,7 +108,7 @@ def _safe_distance(cell: Loss, n: int, policy: Policy) -> Loss:
     if not policy.safe or cell.value is None or cell.value == 0 or cell.value * n >= policy.min_cell:
         return cell
     bound = policy.min_cell / n
-    return Loss(bound, f"{cell.measure.split(':')[0]}: below {policy.min_cell} records' worth", f"< {percent(bound)}",
+    return Loss(bound, f"{cell.measure.split(':')[0]}: below {policy.min_cell} records' worth", below(bound),
                 bound=True)
 
 
@@ -123,7 +123,7 @@ def _share(count: float, n: int, what: str, policy: Policy) -> Loss:
     if policy.count_ok(c):
         return Loss(c / n, f"{what}: {policy.count_text(c)} of {n:,}", percent(c / n))
     bound = policy.min_cell / n
-    return Loss(bound, f"{what}: fewer than {policy.min_cell} records", f"< {percent(bound)}", bound=True)
+    return Loss(bound, f"{what}: fewer than {policy.min_cell} records", below(bound), bound=True)
 
 
 def _distribution_loss(s: Any, name: str, kind: str, agg: dict[str, Any] | None) -> Loss:

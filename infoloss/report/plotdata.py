@@ -556,11 +556,11 @@ def share_text(share: float | None, n: int, policy: Policy) -> str:
     >>> share_text(2 / 300, 300, Policy(safe=True)), share_text(2 / 300, 300, Policy()), share_text(0.1, 300, Policy(safe=True))
     ('< 1.7 %', '0.67 %', '10 %')
     """
-    from .numbers import percent
+    from .numbers import below, percent
 
     if share is None or not policy.safe or share <= 0 or n <= 0 or share * n >= policy.min_cell - 1e-9:
         return percent(share)
-    return f"< {percent(policy.min_cell / n)}"
+    return below(policy.min_cell / n)
 
 
 def total_variation(a: np.ndarray, b: np.ndarray) -> float:
