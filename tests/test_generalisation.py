@@ -425,6 +425,13 @@ def test_report_shows_the_generalisation_section_and_stays_safe(tmp_path):
     assert "suppressed: 3 records" in full
     # the level / LM / at the root headers are right-aligned over their numbers
     assert '<th scope=col class="num">level</th><th scope=col class="num">LM</th>' in full
+    # LM by the page's one percentage rule (it printed f"{100 * loss:.1f}%": 99.96 % read "100.0%")
+    from infoloss.report.numbers import percent
+
+    lm = report.scenarios[0].measures["loss_metric"].by_variable
+    shown = re.findall(r'<td class="num">([^<]*%)</td>', full)
+    assert shown and all(percent(v) in shown for v in lm.values() if v is not None)
+    assert not re.search(r"\d\.\d%", full)
     safe = report.to_html(safe=True, min_cell=5)
     counts = [int(c) for c in re.findall(r'data-count="(\d+)"', safe)]
     assert counts and not [c for c in counts if 0 < c < 5]

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 from markupsafe import Markup
 
 from . import svg
+from .numbers import percent
 from .parts import fmt, join
 from .plotdata import Policy
 
@@ -78,7 +79,7 @@ def _variable_table(report: Any, policy: Policy) -> Markup:
             root = (rr.by_variable or {}).get(name) if rr is not None else None
             cells.append(Markup('<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>').format(
                 _withheld_or(level, rh, name, policy, fmt(level)),
-                _withheld_or(loss, rl, name, policy, "–" if loss is None else f"{100 * loss:.1f}%"),
+                _withheld_or(loss, rl, name, policy, percent(loss)),  # the page's rule: 99.96 % is not 100 %
                 _count_text(root, policy, rr is not None and name in (rr.by_variable or {}))))
         rows.append(Markup('<tr><th scope=row class="measure">{}</th><td class="num">{}</td>{}</tr>').format(
             name, heights.get(name, "–"), join(cells)))
