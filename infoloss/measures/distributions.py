@@ -687,7 +687,9 @@ def _ecdf_weighted(
     U_s a weighted mean over the merged points.  Without a sample (every record used) there is one seed."""
     use_w, wdetails = _weighting(pair, weighted, mid)
     _, details = _ecdf(pair, missing, max_records, seed, use_w)
-    seed_list = [int(seed) + i for i in range(int(seeds))] if details["sample"] is not None else [int(seed)]
+    from ._mining_data import seeds as seed_range
+
+    seed_list = seed_range(seed, seeds) if details["sample"] is not None else [int(seed)]
     u_m, u_s = [], []
     for s in seed_list:
         diffs, found = _ecdf(pair, missing, max_records, s, use_w)

@@ -1072,14 +1072,8 @@ def pmse_std(
         Logistic regression with main effects (default) or a classification tree.
     max_records : int
         Per-file sample size for large files; see :func:`pmse`.
-    seed : int
-        The first seed of the sampling, the tree's tie-breaks and the
-        permutations.
-    seeds : int
-        As for :func:`pmse`: the mean over the seeds when the fit depends on
-        one (each seed's pMSE against the logit's null of its own fit, or
-        against CART's one permutation null), the spread in
-        ``details["seeds"]``.
+    seed, seeds : int
+        The first seed and the number of seeds; see :func:`pmse_ratio`.
     n_permutations : int
         Number of label permutations for the CART null (ignored for the logit).
     weighted : bool, optional
