@@ -10,6 +10,10 @@ hands it back: ``release_unused`` of Arrow's default pool (only when pyarrow
 is already imported) and glibc's ``malloc_trim(0)`` (Linux with glibc only;
 elsewhere nothing).  It never frees a live object, so results cannot change;
 it costs a few milliseconds.
+
+``reuse_freed_memory`` (the command line only) sets glibc's malloc so that
+numpy arrays of up to 32 MB freed during a comparison are reused rather than
+handed back to the system and faulted in again.
 """
 
 from __future__ import annotations
@@ -19,19 +23,52 @@ from functools import lru_cache
 
 
 @lru_cache(maxsize=1)
-def _malloc_trim():
-    """glibc's ``malloc_trim`` or None (another C library, another system)."""
+def _libc():
+    """glibc as a ``ctypes`` library, or None (another C library, another system)."""
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
 
     try:
-        trim = ctypes.CDLL("libc.so.6").malloc_trim  # glibc's soname; musl and others have no malloc_trim
+        libc = ctypes.CDLL("libc.so.6")  # glibc's soname; musl and others have neither call used here
+        libc.malloc_trim, libc.mallopt
     except (OSError, AttributeError):
         return None
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    return trim
+    libc.malloc_trim.argtypes = [ctypes.c_size_t]
+    libc.malloc_trim.restype = ctypes.c_int
+    libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    libc.mallopt.restype = ctypes.c_int
+    return libc
+
+
+#: glibc's ``mallopt`` parameters (malloc.h)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+#: glibc's largest mmap threshold on 64-bit systems (DEFAULT_MMAP_THRESHOLD_MAX), and its trim threshold then
+_MMAP_THRESHOLD = 32 * 2**20
+_TRIM_THRESHOLD = 2 * _MMAP_THRESHOLD
+
+
+def reuse_freed_memory() -> None:
+    """Let glibc's malloc keep freed blocks of up to 32 MB for the next array instead of unmapping them.
+
+    By default glibc serves every block above 128 KB by a fresh ``mmap``
+    and unmaps it when freed, raising that threshold only as such blocks are
+    freed (up to 32 MB); each new array is then memory the kernel must fault
+    in and zero again.  On a virtual machine that is costly: a 200,000 x 16
+    comparison faulted about 117,000 pages, 0.4 s of system time on 2 cores.
+    Setting the threshold to glibc's own maximum from the start (and the
+    trim threshold to twice it, as glibc's adaptation would) serves those
+    arrays from the heap, where freed memory is reused: 69,000 page faults,
+    0.05-0.08 s less wall time (bench/bench_sdmetrics.py; neutral on 1,000,000 x 50).  Peak memory is
+    unchanged, and :func:`release` still hands free memory back between the
+    phases.  Only the command-line process does this (it owns its
+    interpreter); allocation never changes a result.  Nothing happens
+    without glibc.
+    """
+    libc = _libc()
+    if libc is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+        libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
 
 
 def release() -> None:
@@ -42,6 +79,6 @@ def release() -> None:
             pa.default_memory_pool().release_unused()
         except Exception:  # an old pyarrow or a custom pool: nothing to release
             pass
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)

@@ -83,6 +83,9 @@ def compare(
     records_format: Optional[str] = typer.Option(None, "--records-format", help="Format of the --records files: csv (default) or parquet (only with --records)."),
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
+    from ._memory import reuse_freed_memory
+
+    reuse_freed_memory()
     _defer_numpy_tools()
     from .io_csv import read_ahead
 
