@@ -146,14 +146,16 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
     edges = var["grid"]
     xlim = (float(edges[0]), float(edges[-1]))
     unit = 100.0 * (xlim[1] - xlim[0]) / DISPLAY_BINS  # density -> % of records per bar
+    records = records_shown(name, var, per, policy)
     orig_bins, orig_curve = _histogram(var["hist"]["orig"], var["stats"]["orig"], var["density"]["orig"], edges,
-                                       unit, policy)
+                                       unit, policy, hide=isinstance(records.get(ORIGINAL), str))
     panels = []
     for i, s, v in per:
         if v is None or v["stats"]["prot"] is None:
             panels.append((i, s, None, [], ""))
             continue
-        bins, curve = _histogram(v["hist"]["prot"], v["stats"]["prot"], v["density"]["prot"], edges, unit, policy)
+        bins, curve = _histogram(v["hist"]["prot"], v["stats"]["prot"], v["density"]["prot"], edges, unit, policy,
+                                 hide=isinstance(records.get(i), str))
         panels.append((i, s, bins, curve, outside_text(v["hist"]["prot"], policy)))
     ymax = max([d for _, _, b, _, _ in panels if b for _, _, d, _ in b] + [d for _, _, d, _ in orig_bins] + [0.0])
     ymax = max([ymax] + [y for _, _, _, c, _ in panels for _, y in c] + [y for _, y in orig_curve]) * 1.08
@@ -171,13 +173,16 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
             v = next(v for j, _, v in per if j == i)
             few = too_few(v["stats"]["prot"], policy)
             beyond = any(_beyond(h) for h in (var["hist"]["orig"], None if few else v["hist"]["prot"]))
-            hidden = [label for label, stats in (("original", var["stats"]["orig"]), (s.name, v["stats"]["prot"]))
-                      if few_missing(stats, policy)]
+            hidden = [(label, records[key]) for label, key in (("original", ORIGINAL), (s.name, i))
+                      if isinstance(records.get(key), str)]
+            why = {}  # the files whose counts are not shown, by reason
+            for label, reason in hidden:
+                why.setdefault(reason, []).append(label)
             note = " ".join(t for t in (
                 f"{s.name}: fewer than {policy.min_cell} records with a value, not drawn." if few else "",
                 "The end bars include the records beyond the axis." if beyond else "",
-                f"{' and '.join(hidden)}: counts not shown (fewer than {policy.min_cell} records of this file have "
-                "no value); bars in whole % of the records with a value." if hidden else "") if t)
+                "; ".join(f"{' and '.join(labels)}: counts not shown ({reason})" for reason, labels in why.items())
+                + "; bars in whole % of the records with a value." if hidden else "") if t)
         chart = svg.histogram_panel(
             title=f"{s.name} vs original", xlim=xlim, ymax=ymax, orig_bins=orig_bins, prot_bins=bins,
             prot_colour=svg.colour(i), orig_curve=orig_curve, prot_curve=curve,
@@ -193,7 +198,7 @@ def continuous_plots(name: str, var: dict[str, Any], per: Sequence, policy: Poli
     second.append(_boxes(name, var, per, xlim, policy))
     return Markup('<div class="charts">{}</div><div class="charts">{}</div>{}').format(
         join(figs), join(Markup('<figure class="chart">{}</figure>').format(c) for c in second),
-        _continuous_table(var, per, policy))
+        _continuous_table(var, per, policy, records))
 
 
 def safe_axis(var: dict[str, Any], per: Sequence, policy: Policy) -> tuple[dict[str, Any] | None, Sequence]:
@@ -219,37 +224,94 @@ def _on_axis(var: dict[str, Any], axis: dict[str, Any]) -> dict[str, Any]:
     return {**var, "grid": axis["grid"], "hist": hist, "density": density}
 
 
-def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy) -> Markup:
-    """The plots' numbers: records, mean, quartiles and values outside the axis, per file."""
+def _continuous_table(var: dict[str, Any], per: Sequence, policy: Policy, shown: dict[Any, int | str]) -> Markup:
+    """The plots' numbers: records with a value (:func:`records_shown`), mean, quartiles and values outside the
+    axis, per file."""
     from .families import data_table
     from .numbers import number
 
     rows = []
-    sides = [("original", var["stats"]["orig"], var["hist"]["orig"])]
-    sides += [(s.name, v["stats"]["prot"], v["hist"]["prot"]) for _, s, v in per if v is not None]
+    sides = [("original", ORIGINAL, var["stats"]["orig"], var["hist"]["orig"])]
+    sides += [(s.name, i, v["stats"]["prot"], v["hist"]["prot"]) for i, s, v in per if v is not None]
     last = [] if policy.safe else ["–"]  # safe mode: no "outside the axis" column (the end bars hold them)
-    for label, stats, hist in sides:
+    for label, key, stats, hist in sides:
         if too_few(stats, policy):
             rows.append([label, f"fewer than {policy.min_cell} records with a value", "–", "–", "–", "–"] + last)
             continue
+        n = shown.get(key, (stats or {}).get("n") or 0)
+        records = f"counts not shown: {n}" if isinstance(n, str) else policy.count_text(n)
         b = box_stats(stats, policy)
         thin = thin_quartiles(stats, policy)
         if b is None and not thin:
-            rows.append([label, "0", "–", "–", "–", "–"] + last)
+            rows.append([label, records, "–", "–", "–", "–"] + last)
             continue
-        records = (f"counts not shown: fewer than {policy.min_cell} records of this file have no value"
-                   if few_missing(stats, policy) else policy.count_text(stats["n"]))
         mean = (f"withheld: fewer than {policy.min_cell} records away from the most common value"
                 if concentrated(stats, policy) else number(policy.number(stats.get("mean"))))
         quartiles = ([f"withheld: fewer than {policy.min_cell} records beyond"] * 3 if thin
                      else [number(b["q1"]), number(b["median"]), number(b["q3"])])
         rows.append([label, records, mean] + quartiles + ([] if policy.safe else [outside_text(hist, policy) or "none"]))
-    return data_table(["file", "records", "mean", "lower quartile", "median", "upper quartile"]
+    return data_table(["file", "records with a value", "mean", "lower quartile", "median", "upper quartile"]
                       + ([] if policy.safe else ["outside the axis"]), rows)
 
 
 def _beyond(hist: dict[str, Any] | None) -> bool:
     return bool(hist) and (int(hist.get("below", 0) or 0) + int(hist.get("above", 0) or 0)) > 0
+
+
+#: the original's key in :func:`records_shown` (a scenario's is its index)
+ORIGINAL = "original"
+
+
+def records_shown(name: str, var: dict[str, Any], per: Sequence, policy: Policy) -> dict[Any, int | str]:
+    """Per file (:data:`ORIGINAL`, or a scenario's index): its records with a value of the continuous variable
+    ``name`` as the page shows them (the data table's records, the histogram's counts), or why they are not shown.
+
+    One rule in both modes: the count is the ``n`` of the scenarios' ``statistics`` block, in safe mode the safe
+    JSON's (:mod:`.safe_view`); without that block (``statistics=False``), the aggregates' count under the block's
+    rule (:func:`infoloss.safe_statistics.safe_statistics`).  Safe mode does not show it where the JSON has null
+    (it is 1 to ``min_cell`` − 1 fewer than a file's records: the original's, when any scenario's JSON has null)
+    nor where 1 to ``min_cell`` − 1 records of the file have no value (:func:`few_missing`).  A file with a value
+    in 1 to ``min_cell`` − 1 records (:func:`too_few`) is left out: the page says so instead.
+    """
+    files = [(ORIGINAL, "orig", var["stats"]["orig"], [s for _, s, _ in per])]
+    files += [(i, "prot", v["stats"]["prot"], [s]) for i, s, v in per if v is not None and v["stats"]["prot"]]
+    out: dict[Any, int | str] = {}
+    for key, side, stats, scenarios in files:
+        n = (stats or {}).get("n")
+        if n is None or too_few(stats, policy):
+            continue
+        published = [_json_n(s, side, name) for s in scenarios]
+        published = [x for x in published if x is not _ABSENT] or [_n_by_rule(n, side, name, scenarios, policy)]
+        if few_missing(stats, policy):
+            out[key] = f"fewer than {policy.min_cell} records of this file have no value"
+        elif any(x is None for x in published):
+            small = "1" if policy.min_cell == 2 else f"1 to {policy.min_cell - 1}"
+            out[key] = f"{small} fewer than another file's records"  # null in the safe JSON
+        else:
+            out[key] = int(published[0])
+    return out
+
+
+_ABSENT = object()
+
+
+def _json_n(scenario: Any, side: str, name: str) -> Any:
+    """``n`` of ``name`` in one file's block of the scenario's ``statistics`` (None: withheld), or :data:`_ABSENT`."""
+    counts = (((getattr(scenario, "statistics", None) or {}).get(side)) or {}).get("n")
+    return counts.get(name, _ABSENT) if isinstance(counts, dict) else _ABSENT
+
+
+def _n_by_rule(n: int, side: str, name: str, scenarios: Sequence, policy: Policy) -> int | None:
+    """Without a statistics block: ``n`` as the safe JSON's block would have it (None: withheld), from the files'
+    records the scenarios' safe JSON give; ``n`` itself in full mode."""
+    if not policy.safe:
+        return n
+    from ..safe_results import record_counts
+    from ..safe_statistics import safe_statistics
+
+    totals = sorted({t for s in scenarios for t in record_counts(getattr(s, "safe_json", None) or {})})
+    block, _ = safe_statistics({"variables": [name], side: {"n": {name: int(n)}}}, policy.min_cell, tuple(totals))
+    return block[side]["n"][name]
 
 
 def few_missing(stats: dict[str, Any] | None, policy: Policy) -> bool:
@@ -268,17 +330,18 @@ def few_missing(stats: dict[str, Any] | None, policy: Policy) -> bool:
 
 
 def _histogram(hist: dict[str, Any] | None, stats: dict[str, Any] | None, density: Any, edges: np.ndarray,
-               unit: float, policy: Policy) -> tuple[list, list]:
+               unit: float, policy: Policy, hide: bool | None = None) -> tuple[list, list]:
     """A file's histogram bars (heights in % of records per standard bar) and density curve.
 
-    Safe mode, a file with :func:`few_missing`: the bars carry no counts (None) and their heights are the bars'
+    ``hide`` (default: :func:`few_missing`): the page does not show the file's records with a value
+    (:func:`records_shown`).  Then the bars carry no counts (None) and their heights are the bars'
     shares of the records with a value rounded to whole percent, and the density curve is drawn from those
     rounded shares (with the file's records, not the records with a value, in its bandwidth), so neither the
     records with a value nor the counts behind them can be had from the bars' or the curve's ratios.
     """
     n = (stats or {}).get("n") or 0
     bins = display_bins(hist, edges, n, policy)
-    if not few_missing(stats, policy):
+    if not (few_missing(stats, policy) if hide is None else hide):
         bins = _percent(bins, unit)
         return bins, _scale(density_curve({"stats": stats}, bins, edges, policy, density), unit)
     step = (float(edges[-1]) - float(edges[0])) / DISPLAY_BINS
