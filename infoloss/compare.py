@@ -46,13 +46,15 @@ class ScenarioResult:
     pairing: dict[str, Any] | None = None  # how the records were paired (nearest-record pairing)
 
     def to_dict(self, *, safe: bool = False, min_cell: int = 5, safe_tables: dict[str, Any] | None = None,
-                changed_elsewhere: frozenset = frozenset()) -> dict[str, Any]:
+                changed_elsewhere: frozenset = frozenset(), original_records: int | None = None) -> dict[str, Any]:
         """The scenario's JSON; ``safe`` applies the safe-to-share rules (docs/measures.md, "Safe JSON ...").
 
         ``safe_tables``: the safe form of this scenario's ``tables`` made together with the report's other
         scenarios (:func:`infoloss.before_after.safe_tables_together`); by default it is made alone.
         ``changed_elsewhere``: the continuous variables some scenario changed in a few records, whose
         original statistics (the same numbers in every scenario) and comparisons are withheld here too.
+        ``original_records``: the original's number of records, which the JSON publishes beside the scenarios
+        (:class:`Report`); safe mode withholds any count it would give a small difference with.
         """
         out: dict[str, Any] = {
             "name": self.name,
@@ -73,7 +75,8 @@ class ScenarioResult:
         if safe:
             if safe_tables is not None:
                 out["tables"] = safe_tables
-            _make_safe(out, min_cell, tables_done=safe_tables is not None, changed_elsewhere=changed_elsewhere)
+            _make_safe(out, min_cell, tables_done=safe_tables is not None, changed_elsewhere=changed_elsewhere,
+                       original_records=original_records)
         return out
 
 
@@ -139,7 +142,8 @@ class Report:
 
             with_tables = [s for s in self.scenarios if s.tables is not None]
             together = dict(zip(map(id, with_tables), safe_tables_together([s.tables for s in with_tables], min_cell)))
-        return [s.to_dict(safe=True, min_cell=min_cell, safe_tables=together.get(id(s)), changed_elsewhere=changed)
+        return [s.to_dict(safe=True, min_cell=min_cell, safe_tables=together.get(id(s)), changed_elsewhere=changed,
+                          original_records=(self.original or {}).get("n_records"))
                 for s in self.scenarios]
 
     def risk_utility(self, **choice: Any) -> dict[str, Any]:
@@ -918,9 +922,9 @@ def _describe_original(original: Frame, pair: EncodedPair) -> dict[str, Any]:
 
 
 def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = False,
-               changed_elsewhere: frozenset = frozenset()) -> None:
+               changed_elsewhere: frozenset = frozenset(), original_records: int | None = None) -> None:
     """Apply the safe-to-share rules to one scenario's JSON in place (``tables_done``: its tables already are;
-    ``changed_elsewhere``: see :meth:`ScenarioResult.to_dict`)."""
+    ``changed_elsewhere``, ``original_records``: see :meth:`ScenarioResult.to_dict`)."""
     from .before_after import safe_tables
     from .report.safe import round_sig, sanitise_reason
 
@@ -932,16 +936,17 @@ def _make_safe(scenario: dict[str, Any], min_cell: int, tables_done: bool = Fals
     if scenario.get("tables"):
         known |= set(scenario["tables"].get("one_way", {}))
     scenario["not_computed"] = {k: sanitise_reason(v, known, min_cell) for k, v in scenario["not_computed"].items()}
-    _make_results_safe(scenario, min_cell, changed_elsewhere)
+    _make_results_safe(scenario, min_cell, changed_elsewhere, original_records)
 
 
-def _make_results_safe(scenario: dict[str, Any], min_cell: int, changed_elsewhere: frozenset = frozenset()) -> None:
+def _make_results_safe(scenario: dict[str, Any], min_cell: int, changed_elsewhere: frozenset = frozenset(),
+                       original_records: int | None = None) -> None:
     """Small counts, per-record material and extremes out of the measures and analyses (infoloss.safe_results)."""
     from .safe_analyses import safe_analyses
     from .safe_results import published_missing, record_counts, safe_measures, safe_pairing
     from .safe_statistics import few_complete_cases, few_values, published_n, safe_statistics
 
-    counts = record_counts(scenario)
+    counts = record_counts(scenario, original_records)
     stats = scenario.get("statistics")
     safe_stats, more_stats = (safe_statistics(stats, min_cell, counts, changed_elsewhere) if stats is not None
                               else (None, 0))

@@ -373,9 +373,10 @@ def safe_pairing(pairing: dict[str, Any], min_cell: int, n_records: tuple[int, .
     return _walk(pairing, state, parent="pairing", counting=False), state.withheld
 
 
-def record_counts(scenario: dict[str, Any]) -> tuple[int, ...]:
-    """The numbers of records of the files behind a scenario's JSON (the scenario's and the measures' ``n_records``)."""
-    found = {scenario.get("n_records")}
+def record_counts(scenario: dict[str, Any], original: int | None = None) -> tuple[int, ...]:
+    """The numbers of records of the files behind a scenario's JSON (the scenario's and the measures' ``n_records``,
+    and ``original``, the original's, which the JSON publishes beside the scenarios)."""
+    found = {scenario.get("n_records"), original}
     for result in scenario.get("measures", {}).values():
         n = (result.get("details") or {}).get("n_records")
         found.update(n.values() if isinstance(n, dict) else [n])

@@ -804,6 +804,24 @@ def test_statistics_n_is_withheld_when_few_records_lack_a_value():
     assert withheld == 1
 
 
+def test_the_original_n_is_withheld_against_the_original_records_the_json_publishes():
+    """The JSON's ``original.n_records`` less the original's ``n`` of a variable is its missing count: with 3 of
+    200 values missing and a protected file of 210 records, that ``n`` (197) was published whenever no measure's
+    details gave the original's 200 records (ks here), and the 3 missing values followed (found by the helper that
+    made the report's records column take the safe JSON's n)."""
+    rng = np.random.default_rng(1)
+    orig = pd.DataFrame({"income": rng.lognormal(10, 1, 200), "age": rng.integers(18, 90, 200).astype(float)})
+    orig.loc[[3, 50, 77], "income"] = np.nan
+    prot = pd.concat([orig, orig.iloc[:10]], ignore_index=True)
+    prot["income"] = prot["income"] * rng.normal(1, 0.05, 210)
+    spec = {"variables": {"income": {"scale": "continuous"}, "age": {"scale": "continuous"}}, "pairing": "none"}
+    report = infoloss.compare(orig, [prot], spec=spec, measures=["ks"])
+    safe = report.to_dict(safe=True)
+    assert safe["original"]["n_records"] == 200
+    assert safe["scenarios"][0]["statistics"]["orig"]["n"] == {"income": None, "age": 200}
+    assert report.to_dict()["scenarios"][0]["statistics"]["orig"]["n"] == {"income": 197, "age": 200}
+
+
 def _ru_report(risk_id, utility_id, points, original_risk):
     """A report-like object: scenarios (name, risk, utility value) with ``risk_id`` and ``utility_id``."""
     from types import SimpleNamespace
