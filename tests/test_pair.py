@@ -522,3 +522,41 @@ def test_bytes_that_are_not_utf8_text_are_refused_naming_the_variable():
     bad = good.assign(x=[b"\xff", b"a"] * 20)
     with pytest.raises(InputError, match=r"variable 'x' holds bytes that are not UTF-8 text \(a binary column\)"):
         encode_pair(bad, bad.copy(), spec)
+
+
+def _unique_levels(x):
+    """``sorted_levels`` by ``np.unique`` (the definition), -1 codes where missing."""
+    ok = ~np.isnan(x)
+    values, inverse, counts = np.unique(x[ok], return_inverse=True, return_counts=True)
+    codes = np.full(x.shape[0], -1)
+    codes[ok] = inverse
+    return values, codes, counts
+
+
+@pytest.mark.parametrize("case", ["ages", "negative", "large", "units", "one", "fraction late", "span = n", "zeros"])
+def test_sorted_levels_of_whole_numbers_equal_np_unique(case):
+    """Whole numbers in a range narrower than the file are counted (pair._whole_number_levels), not sorted:
+    the levels, codes and counts are np.unique's, missing values -1; other values take the sort or hash path."""
+    from infoloss.pair import _whole_number_levels, sorted_levels
+
+    rng = np.random.default_rng(7)
+    n = 30_000
+    x = {"ages": rng.integers(16, 96, n).astype(float),
+         "negative": rng.integers(-500, 500, n).astype(float),
+         "large": 1e15 + rng.integers(0, 1000, n).astype(float),
+         "units": rng.integers(0, n // 2, n).astype(float),
+         "one": np.full(n, 3.0),
+         "fraction late": rng.integers(0, 100, n).astype(float),
+         "span = n": rng.integers(0, n + 1, n).astype(float),
+         "zeros": np.where(rng.random(n) < 0.5, -0.0, 0.0) + rng.integers(0, 3, n)}[case]
+    if case == "fraction late":
+        x[n - 3] = 41.5  # not in the sample looked at first
+    if case == "span = n":
+        x[:2] = [0.0, float(n)]  # n + 1 values: the sort or hash path
+    x[::13] = np.nan
+    lv = sorted_levels(x)
+    values, codes, counts = _unique_levels(x)
+    assert np.array_equal(lv.values, values) and np.array_equal(lv.codes, codes) and np.array_equal(lv.counts, counts)
+    assert lv.codes.dtype == np.int32 and lv.counts.dtype == np.int32
+    counted = _whole_number_levels(x[~np.isnan(x)]) is not None
+    assert counted == (case not in ("fraction late", "span = n"))
