@@ -430,7 +430,8 @@ def _means_chart(names: list[str], first: dict, stats: list, rounded: bool = Fal
             t = None if pm is None or pci is None else ((pci[0] - m) / sd, (pm - m) / sd, (pci[1] - m) / sd)
             sc.append((s.name, svg.colour(i), t))
         rows.append((v, orig, sc))
-        table.append([v] + [_mean_text(t, s, v) for (_, s), (_, _, t) in zip(stats, sc)])
+        o_text = f"0 [{number(orig[0])}, {number(orig[2])}]" if first["orig"]["mean_ci"].get(v) else "0 (no interval)"
+        table.append([v, o_text] + [_mean_text(t, s, v) for (_, s), (_, _, t) in zip(stats, sc)])
     few_note = ""
     if few:
         few_note = f" Not drawn (safe mode): {'; '.join(few)}."
@@ -454,8 +455,9 @@ def _means_chart(names: list[str], first: dict, stats: list, rounded: bool = Fal
     if rounded:
         note += (" Safe mode: the means and intervals are rounded to 3 significant digits, so a mean moved by less "
                  "than that shows as 0 (the xbar measures compare the unrounded means).")
-    data = data_table(["variable"] + [s.name for _, s in stats], table,
-                      summary="data: scenario means [interval], in original standard deviations from the original mean")
+    data = data_table(["variable", "original"] + [s.name for _, s in stats], table,
+                      summary=f"data: means [{conf:.0%} interval] per file, in original standard deviations from the "
+                              "original mean (original: the grey band)")
     return Markup('<figure class="chart wide"><figcaption><b>Means before/after.</b> {}</figcaption>{}{}</figure>'
                   ).format(note, chart, data)
 
