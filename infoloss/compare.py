@@ -956,7 +956,10 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int, changed_elsewher
                                                   few_values(stats, min_cell) | changed_elsewhere,
                                                   few_complete_cases(stats, min_cell),
                                                   published_missing(scenario.get("tables"))
-                                                  | published_n(safe_stats))
+                                                  | published_n(safe_stats),
+                                                  {side: published_missing(scenario.get("tables"), side)
+                                                   | published_n(safe_stats, short)
+                                                   for side, short in (("original", "orig"), ("protected", "prot"))})
     if stats is not None:
         scenario["statistics"] = safe_stats
         summary["withheld"] += more_stats

@@ -81,7 +81,9 @@ analyses consistent with the safe tables of the same JSON.  The rules:
    (:func:`_few_risky_records`), l_diversity's per-record summaries with a cell
    of ``distinct_counts`` (:func:`_class_summaries_of_withheld_cells`),
    dcr_holdout's ``zero_share`` of few copies
-   (:func:`_zero_distance_shares`).
+   (:func:`_zero_distance_shares`), and the missing counts that solve for
+   one another (protected = original + suppressions − filled, net =
+   protected − original; :func:`_missing_counts_solved`).
 7. **Rounding.**  Every other non-integer number of the ``details`` and of
    the analyses block is rounded to 3 significant digits
    (:func:`infoloss.report.safe.round_sig`), like the descriptive
@@ -184,6 +186,7 @@ class _Safe:
     few_values: frozenset = frozenset()  # infoloss.safe_statistics.few_values: what rests on them is withheld
     tables: Any = None  # analyses: what the safe tables block publishes (infoloss.safe_analyses._Published)
     published: frozenset = frozenset()  # variables whose missing counts the safe tables block shows
+    sides: dict = field(default_factory=dict)  # "original"/"protected" -> variables whose missing count is shown
 
     def small(self, x: Any) -> bool:
         return _is_number(x) and 0 < x < self.min_cell
@@ -198,8 +201,8 @@ class _Safe:
 
 def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
                   n_records: tuple[int, ...] = (), few_values: frozenset = frozenset(),
-                  few_complete: bool = False, published: frozenset = frozenset()
-                  ) -> tuple[dict[str, Any], dict[str, int]]:
+                  few_complete: bool = False, published: frozenset = frozenset(),
+                  published_sides: dict | None = None) -> tuple[dict[str, Any], dict[str, int]]:
     """The measures' JSON (``scenario["measures"]``) under the safe-to-share rules.
 
     Parameters
@@ -226,6 +229,9 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
         block (:func:`infoloss.safe_statistics.published_n`): the count measures do not pick them as
         partners of a withheld per-variable count (the total less the counts shown and the known ones
         would give it back).
+    published_sides : dict, optional
+        The same per file: ``{"original": variables, "protected": variables}`` whose count of missing values
+        in that file the JSON shows elsewhere (:func:`_missing_counts_solved` solves the missing counts with them).
 
     Returns
     -------
@@ -246,7 +252,8 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     {'min_cell': 5, 'withheld': 3}
     """
     state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values),
-                  published=frozenset(published))
+                  published=frozenset(published),
+                  sides={side: frozenset(v) for side, v in (published_sides or {}).items()})
     out = {mid: _safe_measure(mid, m if _counts_records(mid, registry) else _without_few_values(
                m, state, _over_every_variable(mid, m, registry), pair_average=mid in PAIR_AVERAGES), state, registry)
            for mid, m in measures.items()}
@@ -255,20 +262,31 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     _increase_of_a_withheld_value(out, state)
     _few_risky_records(out, measures, state)
     _k_anonymity_steps(out, measures, state)
+    _missing_counts_solved(out, measures, state)
     if few_complete:
         for mid in out:
             out[mid] = _without_complete_cases(out[mid], state)
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
 
 
-def published_missing(tables: dict[str, Any] | None) -> frozenset:
-    """The variables whose one-way table in a safe ``tables`` block lists its missing values (not merged)."""
+def published_missing(tables: dict[str, Any] | None, side: str | None = None) -> frozenset:
+    """The variables whose one-way table in a safe ``tables`` block lists its missing values (not merged);
+    ``side`` ("original" or "protected"): those whose count of missing values it shows for that file."""
     from .before_after import MISSING
 
     one_way = (tables or {}).get("one_way") if isinstance(tables, dict) else None
     if not isinstance(one_way, dict):
         return frozenset()
-    return frozenset(v for v, t in one_way.items() if isinstance(t, dict) and MISSING in t.get("categories", ()))
+    listed = {v: t for v, t in one_way.items() if isinstance(t, dict) and MISSING in t.get("categories", ())}
+    if side is None:
+        return frozenset(listed)
+
+    def count(t: dict) -> Any:
+        counts = (t.get(side) or {}).get("count")
+        i = list(t["categories"]).index(MISSING)
+        return counts[i] if isinstance(counts, list) and i < len(counts) else None
+
+    return frozenset(v for v, t in listed.items() if _is_number(count(t)))
 
 
 def _without_complete_cases(result: dict[str, Any], state: _Safe) -> dict[str, Any]:
@@ -644,6 +662,222 @@ def _increase_of_a_withheld_value(out: dict[str, Any], state: _Safe) -> None:
     if result and result.get("value") is None and isinstance(details, dict) and details.get("increase") is not None:
         out["missing_values"] = dict(result, details=dict(details, increase=None))
         state.withhold()
+
+
+#: a variable's missing counts in missing_values and suppressions as sums of its records missing in both files, in
+#: the original alone (filled) and in the protected file alone (suppressed): (both, filled, suppressed)
+MISSING_COUNT_TERMS = {"original": (1, 1, 0), "protected": (1, 0, 1), "suppressed": (0, 0, 1), "filled": (0, 1, 0),
+                       "net": (0, -1, 1)}
+#: the order in which :func:`_missing_counts_solved` withholds more of them (details first, the totals last)
+_SOLVED_ORDER = ("net", "filled", "suppressed", "protected")
+
+
+def _missing_count_places(out: dict[str, Any]) -> dict[tuple[str, Any], tuple[dict, Any]]:
+    """Where the safe missing_values and suppressions show each missing count: (kind, variable or None for the
+    total) -> (the dict holding it, its key)."""
+    places: dict[tuple[str, Any], tuple[dict, Any]] = {}
+    mv, sp = out.get("missing_values"), out.get("suppressions")
+    for result, kind, total_holder, total_key, blocks in (
+            (mv, "protected", mv, "value", ()), (sp, "suppressed", sp, "value", ("filled", "net"))):
+        if not isinstance(result, dict) or not isinstance(result.get("by_variable"), dict):
+            continue
+        details = result.get("details") if isinstance(result.get("details"), dict) else {}
+        for name in result["by_variable"]:
+            places[(kind, name)] = (result["by_variable"], name)
+        places[(kind, None)] = (total_holder, total_key)
+        for key in blocks:
+            if isinstance(details.get(key), dict):
+                for name in details[key]:
+                    places[(key, name)] = (details[key], name)
+        if result is mv:
+            if isinstance(details.get("original"), dict):
+                for name in details["original"]:
+                    places[("original", name)] = (details["original"], name)
+            for key, kind_total in (("total_original", "original"), ("increase", "net")):
+                if key in details:
+                    places[(kind_total, None)] = (details, key)
+    return places
+
+
+def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
+    """Withhold the missing counts from which a withheld one could be solved (missing_values, suppressions).
+
+    Per variable the original's missing values (``details.original``), the protected file's (``by_variable``),
+    the suppressions, ``filled`` and ``net`` count the records missing in both files, in the original alone and
+    in the protected file alone: protected = original + suppressed − filled, net = protected − original =
+    suppressed − filled, and each column adds up to a total (``value``, ``total_original``, ``increase``).  A
+    withheld count of 1 to ``min_cell`` − 1 records could be solved from the others shown (8 missing in the
+    original, 5 filled and 0 suppressed: 3 missing in the protected file) and from those the tables and
+    statistics publish (:attr:`_Safe.sides`).  First the original's counts are withheld like the parts of a
+    total (:func:`partition_withheld`; they and ``total_original`` are the same in every scenario, so this
+    depends on the original alone), then, while a withheld small count can be solved, or the scenario's counts
+    tell more of the original's withheld ones than the original's own numbers do (another scenario's counts
+    might tell the rest), one more of the scenario's counts goes: the one that leaves the fewest solvable, in
+    the order of :data:`_SOLVED_ORDER` (a ``net`` before a ``filled``, those before a per-variable count), a
+    total last.  Changes ``out``'s blocks (the safe pass's copies) in place.
+    """
+    mv, sp = raw.get("missing_values"), raw.get("suppressions")
+    if not (isinstance(mv, dict) or isinstance(sp, dict)):
+        return
+    for mid in ("missing_values", "suppressions"):  # copies of the blocks this changes
+        if isinstance(out.get(mid), dict):
+            out[mid] = dict(out[mid])
+            for key in ("by_variable", "details"):
+                if isinstance(out[mid].get(key), dict):
+                    out[mid][key] = dict(out[mid][key])
+            details = out[mid].get("details")
+            for key in ("original", "filled", "net", "percent") if isinstance(details, dict) else ():
+                if isinstance(details.get(key), dict):
+                    details[key] = dict(details[key])
+    _original_missing_partition(out, raw, state)
+    places = _missing_count_places(out)
+    raw_details = (mv or {}).get("details") or {}
+    sp_details = (sp or {}).get("details") or {}
+    raw_values = {}
+    for (kind, name) in places:
+        source = {"protected": (mv or {}).get("by_variable"), "suppressed": (sp or {}).get("by_variable"),
+                  "original": raw_details.get("original"), "filled": sp_details.get("filled"),
+                  "net": sp_details.get("net")}[kind]
+        if name is not None:
+            raw_values[(kind, name)] = (source or {}).get(name)
+    published = {side: set(state.sides.get(side, ())) for side in ("original", "protected")}
+
+    def shown(key: tuple[str, Any]) -> bool:
+        holder, k = places.get(key, ({}, None))
+        return _is_number(holder.get(k)) or (key[1] in published.get(key[0], ()))
+
+    # a variable with every count of it shown holds nothing back: its columns go (its part of a total is known, and
+    # its counts are not chosen to withhold), which keeps the system small
+    every = sorted({name for _, name in places if name is not None}, key=str)
+    names = [name for name in every if not all(_is_number(places[key][0].get(places[key][1]))
+                                               for key in places if key[1] == name)]
+    column = {name: 3 * i for i, name in enumerate(names)}
+
+    def vector(kind: str, name: Any) -> np.ndarray:
+        v = np.zeros(3 * len(names))
+        for var in (names if name is None else [name]):
+            v[column[var]:column[var] + 3] = MISSING_COUNT_TERMS[kind]
+        return v
+
+    targets = [vector(*key) for key, v in raw_values.items()
+               if key[0] != "net" and key[1] in column and state.small(v) and not shown(key)]
+    hidden_original = [name for name in names if ("original", name) in places and not shown(("original", name))]
+    if not targets and not hidden_original:
+        return
+    # the counts the tables and statistics publish (each file's records less its n), and the original's counts
+    # shown (decided by the original alone, the same in every scenario): not to be withheld here
+    fixed = [vector(kind, name) for kind in ("original", "protected") for name in published[kind] if name in column]
+    fixed += [vector(*key) for key in places if key[0] == "original" and shown(key)
+              and (key[1] is None or key[1] in column)]
+    basis = _span_basis(fixed, 3 * len(names))
+    targets = [t for t in targets if not _in_basis(basis, t)]  # published elsewhere anyway
+    free = [key for key in places if key[0] != "original" and (key[1] is None or key[1] in column)
+            and _is_number(places[key][0].get(places[key][1])) and key[1] not in published.get(key[0], ())]
+
+    originals = np.array([vector("original", name) for name in names])  # one per variable: independent
+
+    def solvable(keys: list) -> int:
+        """The withheld small counts the counts ``keys`` (with the fixed ones) solve, and how much more than the
+        original's own numbers they tell of its counts (the dimension of their span's part in the originals';
+        another scenario's numbers may tell the rest)."""
+        basis = _span_basis(fixed + [vector(*key) for key in keys], 3 * len(names))
+        solved = sum(_in_basis(basis, t) for t in targets)
+        about = len(basis) + len(names) - np.linalg.matrix_rank(np.vstack([basis, originals]))
+        return int(solved) + int(about)
+
+    known_original = solvable([])  # the targets left are not solved by the fixed counts alone
+
+    def order(key: tuple[str, Any]) -> tuple:
+        kind, name = key
+        value = raw_values.get(key)
+        return (name is None, _SOLVED_ORDER.index(kind) if kind in _SOLVED_ORDER else len(_SOLVED_ORDER),
+                not _nonzero_number(value), abs(value) if _is_number(value) else 0, str(name))
+
+    withheld: list = []
+    # each variable on its own first (three unknowns: quick), then all of them with the totals
+    for name in names:
+        own = [key for key in free if key[1] == name]
+        rows = [np.array(MISSING_COUNT_TERMS[kind], dtype=float) for kind in ("original", "protected")
+                if name in published[kind] or (kind == "original" and shown((kind, name)))]
+        aims = [np.array(MISSING_COUNT_TERMS[kind], dtype=float) for kind in MISSING_COUNT_TERMS
+                if kind != "net" and (kind, name) in raw_values and not shown((kind, name))
+                and (state.small(raw_values[(kind, name)]) or kind == "original")]
+        aims = [a for a in aims if not _in_span(rows, a)]
+
+        def solved_here(keys: list) -> int:
+            here = rows + [np.array(MISSING_COUNT_TERMS[key[0]], dtype=float) for key in keys]
+            return sum(_in_span(here, a) for a in aims)
+
+        while own and solved_here(own):
+            key = min(own, key=lambda k: (solved_here([f for f in own if f != k]), order(k)))
+            own.remove(key)
+            free.remove(key)
+            withheld.append(key)
+    while free and solvable(free) > known_original:
+        key = min(free, key=lambda k: (solvable([f for f in free if f != k]), order(k)))
+        free.remove(key)
+        withheld.append(key)
+    for kind, name in withheld:
+        holder, k = places[(kind, name)]
+        holder[k] = None
+        state.withhold()
+        mid = "missing_values" if kind in ("protected", "original") or (kind == "net" and name is None) \
+            else "suppressions"
+        result = out[mid]
+        percent = (result.get("details") or {}).get("percent")
+        if name is not None and kind in ("protected", "suppressed") and isinstance(percent, dict) \
+                and _nonzero_number(percent.get(name)):
+            percent[name] = None
+            state.withhold()
+        if name is None and holder is result:
+            result["withheld"] = (f"safe mode: with the missing counts shown (the original's, the filled and net "
+                                  f"ones, the tables' and the statistics') it would give back a count of fewer "
+                                  f"than {state.min_cell} records")
+
+
+def _original_missing_partition(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
+    """missing_values' counts of the original (``details.original``): a small one withheld with the next smallest
+    (:func:`partition_withheld`; the tables' and statistics' published ones known), and ``total_original`` when
+    the withheld ones are pinned (:func:`pinned`); the original alone decides, as in every scenario."""
+    result, full = out.get("missing_values"), raw.get("missing_values")
+    details = (result or {}).get("details")
+    counts = ((full or {}).get("details") or {}).get("original")
+    if not (isinstance(details, dict) and isinstance(details.get("original"), dict) and isinstance(counts, dict)):
+        return
+    units = {k: float(v) for k, v in counts.items() if _is_number(v)}
+    names, left = partition_withheld(units, state.min_cell, frozenset(state.sides.get("original", ())))
+    shown = details["original"]
+    for k in names:
+        if shown.get(k) is not None:
+            shown[k] = None
+            state.withhold()
+    held = [units[k] for k in names if units.get(k, 0) > 0 and k not in state.sides.get("original", ())]
+    if (0 < left < state.min_cell - 1e-9 or (held and pinned(held, _records_of(details, state), state.min_cell))) \
+            and details.get("total_original") not in (None, 0):
+        details["total_original"] = None
+        state.withhold()
+
+
+def _span_basis(rows: list, width: int) -> np.ndarray:
+    """An orthonormal basis (as rows) of the span of ``rows``, vectors of ``width`` numbers."""
+    a = np.array(rows, dtype=float).reshape(-1, width)
+    if not a.size:
+        return a
+    _, sv, vt = np.linalg.svd(a, full_matrices=False)
+    return vt[sv > 1e-9 * max(1.0, sv[0])]
+
+
+def _in_basis(basis: np.ndarray, target: np.ndarray) -> bool:
+    """Whether ``target`` lies in the span of the orthonormal ``basis`` (:func:`_span_basis`)."""
+    return bool(np.linalg.norm(target - basis.T @ (basis @ target)) < 1e-6)
+
+
+def _in_span(rows: list, target: np.ndarray) -> bool:
+    """Whether ``target`` is a linear combination of ``rows`` (small integer vectors: exact enough in floats)."""
+    if not rows:
+        return not np.any(target)
+    a = np.array(rows, dtype=float)
+    return np.linalg.matrix_rank(np.vstack([a, target])) == np.linalg.matrix_rank(a)
 
 
 #: SUDA's means over every record of a per-record score that is 0 without an MSU, and the split of the scores

@@ -106,17 +106,18 @@ def _few_complete_cases(stats: dict[str, Any], side: str, min_cell: int, n_recor
     return withheld
 
 
-def published_n(safe_stats: dict[str, Any] | None) -> frozenset:
+def published_n(safe_stats: dict[str, Any] | None, side: str | None = None) -> frozenset:
     """The variables whose records with a value (``n``) a safe ``statistics`` block shows for a file: their missing
     values are the file's records less ``n``, so they are known (the count measures do not pick them as partners
-    of a withheld per-variable count, :func:`infoloss.safe_results.partition_withheld`).
+    of a withheld per-variable count, :func:`infoloss.safe_results.partition_withheld`); ``side`` ("orig" or
+    "prot"): those of that file alone.
 
     >>> sorted(published_n({"orig": {"n": {"a": 40, "b": None}}, "prot": {"n": {"a": 40, "c": 38}}}))
     ['a', 'c']
     """
     out = set()
-    for side in ("orig", "prot"):
-        counts = ((safe_stats or {}).get(side) or {}).get("n")
+    for one in ((side,) if side else ("orig", "prot")):
+        counts = ((safe_stats or {}).get(one) or {}).get("n")
         if isinstance(counts, dict):
             out |= {v for v, n in counts.items() if _is_number(n)}
     return frozenset(out)

@@ -1631,3 +1631,137 @@ def test_a_small_dis_cell_of_records_without_an_msu_withholds_records_with_msu()
     assert out["suda_dis"]["details"]["records_with_msu"] is None
     assert out["suda_dis"]["details"]["msu_share"] is None
     assert out["msu_share"]["details"]["records_with_msu"] is None and out["msu_share"]["value"] is None
+
+
+def _missing_counts(safe_measures_json, variable):
+    """A variable's missing counts as the safe JSON shows them (None: withheld)."""
+    mv, sp = safe_measures_json["missing_values"], safe_measures_json["suppressions"]
+    return {"original": mv["details"]["original"][variable], "protected": mv["by_variable"][variable],
+            "suppressed": sp["by_variable"][variable], "filled": sp["details"]["filled"][variable],
+            "net": sp["details"]["net"][variable]}
+
+
+def test_a_withheld_missing_count_does_not_come_back_as_original_plus_suppressed_less_filled():
+    # x: 8 missing in the original, the protected file fills 5 of them and suppresses none: its 3 missing values,
+    # withheld, were the original's 8 + 0 suppressed − 5 filled (or 8 + net −5, or the statistics' n: 120 − 112)
+    rng = np.random.default_rng(0)
+    n = 120
+    orig = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n), "g": rng.choice(list("abc"), n),
+                         "h": rng.choice(list("uv"), n)})
+    orig.loc[:7, "x"] = np.nan
+    prot = orig.copy()
+    prot.loc[:4, "x"] = 1.0
+    prot.loc[20:29, "g"] = None
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}, "g": {"scale": "nominal"},
+                          "h": {"scale": "nominal"}}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions", "records_changed"])
+    full = _missing_counts(report.to_dict()["scenarios"][0]["measures"], "x")
+    assert full == {"original": 8, "protected": 3, "suppressed": 0, "filled": 5, "net": -5}
+    s = report.to_dict(safe=True)["scenarios"][0]
+    shown = _missing_counts(s["measures"], "x")
+    assert shown["protected"] is None
+    original = shown["original"]
+    if original is None and s["statistics"]["orig"]["n"]["x"] is not None:  # the records less those with a value
+        original = s["n_records"] - s["statistics"]["orig"]["n"]["x"]
+    assert original == 8  # the original's 8 stay: it is the protected file's 3 that are withheld
+    assert shown["net"] is None  # 8 + net
+    assert shown["suppressed"] is None or shown["filled"] is None  # 8 + suppressed − filled
+    assert s["safe"]["withheld"] >= 2
+
+
+def test_the_original_s_withheld_missing_count_does_not_come_back_from_the_protected_count_less_net():
+    # x: 3 missing in the original, 8 more suppressed: the protected file's 11 less net 8 (or less the 8 suppressed,
+    # plus 0 filled) gave the original's withheld 3; and the original's total less the others' counts shown
+    rng = np.random.default_rng(1)
+    n = 150
+    orig = pd.DataFrame({"x": rng.choice(list("pqr"), n), "g": rng.choice(list("abc"), n),
+                         "h": rng.choice(list("uv"), n)})
+    orig.loc[:2, "x"] = None
+    orig.loc[100:111, "h"] = None  # 12 missing in the original's h
+    prot = orig.copy()
+    prot.loc[10:17, "x"] = None
+    prot.loc[30:39, "g"] = None
+    spec = {"variables": {v: {"scale": "nominal"} for v in "xgh"}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions"])
+    full = _missing_counts(report.to_dict()["scenarios"][0]["measures"], "x")
+    assert full == {"original": 3, "protected": 11, "suppressed": 8, "filled": 0, "net": 8}
+    s = report.to_dict(safe=True)["scenarios"][0]
+    m = s["measures"]
+    shown = _missing_counts(m, "x")
+    assert shown["original"] is None
+    protected = shown["protected"]
+    table = s["tables"]["one_way"]["x"]
+    if protected is None and "missing" in table["categories"]:
+        protected = table["protected"]["count"][table["categories"].index("missing")]
+    assert protected is None or (shown["net"] is None and (shown["suppressed"] is None or shown["filled"] is None))
+    total, others = m["missing_values"]["details"]["total_original"], m["missing_values"]["details"]["original"]
+    assert total is None or any(v is None for k, v in others.items() if k != "x")  # no total less the others
+
+
+def test_no_small_missing_count_comes_back_from_the_published_counts_by_linear_algebra():
+    # random files: every count safe mode withholds is checked against what the safe JSON's numbers solve for
+    # a variable's counts over its records missing in both files, in the original alone, in the protected alone
+    terms = {"original": (1, 1, 0), "protected": (1, 0, 1), "suppressed": (0, 0, 1), "filled": (0, 1, 0),
+             "net": (0, -1, 1)}
+
+    def solvable(rows, target):
+        return np.linalg.matrix_rank(np.vstack(rows + [target])) == np.linalg.matrix_rank(np.vstack(rows))
+
+    leaks = 0
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        n = int(rng.integers(60, 160))
+        orig = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n), "g": rng.choice(list("abc"), n),
+                             "h": rng.choice(list("uv"), n)})
+        prot, rows, pos = orig.copy(), rng.permutation(n), 0
+        for v in orig:
+            missing = np.nan if v in "xy" else None
+            k = int(rng.choice([0, 1, 2, 3, 4, 6, 8, 12]))
+            filled = int(rng.integers(0, k + 1))
+            orig.loc[rows[pos:pos + k], v] = missing
+            prot.loc[rows[pos:pos + k], v] = missing
+            prot.loc[rows[pos:pos + filled], v] = 1.0 if v in "xy" else "a"
+            pos += k
+            k = int(rng.choice([0, 1, 2, 3, 4, 6, 8, 12]))
+            prot.loc[rows[pos:pos + k], v] = missing
+            pos += k
+        spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"},
+                              "g": {"scale": "nominal"}, "h": {"scale": "nominal"}}, "pairing": "row"}
+        report = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions"], aggregates=False)
+        full = report.to_dict()["scenarios"][0]
+        s = report.to_dict(safe=True)["scenarios"][0]
+        names = list(orig)
+
+        def vector(kind, name=None):
+            out = np.zeros(3 * len(names))
+            for i, v in enumerate(names):
+                if name in (None, v):
+                    out[3 * i:3 * i + 3] = terms[kind]
+            return out
+
+        rows_shown = []
+        for v in names:
+            for kind, value in _missing_counts(s["measures"], v).items():
+                if value is not None:
+                    rows_shown.append(vector(kind, v))
+            for side, kind in (("orig", "original"), ("prot", "protected")):
+                if v in "xy" and s["statistics"][side]["n"][v] is not None:
+                    rows_shown.append(vector(kind, v))
+            table = s["tables"]["one_way"].get(v) or {"categories": []}
+            if "missing" in table["categories"]:
+                i = table["categories"].index("missing")
+                for side, kind in (("original", "original"), ("protected", "protected")):
+                    if table[side]["count"][i] is not None:
+                        rows_shown.append(vector(kind, v))
+        mv, sp = s["measures"]["missing_values"], s["measures"]["suppressions"]
+        for value, kind in ((mv["value"], "protected"), (mv["details"]["total_original"], "original"),
+                            (mv["details"]["increase"], "net"), (sp["value"], "suppressed")):
+            if value is not None:
+                rows_shown.append(vector(kind))
+        for v in names:
+            truth = _missing_counts(full["measures"], v)
+            for kind, value in _missing_counts(s["measures"], v).items():
+                if kind != "net" and value is None and 0 < truth[kind] < 5 and rows_shown \
+                        and solvable(rows_shown, vector(kind, v)):
+                    leaks += 1
+    assert leaks == 0
