@@ -746,44 +746,30 @@ def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Saf
         holder, k = places.get(key, ({}, None))
         return _is_number(holder.get(k)) or (key[1] in published.get(key[0], ()))
 
-    # a variable with every count of it shown holds nothing back: its columns go (its part of a total is known, and
+    # a variable with every count of it shown holds nothing back: it is left out (its part of a total is known, and
     # its counts are not chosen to withhold), which keeps the system small
-    every = sorted({name for _, name in places if name is not None}, key=str)
-    names = [name for name in every if not all(_is_number(places[key][0].get(places[key][1]))
-                                               for key in places if key[1] == name)]
-    column = {name: 3 * i for i, name in enumerate(names)}
-
-    def vector(kind: str, name: Any) -> np.ndarray:
-        v = np.zeros(3 * len(names))
-        for var in (names if name is None else [name]):
-            v[column[var]:column[var] + 3] = MISSING_COUNT_TERMS[kind]
-        return v
-
-    targets = [vector(*key) for key, v in raw_values.items()
-               if key[0] != "net" and key[1] in column and state.small(v) and not shown(key)]
+    by_name: dict[Any, list] = {}
+    for key in places:
+        by_name.setdefault(key[1], []).append(key)
+    names = [name for name in sorted((n for n in by_name if n is not None), key=str)
+             if not all(_is_number(places[key][0].get(places[key][1])) for key in by_name[name])]
+    in_system = set(names)
+    targets = [(key[1], key[0]) for key, v in raw_values.items()
+               if key[0] != "net" and key[1] in in_system and state.small(v) and not shown(key)]
     hidden_original = [name for name in names if ("original", name) in places and not shown(("original", name))]
     if not targets and not hidden_original:
         return
     # the counts the tables and statistics publish (each file's records less its n), and the original's counts
     # shown (decided by the original alone, the same in every scenario): not to be withheld here
-    fixed = [vector(kind, name) for kind in ("original", "protected") for name in published[kind] if name in column]
-    fixed += [vector(*key) for key in places if key[0] == "original" and shown(key)
-              and (key[1] is None or key[1] in column)]
-    basis = _span_basis(fixed, 3 * len(names))
-    targets = [t for t in targets if not _in_basis(basis, t)]  # published elsewhere anyway
-    free = [key for key in places if key[0] != "original" and (key[1] is None or key[1] in column)
+    fixed = [(kind, name) for kind in ("original", "protected") for name in published[kind] if name in in_system]
+    fixed += [key for key in places if key[0] == "original" and shown(key) and (key[1] is None or key[1] in in_system)]
+    system = _MissingCounts(names, fixed)
+    targets = [t for t, known in zip(targets, system.solved([], targets)) if not known]  # published elsewhere anyway
+    free = [key for key in places if key[0] != "original" and (key[1] is None or key[1] in in_system)
             and _is_number(places[key][0].get(places[key][1])) and key[1] not in published.get(key[0], ())]
 
-    originals = np.array([vector("original", name) for name in names])  # one per variable: independent
-
     def solvable(keys: list) -> int:
-        """The withheld small counts the counts ``keys`` (with the fixed ones) solve, and how much more than the
-        original's own numbers they tell of its counts (the dimension of their span's part in the originals';
-        another scenario's numbers may tell the rest)."""
-        basis = _span_basis(fixed + [vector(*key) for key in keys], 3 * len(names))
-        solved = sum(_in_basis(basis, t) for t in targets)
-        about = len(basis) + len(names) - np.linalg.matrix_rank(np.vstack([basis, originals]))
-        return int(solved) + int(about)
+        return system.solvable(keys, targets)
 
     known_original = solvable([])  # the targets left are not solved by the fixed counts alone
 
@@ -795,8 +781,12 @@ def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Saf
 
     withheld: list = []
     # each variable on its own first (three unknowns: quick), then all of them with the totals
+    free_of: dict[Any, list] = {}
+    gone: set = set()
+    for key in free:
+        free_of.setdefault(key[1], []).append(key)
     for name in names:
-        own = [key for key in free if key[1] == name]
+        own = list(free_of.get(name, ()))
         rows = [np.array(MISSING_COUNT_TERMS[kind], dtype=float) for kind in ("original", "protected")
                 if name in published[kind] or (kind == "original" and shown((kind, name)))]
         aims = [np.array(MISSING_COUNT_TERMS[kind], dtype=float) for kind in MISSING_COUNT_TERMS
@@ -811,6 +801,14 @@ def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Saf
         while own and solved_here(own):
             key = min(own, key=lambda k: (solved_here([f for f in own if f != k]), order(k)))
             own.remove(key)
+            gone.add(key)
+            withheld.append(key)
+    free = [key for key in free if key not in gone]
+    if free and len(free) * len(names) > _SOLVE_ONE_BY_ONE and solvable(free) > known_original:
+        # too many counts to try one at a time: the totals, which tie every variable together, go first
+        for key in sorted((k for k in free if k[1] is None), key=order):
+            if solvable(free) <= known_original:
+                break
             free.remove(key)
             withheld.append(key)
     while free and solvable(free) > known_original:
@@ -858,18 +856,120 @@ def _original_missing_partition(out: dict[str, Any], raw: dict[str, Any], state:
         state.withhold()
 
 
-def _span_basis(rows: list, width: int) -> np.ndarray:
-    """An orthonormal basis (as rows) of the span of ``rows``, vectors of ``width`` numbers."""
-    a = np.array(rows, dtype=float).reshape(-1, width)
+#: above this many (counts left to withhold) x (variables), :func:`_missing_counts_solved` withholds the totals
+#: before it tries the counts one at a time
+_SOLVE_ONE_BY_ONE = 20_000
+
+
+class _MissingCounts:
+    r"""What the shown missing counts tell, as linear functions of each variable's unknowns.
+
+    Each variable ``v`` of ``names`` has three unknowns ``u_v`` (its records
+    missing in both files, in the original alone, in the protected file
+    alone; :data:`MISSING_COUNT_TERMS`); a shown count of ``v`` of kind ``k``
+    is ``T_k · u_v`` and a shown total is ``Σ_v T_k · u_v``.  What they
+    determine, the span ``K = ⊕_v S_v + {1 ⊗ t : t ∈ T}`` (``S_v`` the span
+    of ``v``'s kinds, ``T`` that of the totals' kinds), is worked out in
+    ``R³`` per group of variables with the same kinds, never as one matrix
+    over every variable:
+
+    * ``a · u_v`` is determined iff ``a ∈ S_v + (T ∩ ⋂_{w≠v} S_w)`` (the
+      totals less every other variable's share, where those are known);
+    * ``dim(K ∩ O)``, ``O`` the originals' counts (``T_original`` per
+      variable), is ``Σ_v [T_original ∈ S_v] + dim(T ∩ ⋂_v (S_v + T_original))
+      − dim(T ∩ ⋂_v S_v)``.
+
+    ``fixed``: the counts known whatever is withheld, as ``(kind, name or
+    None for a total)``.
+    """
+
+    def __init__(self, names: list, fixed: list) -> None:
+        self.names = list(names)
+        self.fixed = list(fixed)
+        self._spans: dict[frozenset, np.ndarray] = {}
+
+    def span(self, kinds: frozenset) -> np.ndarray:
+        """An orthonormal basis (rows) of the span of the kinds' vectors in R³ (cached)."""
+        if kinds not in self._spans:
+            self._spans[kinds] = _basis3([MISSING_COUNT_TERMS[k] for k in kinds])
+        return self._spans[kinds]
+
+    def _kinds(self, keys: list) -> tuple[dict[Any, frozenset], frozenset]:
+        per: dict[Any, set] = {name: set() for name in self.names}
+        totals: set = set()
+        for kind, name in self.fixed + list(keys):
+            (totals if name is None else per[name]).add(kind)
+        return {name: frozenset(k) for name, k in per.items()}, frozenset(totals)
+
+    def _shares(self, per: dict[Any, frozenset], totals: frozenset) -> dict[frozenset, np.ndarray]:
+        """Per group of variables (their kinds): what the totals tell of one of them, ``T ∩ ⋂_{w≠v} S_w``."""
+        count: dict[frozenset, int] = {}
+        for kinds in per.values():
+            count[kinds] = count.get(kinds, 0) + 1
+        t = self.span(totals)
+        out = {}
+        for kinds in count:
+            others = [self.span(k) for k, c in count.items() if k != kinds or c > 1]
+            out[kinds] = _intersect3([t] + others)
+        return out
+
+    def solved(self, keys: list, targets: list) -> list[bool]:
+        """Per target ((name, kind) pair): whether the fixed counts and ``keys`` determine it."""
+        per, totals = self._kinds(keys)
+        return self._solved(per, self._shares(per, totals), targets)
+
+    def _solved(self, per: dict[Any, frozenset], shares: dict[frozenset, np.ndarray], targets: list) -> list[bool]:
+        seen: dict[tuple, bool] = {}  # the same for every variable of a group
+        out = []
+        for name, kind in targets:
+            key = (per[name], kind)
+            if key not in seen:
+                seen[key] = _in_basis3(np.vstack([self.span(per[name]), shares[per[name]]]),
+                                       np.asarray(MISSING_COUNT_TERMS[kind], float))
+            out.append(seen[key])
+        return out
+
+    def solvable(self, keys: list, targets: list) -> int:
+        """How many of ``targets`` ((name, kind) pairs) the fixed counts and ``keys`` determine, plus how much
+        they tell of the original's counts (``dim(K ∩ O)``)."""
+        per, totals = self._kinds(keys)
+        solved = sum(self._solved(per, self._shares(per, totals), targets))
+        original = np.asarray(MISSING_COUNT_TERMS["original"], float)
+        groups = set(per.values())
+        t = self.span(totals)
+        sizes: dict[frozenset, int] = {}
+        for kinds in per.values():
+            sizes[kinds] = sizes.get(kinds, 0) + 1
+        known = sum(size for kinds, size in sizes.items() if _in_basis3(self.span(kinds), original))
+        with_original = [self.span(kinds | {"original"}) for kinds in groups]
+        about = known + _intersect3([t] + with_original).shape[0] - _intersect3([t] + [self.span(k) for k in groups]).shape[0]
+        return int(solved) + int(about)
+
+
+def _basis3(rows: list) -> np.ndarray:
+    """An orthonormal basis (as rows, shape (k, 3)) of the span of ``rows`` in R³."""
+    a = np.array(rows, dtype=float).reshape(-1, 3)
     if not a.size:
-        return a
+        return np.zeros((0, 3))
     _, sv, vt = np.linalg.svd(a, full_matrices=False)
     return vt[sv > 1e-9 * max(1.0, sv[0])]
 
 
-def _in_basis(basis: np.ndarray, target: np.ndarray) -> bool:
-    """Whether ``target`` lies in the span of the orthonormal ``basis`` (:func:`_span_basis`)."""
+def _in_basis3(rows: np.ndarray, target: np.ndarray) -> bool:
+    """Whether ``target`` is in the span of ``rows`` (vectors of R³)."""
+    basis = _basis3(list(rows))
     return bool(np.linalg.norm(target - basis.T @ (basis @ target)) < 1e-6)
+
+
+def _intersect3(bases: list) -> np.ndarray:
+    """An orthonormal basis of the intersection of subspaces of R³ given by bases: the complement of the sum of
+    their complements."""
+    complements = [np.eye(3) - b.T @ b for b in bases]
+    return _complement3(_basis3([row for c in complements for row in c]))
+
+
+def _complement3(basis: np.ndarray) -> np.ndarray:
+    return _basis3(list(np.eye(3) - basis.T @ basis))
 
 
 def _in_span(rows: list, target: np.ndarray) -> bool:
