@@ -948,7 +948,10 @@ def _make_results_safe(scenario: dict[str, Any], min_cell: int, changed_elsewher
 
     counts = record_counts(scenario, original_records)
     stats = scenario.get("statistics")
-    safe_stats, more_stats = (safe_statistics(stats, min_cell, counts, changed_elsewhere) if stats is not None
+    # each file's n against its own records, where both are known (another file's size tells nothing of them)
+    own = ({"orig": (int(original_records),), "prot": (int(scenario["n_records"]),)}
+           if original_records and scenario.get("n_records") else counts)
+    safe_stats, more_stats = (safe_statistics(stats, min_cell, own, changed_elsewhere) if stats is not None
                               else (None, 0))
     # a variable any scenario changed in a few records: another scenario's exact comparisons of it, with that
     # scenario's own (rounded) protected mean, give the original's mean as well as its own do

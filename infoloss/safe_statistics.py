@@ -18,7 +18,7 @@ from .safe_results import _is_number
 __all__ = ["few_complete_cases", "few_values", "published_n", "safe_statistics"]
 
 
-def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, ...] = (),
+def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, ...] | dict[str, tuple] = (),
                     changed_elsewhere: frozenset = frozenset()) -> tuple[dict[str, Any], int]:
     """The descriptive ``statistics`` block with every statistic of a variable observed in fewer than
     ``min_cell`` records of a file withheld (its n, mean, interval, sd, variance, covariance and
@@ -29,6 +29,10 @@ def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, 
     most common value times its records, would be the total of those few records (an amount that
     is zero but for three records).  ``off_mode`` itself is a count of records and never shown.
     Each file's ``withheld`` names the variables withheld and why.
+
+    ``n_records``: the numbers of records a file's ``n`` is checked against (its records less ``n``, 1 to
+    ``min_cell`` − 1, are a small count of missing values), per file (``{"orig": ..., "prot": ...}``: each
+    file's own), or one tuple for both files when it is not known which number is whose.
 
     >>> s = {"variables": ["a", "b"], "orig": {"n": {"a": 3, "b": 50}, "mean": {"a": 1.0, "b": 2.0},
     ...      "corr": [[1.0, 0.5], [0.5, 1.0]]}}
@@ -54,7 +58,7 @@ def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, 
         out[side] = block
         # the records without a value (the file's records minus n) are a count too: missing_values withholds it
         few_missing = {v for v, n in block["n"].items() if _is_number(n) and v not in small
-                       and any(0 < total - n < min_cell for total in n_records)}
+                       and any(0 < total - n < min_cell for total in _totals(n_records, side))}
         if few_missing:
             block["n"] = {v: (None if v in few_missing else n) for v, n in block["n"].items()}
             withheld += len(few_missing)
@@ -79,8 +83,13 @@ def safe_statistics(stats: dict[str, Any], min_cell: int, n_records: tuple[int, 
                                  "scenario's file and the original's statistics would give back")
                              for v in names if v in hidden}
     for side in ("orig", "prot"):
-        withheld += _few_complete_cases(out, side, min_cell, n_records)
+        withheld += _few_complete_cases(out, side, min_cell, _totals(n_records, side))
     return out, withheld
+
+
+def _totals(n_records: tuple[int, ...] | dict[str, tuple], side: str) -> tuple[int, ...]:
+    """The numbers of records a file's counts are checked against (:func:`safe_statistics`'s ``n_records``)."""
+    return tuple(n_records.get(side, ())) if isinstance(n_records, dict) else tuple(n_records)
 
 
 def _few_complete_cases(stats: dict[str, Any], side: str, min_cell: int, n_records: tuple[int, ...]) -> int:

@@ -449,6 +449,9 @@ def _files_of_different_sizes(change: str) -> tuple[pd.DataFrame, pd.DataFrame, 
     elif change == "5 more, 6 missing":
         prot = pd.concat([prot, prot.iloc[:5]], ignore_index=True)
         prot.loc[:5, "income"] = np.nan
+    elif change == "2 fewer, 3 missing":
+        prot = prot.iloc[:-2].copy()
+        prot.loc[:2, "income"] = np.nan
     spec = {"variables": {"age": {"scale": "continuous"}, "income": {"scale": "continuous"},
                           "region": {"scale": "nominal", "role": "key"}}, "pairing": "none"}
     return orig, prot.reset_index(drop=True), spec
@@ -461,17 +464,20 @@ def _records_cells(page: str, name: str) -> dict[str, str]:
             for f, c in re.findall(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td>', table, re.S)}
 
 
-@pytest.mark.parametrize("change", ["2 fewer", "3 more", "3 fewer, 6 missing in the original", "5 more, 6 missing"])
-def test_the_records_column_shows_the_safe_json_s_n(change):
-    # the column used its own rule (1 to 4 records of the file itself without a value) while the safe JSON withholds
-    # n also when it is 1 to 4 fewer than the other file's records: with 2 records dropped the page read 198 where
-    # the JSON has null (found by an audit; the report review)
+@pytest.mark.parametrize("change, hidden_expected", [
+    ("2 fewer", set()), ("3 more", set()), ("3 fewer, 6 missing in the original", set()),
+    ("5 more, 6 missing", set()), ("2 fewer, 3 missing", {("income", "prot")})])
+def test_the_records_column_shows_the_safe_json_s_n(change, hidden_expected):
+    # the column used its own rule while the safe JSON withheld n also when it was 1 to 4 fewer than another file's
+    # records: with 2 records dropped the page read 198 where the JSON had null (found by the report review).  The
+    # JSON now checks each file's n against its own records (a file's size is public; its missing values are
+    # what is withheld), and the column shows the JSON's n
     orig, prot, spec = _files_of_different_sizes(change)
     rep = infoloss.compare(orig, prot, spec, measures=["sample_uniques", "ks"], names=["protected"])
     stats = rep.to_dict(safe=True, min_cell=5)["scenarios"][0]["statistics"]
     full = rep.scenarios[0].statistics
     page, full_page = rep.to_html(safe=True, min_cell=5), rep.to_html()
-    hidden = 0
+    hidden = set()
     for name in ("age", "income"):
         cells, full_cells = _records_cells(page, name), _records_cells(full_page, name)
         block = _variable_block(page, name)
@@ -480,35 +486,38 @@ def test_the_records_column_shows_the_safe_json_s_n(change):
             n = full[side]["n"][name]
             assert full_cells[label] == f"{n:,}"  # full mode: the JSON's n
             if stats[side]["n"][name] is None:
-                hidden += 1
+                hidden.add((name, side))
                 assert cells[label].startswith("counts not shown: "), (name, label, cells)
                 assert str(n) not in cells[label] and n not in counts  # nor the bars' sum
             else:
                 assert cells[label] == f"{stats[side]['n'][name]:,}"
-    assert hidden  # each case has an n the safe JSON withholds
+    assert hidden == hidden_expected
 
 
 def test_the_records_column_says_why_a_count_is_not_shown():
-    orig, prot, spec = _files_of_different_sizes("2 fewer")
+    orig, prot, spec = _files_of_different_sizes("2 fewer, 3 missing")
     rep = infoloss.compare(orig, prot, spec, measures=["sample_uniques", "ks"], names=["protected"])
-    assert rep.to_dict(safe=True)["scenarios"][0]["statistics"]["prot"]["n"]["age"] is None  # 198 of 200
+    safe_n = rep.to_dict(safe=True)["scenarios"][0]["statistics"]["prot"]["n"]
+    assert safe_n["income"] is None and safe_n["age"] == 198  # 195 of 198 with a value; 198 of 198
     page = rep.to_html(safe=True, min_cell=5)
     # the header says what it counts (the JSON's n), in both modes
     assert '<th scope="col">file</th><th scope="col">records with a value</th>' in _variable_block(page, "age")
-    assert _records_cells(page, "age") == {"original": "200",
-                                           "protected": "counts not shown: 1 to 4 fewer than another file's records"}
-    assert "protected: counts not shown (1 to 4 fewer than another file's records); bars in whole % of the records " \
-           "with a value." in _text(_variable_block(page, "age"))
+    assert _records_cells(page, "age") == {"original": "200", "protected": "198"}  # files a few records apart
+    assert _records_cells(page, "income") == {
+        "original": "200", "protected": "counts not shown: fewer than 5 records of this file have no value"}
+    assert "protected: counts not shown (fewer than 5 records of this file have no value); bars in whole % of the " \
+           "records with a value." in _text(_variable_block(page, "income"))
 
 
 def test_without_statistics_the_records_column_follows_the_statistics_rule():
     # compare(statistics=False): no n in the JSON; the aggregates' count is shown as the statistics block would have it
-    orig, prot, spec = _files_of_different_sizes("2 fewer")
+    orig, prot, spec = _files_of_different_sizes("2 fewer, 3 missing")
     rep = infoloss.compare(orig, prot, spec, measures=["sample_uniques", "ks"], names=["protected"], statistics=False)
     assert "statistics" not in rep.to_dict(safe=True)["scenarios"][0]
     assert _records_cells(rep.to_html(safe=True), "income") == {
-        "original": "200", "protected": "counts not shown: 1 to 4 fewer than another file's records"}
-    assert _records_cells(rep.to_html(), "income") == {"original": "200", "protected": "198"}
+        "original": "200", "protected": "counts not shown: fewer than 5 records of this file have no value"}
+    assert _records_cells(rep.to_html(safe=True), "age") == {"original": "200", "protected": "198"}
+    assert _records_cells(rep.to_html(), "income") == {"original": "200", "protected": "195"}
 
 
 def test_the_safe_map_s_rules_and_front_leave_out_a_withheld_risk():

@@ -267,11 +267,10 @@ def records_shown(name: str, var: dict[str, Any], per: Sequence, policy: Policy)
     ``name`` as the page shows them (the data table's records, the histogram's counts), or why they are not shown.
 
     One rule in both modes: the count is the ``n`` of the scenarios' ``statistics`` block, in safe mode the safe
-    JSON's (:mod:`.safe_view`); without that block (``statistics=False``), the aggregates' count under the block's
-    rule (:func:`infoloss.safe_statistics.safe_statistics`).  Safe mode does not show it where the JSON has null
-    (it is 1 to ``min_cell`` − 1 fewer than a file's records: the original's, when any scenario's JSON has null)
-    nor where 1 to ``min_cell`` − 1 records of the file have no value (:func:`few_missing`).  A file with a value
-    in 1 to ``min_cell`` − 1 records (:func:`too_few`) is left out: the page says so instead.
+    JSON's (:mod:`.safe_view`), which withholds it where the file's records less it, its missing values, are 1 to
+    ``min_cell`` − 1 (the original's, when any scenario's JSON does); without that block
+    (``statistics=False``) the aggregates' count under the same rule (:func:`few_missing`).  A file with a value in
+    1 to ``min_cell`` − 1 records (:func:`too_few`) is left out: the page says so instead.
     """
     files = [(ORIGINAL, "orig", var["stats"]["orig"], [s for _, s, _ in per])]
     files += [(i, "prot", v["stats"]["prot"], [s]) for i, s, v in per if v is not None and v["stats"]["prot"]]
@@ -280,15 +279,11 @@ def records_shown(name: str, var: dict[str, Any], per: Sequence, policy: Policy)
         n = (stats or {}).get("n")
         if n is None or too_few(stats, policy):
             continue
-        published = [_json_n(s, side, name) for s in scenarios]
-        published = [x for x in published if x is not _ABSENT] or [_n_by_rule(n, side, name, scenarios, policy)]
-        if few_missing(stats, policy):
+        published = [x for x in (_json_n(s, side, name) for s in scenarios) if x is not _ABSENT]
+        if few_missing(stats, policy) or any(x is None for x in published):
             out[key] = f"fewer than {policy.min_cell} records of this file have no value"
-        elif any(x is None for x in published):
-            small = "1" if policy.min_cell == 2 else f"1 to {policy.min_cell - 1}"
-            out[key] = f"{small} fewer than another file's records"  # null in the safe JSON
         else:
-            out[key] = int(published[0])
+            out[key] = int(published[0]) if published else int(n)
     return out
 
 
@@ -299,19 +294,6 @@ def _json_n(scenario: Any, side: str, name: str) -> Any:
     """``n`` of ``name`` in one file's block of the scenario's ``statistics`` (None: withheld), or :data:`_ABSENT`."""
     counts = (((getattr(scenario, "statistics", None) or {}).get(side)) or {}).get("n")
     return counts.get(name, _ABSENT) if isinstance(counts, dict) else _ABSENT
-
-
-def _n_by_rule(n: int, side: str, name: str, scenarios: Sequence, policy: Policy) -> int | None:
-    """Without a statistics block: ``n`` as the safe JSON's block would have it (None: withheld), from the files'
-    records the scenarios' safe JSON give; ``n`` itself in full mode."""
-    if not policy.safe:
-        return n
-    from ..safe_results import record_counts
-    from ..safe_statistics import safe_statistics
-
-    totals = sorted({t for s in scenarios for t in record_counts(getattr(s, "safe_json", None) or {})})
-    block, _ = safe_statistics({"variables": [name], side: {"n": {name: int(n)}}}, policy.min_cell, tuple(totals))
-    return block[side]["n"][name]
 
 
 def few_missing(stats: dict[str, Any] | None, policy: Policy) -> bool:
