@@ -426,7 +426,9 @@ def _whole_number_levels(xv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     """
     n = xv.shape[0]
     lo, hi = xv.min(), xv.max()
-    if not hi - lo < n:  # a wider range (or an infinite value): the table would outgrow the file
+    with np.errstate(over="ignore", invalid="ignore"):  # values near ±1.8e308 span an infinite range
+        narrow = hi - lo < n
+    if not narrow:  # a wider range (or an infinite value): the table would outgrow the file
         return None
     sample = xv[:: max(1, n // _LEVELS_SAMPLE)]
     if not np.array_equal(np.floor(sample), sample):

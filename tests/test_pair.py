@@ -533,7 +533,8 @@ def _unique_levels(x):
     return values, codes, counts
 
 
-@pytest.mark.parametrize("case", ["ages", "negative", "large", "units", "one", "fraction late", "span = n", "zeros"])
+@pytest.mark.parametrize("case", ["ages", "negative", "large", "units", "one", "fraction late", "span = n", "zeros",
+                                  "float limit", "infinite"])
 def test_sorted_levels_of_whole_numbers_equal_np_unique(case):
     """Whole numbers in a range narrower than the file are counted (pair._whole_number_levels), not sorted:
     the levels, codes and counts are np.unique's, missing values -1; other values take the sort or hash path."""
@@ -548,7 +549,9 @@ def test_sorted_levels_of_whole_numbers_equal_np_unique(case):
          "one": np.full(n, 3.0),
          "fraction late": rng.integers(0, 100, n).astype(float),
          "span = n": rng.integers(0, n + 1, n).astype(float),
-         "zeros": np.where(rng.random(n) < 0.5, -0.0, 0.0) + rng.integers(0, 3, n)}[case]
+         "zeros": np.where(rng.random(n) < 0.5, -0.0, 0.0) + rng.integers(0, 3, n),
+         "float limit": rng.choice([-1.7e308, 0.0, 1.7e308], n),  # an infinite span, without a warning
+         "infinite": rng.choice([-np.inf, 1.0, 2.0, np.inf], n)}[case]
     if case == "fraction late":
         x[n - 3] = 41.5  # not in the sample looked at first
     if case == "span = n":
@@ -559,4 +562,4 @@ def test_sorted_levels_of_whole_numbers_equal_np_unique(case):
     assert np.array_equal(lv.values, values) and np.array_equal(lv.codes, codes) and np.array_equal(lv.counts, counts)
     assert lv.codes.dtype == np.int32 and lv.counts.dtype == np.int32
     counted = _whole_number_levels(x[~np.isnan(x)]) is not None
-    assert counted == (case not in ("fraction late", "span = n"))
+    assert counted == (case not in ("fraction late", "span = n", "float limit", "infinite"))
