@@ -54,7 +54,8 @@ class ScenarioResult:
         ``changed_elsewhere``: the continuous variables some scenario changed in a few records, whose
         original statistics (the same numbers in every scenario) and comparisons are withheld here too.
         ``original_records``: the original's number of records, which the JSON publishes beside the scenarios
-        (:class:`Report`); safe mode withholds any count it would give a small difference with.
+        (:class:`Report`): safe mode checks the original's counts against it (its records less a count of
+        records with a value is a count of missing values).
         """
         out: dict[str, Any] = {
             "name": self.name,
