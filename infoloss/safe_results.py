@@ -83,7 +83,11 @@ analyses consistent with the safe tables of the same JSON.  The rules:
    dcr_holdout's ``zero_share`` of few copies
    (:func:`_zero_distance_shares`), and the missing counts that solve for
    one another (protected = original + suppressions − filled, net =
-   protected − original; :func:`_missing_counts_solved`).
+   protected − original, and other measures' counts of the same records:
+   il1s' and the x_* measures' records skipped = original + suppressions,
+   lambda's ``one_side_missing`` = filled + suppressions, ks' and ldu_uni's
+   ``n_orig``/``n_prot`` = records less the missing ones;
+   :func:`_missing_counts_solved`).
 7. **Rounding.**  Every other non-integer number of the ``details`` and of
    the analyses block is rounded to 3 significant digits
    (:func:`infoloss.report.safe.round_sig`), like the descriptive
@@ -187,6 +191,7 @@ class _Safe:
     tables: Any = None  # analyses: what the safe tables block publishes (infoloss.safe_analyses._Published)
     published: frozenset = frozenset()  # variables whose missing counts the safe tables block shows
     sides: dict = field(default_factory=dict)  # "original"/"protected" -> variables whose missing count is shown
+    measured: frozenset = frozenset()  # variables whose missing counts a measure's details show (ks' n_orig, ...)
 
     def small(self, x: Any) -> bool:
         return _is_number(x) and 0 < x < self.min_cell
@@ -254,6 +259,7 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     state = _Safe(int(min_cell), frozenset(int(n) for n in n_records if n), few_values=frozenset(few_values),
                   published=frozenset(published),
                   sides={side: frozenset(v) for side, v in (published_sides or {}).items()})
+    _published_by_measures(measures, state, registry)
     out = {mid: _safe_measure(mid, m if _counts_records(mid, registry) else _without_few_values(
                m, state, _over_every_variable(mid, m, registry), pair_average=mid in PAIR_AVERAGES), state, registry)
            for mid, m in measures.items()}
@@ -263,10 +269,43 @@ def safe_measures(measures: dict[str, Any], min_cell: int, registry: Any,
     _few_risky_records(out, measures, state)
     _k_anonymity_steps(out, measures, state)
     _missing_counts_solved(out, measures, state)
+    _skipped_totals(out, measures, state)
     if few_complete:
         for mid in out:
             out[mid] = _without_complete_cases(out[mid], state)
     return out, {"min_cell": state.min_cell, "withheld": state.withheld}
+
+
+#: measures whose details show each variable's records with a value per file (``n_orig``, ``n_prot``: the file's
+#: records less its missing values, as the statistics' ``n``): (measure, path to the per-variable blocks or None
+#: for a dict keyed by variable under the key itself)
+PUBLISHING_MEASURES = {"ks": None, "ldu_uni": "variables"}
+
+
+def _published_by_measures(measures: dict[str, Any], state: _Safe, registry: Any) -> None:
+    """Add to ``state.measured`` and ``state.sides`` the variables whose missing values a measure's safe details
+    show as the file's records less a count of records with a value (ks' and ldu_uni's ``n_orig``/``n_prot``),
+    as :func:`infoloss.safe_statistics.published_n` does for the statistics: the missing counts are known there
+    (with the statistics off too), so they are no partners and :func:`_missing_counts_solved` counts them."""
+    sides = {side: set(state.sides.get(side, ())) for side in ("original", "protected")}
+    for mid, inner in PUBLISHING_MEASURES.items():
+        if not isinstance(measures.get(mid), dict):
+            continue
+        probe = _Safe(state.min_cell, state.record_counts, few_values=state.few_values)
+        shown = _safe_measure(mid, _without_few_values(measures[mid], probe, _over_every_variable(
+            mid, measures[mid], registry), pair_average=mid in PAIR_AVERAGES), probe, registry)
+        details = shown.get("details") if isinstance(shown.get("details"), dict) else {}
+        for side, key in (("original", "n_orig"), ("protected", "n_prot")):
+            if inner is None:
+                block = details.get(key)
+                values = block.items() if isinstance(block, dict) else ()
+            else:
+                blocks = details.get(inner)
+                values = [(name, b.get(key)) for name, b in blocks.items() if isinstance(b, dict)] \
+                    if isinstance(blocks, dict) else ()
+            sides[side] |= {name for name, v in values if _is_number(v)}
+    state.sides = {side: frozenset(v) for side, v in sides.items()}
+    state.measured = frozenset(sides["original"] | sides["protected"])
 
 
 def published_missing(tables: dict[str, Any] | None, side: str | None = None) -> frozenset:
@@ -667,9 +706,17 @@ def _increase_of_a_withheld_value(out: dict[str, Any], state: _Safe) -> None:
 #: a variable's missing counts in missing_values and suppressions as sums of its records missing in both files, in
 #: the original alone (filled) and in the protected file alone (suppressed): (both, filled, suppressed)
 MISSING_COUNT_TERMS = {"original": (1, 1, 0), "protected": (1, 0, 1), "suppressed": (0, 0, 1), "filled": (0, 1, 0),
-                       "net": (0, -1, 1)}
-#: the order in which :func:`_missing_counts_solved` withholds more of them (details first, the totals last)
-_SOLVED_ORDER = ("net", "filled", "suppressed", "protected")
+                       "net": (0, -1, 1), "union": (1, 1, 1), "one_side": (0, 1, 1)}
+#: the order in which :func:`_missing_counts_solved` withholds more of them (other measures' details first, the
+#: totals last)
+_SOLVED_ORDER = ("union", "one_side", "net", "filled", "suppressed", "protected")
+#: other measures' per-variable counts of the same records: (measure, detail key) -> kind.  ``union``: the records
+#: missing in either file (il1s' ``n_skipped``; ``n_compared`` is the file's records less them; the x_* measures'
+#: ``n_skipped_missing``), ``one_side``: missing in one file only (lambda's ``one_side_missing``).  With the
+#: suppressions, ``union`` less them is the original's missing values; with ``net``, ``one_side`` gives ``filled``.
+MISSING_COUNT_COPIES = {("il1s", "n_skipped"): "union", ("il1s", "n_compared"): "union",
+                        ("x_mse", "n_skipped_missing"): "union", ("x_mae", "n_skipped_missing"): "union",
+                        ("x_mv", "n_skipped_missing"): "union", ("lambda", "one_side_missing"): "one_side"}
 
 
 def _missing_count_places(out: dict[str, Any]) -> dict[tuple[str, Any], tuple[dict, Any]]:
@@ -697,6 +744,22 @@ def _missing_count_places(out: dict[str, Any]) -> dict[tuple[str, Any], tuple[di
                 if key in details:
                     places[(kind_total, None)] = (details, key)
     return places
+
+
+def _missing_count_copies(out: dict[str, Any]) -> dict[tuple[str, Any], list[tuple[dict, Any]]]:
+    """Where other measures show a variable's ``union`` or ``one_side`` count (:data:`MISSING_COUNT_COPIES`):
+    (kind, variable) -> the (dict, key) places holding it; the blocks are copied first (``out``'s own)."""
+    copies: dict[tuple[str, Any], list[tuple[dict, Any]]] = {}
+    for (mid, key), kind in MISSING_COUNT_COPIES.items():
+        result = out.get(mid)
+        details = (result or {}).get("details") if isinstance(result, dict) else None
+        if not (isinstance(details, dict) and isinstance(details.get(key), dict)):
+            continue
+        out[mid] = result = dict(result, details=dict(details))
+        block = result["details"][key] = dict(result["details"][key])
+        for name in block:
+            copies.setdefault((kind, name), []).append((block, name))
+    return copies
 
 
 def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
@@ -740,6 +803,18 @@ def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Saf
                   "net": sp_details.get("net")}[kind]
         if name is not None:
             raw_values[(kind, name)] = (source or {}).get(name)
+    # other measures' counts of the same records (il1s' records skipped, lambda's one-side missing): in the system
+    # too, withheld like the others (every copy of one)
+    copies = _missing_count_copies(out)
+    variables = {name for _, name in places if name is not None}
+    for (kind, name), holders in copies.items():
+        if name not in variables:
+            continue
+        seen = [h for h in holders if _is_number(h[0].get(h[1]))]
+        places[(kind, name)] = seen[0] if seen else holders[0]
+        parts = [raw_values.get(("original", name)) if kind == "union" else raw_values.get(("filled", name)),
+                 raw_values.get(("suppressed", name))]
+        raw_values[(kind, name)] = sum(parts) if all(_is_number(v) for v in parts) else None
     published = {side: set(state.sides.get(side, ())) for side in ("original", "protected")}
 
     def shown(key: tuple[str, Any]) -> bool:
@@ -819,6 +894,12 @@ def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Saf
         holder, k = places[(kind, name)]
         holder[k] = None
         state.withhold()
+        if (kind, name) in copies:
+            for holder, k in copies[(kind, name)]:
+                if holder.get(k) is not None:
+                    holder[k] = None
+                    state.withhold()
+            continue
         mid = "missing_values" if kind in ("protected", "original") or (kind == "net" and name is None) \
             else "suppressions"
         result = out[mid]
@@ -831,6 +912,21 @@ def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Saf
             result["withheld"] = (f"safe mode: with the missing counts shown (the original's, the filled and net "
                                   f"ones, the tables' and the statistics') it would give back a count of fewer "
                                   f"than {state.min_cell} records")
+
+
+def _skipped_totals(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
+    """The x_* measures' ``n_compared`` (the cells compared: each variable's records less its ``n_skipped_missing``)
+    withheld with any of those per-variable counts: less the others shown it would give the withheld one back."""
+    for mid, key in MISSING_COUNT_COPIES:
+        result = out.get(mid)
+        details = (result or {}).get("details") if isinstance(result, dict) else None
+        raw_per = (((raw.get(mid) or {}).get("details")) or {}).get(key)
+        if not (isinstance(details, dict) and isinstance(details.get(key), dict) and isinstance(raw_per, dict)
+                and _is_number(details.get("n_compared"))):
+            continue
+        if any(v is None and _nonzero_number(raw_per.get(name)) for name, v in details[key].items()):
+            out[mid] = dict(result, details=dict(details, n_compared=None))
+            state.withhold()
 
 
 def _original_missing_partition(out: dict[str, Any], raw: dict[str, Any], state: _Safe) -> None:
@@ -1107,7 +1203,8 @@ def _value_gives_back(mid: str, raw: dict[str, Any], result: dict[str, Any], sta
     n = _records_of(raw.get("details"), state)
     if not counts and not n:
         return True
-    unknown = [values[k] * (1.0 if counts else n) for k in hidden if k not in state.published]
+    known = state.published | state.measured if counts else state.published
+    unknown = [values[k] * (1.0 if counts else n) for k in hidden if k not in known]
     return bool(unknown) and pinned(unknown, n, state.min_cell)
 
 
@@ -1251,7 +1348,7 @@ def _safe_by_variable(out: dict[str, Any], state: _Safe, n: float, *, counts: bo
         units_small = {k for k, u in units.items() if 0 < n - u < state.min_cell}
     else:
         units_small = set()
-    names, left = partition_withheld(units, state.min_cell, state.published if counts else frozenset())
+    names, left = partition_withheld(units, state.min_cell, state.published | state.measured if counts else frozenset())
     names |= units_small
     if names:
         out["by_variable"] = {k: (None if k in names else v) for k, v in by_variable.items()}

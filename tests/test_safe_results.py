@@ -1807,3 +1807,71 @@ def test_no_small_missing_count_comes_back_when_the_totals_go_first(monkeypatch)
 
     monkeypatch.setattr(safe_results, "_SOLVE_ONE_BY_ONE", 0)
     test_no_small_missing_count_comes_back_from_the_published_counts_by_linear_algebra()
+
+
+def test_a_withheld_missing_count_does_not_come_back_from_the_records_skipped_by_il1s():
+    # x: 3 missing in the original (withheld), 5 more suppressed (shown): il1s skips the 8 records missing in either
+    # file (n_skipped, and n_compared = 120 - 8), and 8 - 5 suppressed = the original's 3
+    rng = np.random.default_rng(1)
+    n = 120
+    orig = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n)})
+    orig.loc[0:2, "x"] = np.nan
+    prot = orig.copy()
+    prot.loc[10:14, "x"] = np.nan
+    spec = {"variables": {"x": {"scale": "continuous"}, "y": {"scale": "continuous"}}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions", "il1s", "x_mse"])
+    assert report.to_dict()["scenarios"][0]["measures"]["missing_values"]["details"]["original"]["x"] == 3
+    m = report.to_dict(safe=True)["scenarios"][0]["measures"]
+    assert m["missing_values"]["details"]["original"]["x"] is None
+    suppressed = m["suppressions"]["by_variable"]["x"]
+    if suppressed is None and m["suppressions"]["value"] is not None:
+        suppressed = m["suppressions"]["value"] - m["suppressions"]["by_variable"]["y"]
+    skipped = [m["il1s"]["details"]["n_skipped"]["x"], m["x_mse"]["details"]["n_skipped_missing"]["x"]]
+    compared = m["il1s"]["details"]["n_compared"]["x"]
+    if compared is not None:
+        skipped.append(n - compared)
+    total = m["x_mse"]["details"]["n_compared"]
+    if total is not None and m["x_mse"]["details"]["n_skipped_missing"]["y"] is not None:
+        skipped.append(2 * n - total - m["x_mse"]["details"]["n_skipped_missing"]["y"])
+    assert suppressed is None or all(s is None for s in skipped)
+
+
+def test_a_withheld_filled_count_does_not_come_back_from_lambdas_one_side_missing():
+    # g: 1 missing in the original, filled (withheld) and 8 suppressed (shown): lambda's one_side_missing, 9 records
+    # missing in one file only, less the 8 suppressions was the filled one (and the original's missing value)
+    rng = np.random.default_rng(53)
+    n = 165
+    orig = pd.DataFrame({"g": rng.choice(list("abc"), n), "h": rng.choice(list("uv"), n)})
+    orig.loc[0, "g"] = None
+    prot = orig.copy()
+    prot.loc[0, "g"] = "a"
+    prot.loc[10:17, "g"] = None
+    spec = {"variables": {"g": {"scale": "nominal"}, "h": {"scale": "nominal"}}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions", "lambda"])
+    full = _missing_counts(report.to_dict()["scenarios"][0]["measures"], "g")
+    assert full["filled"] == 1 and full["suppressed"] == 8
+    m = report.to_dict(safe=True)["scenarios"][0]["measures"]
+    shown = _missing_counts(m, "g")
+    assert shown["filled"] is None and shown["original"] is None
+    assert shown["suppressed"] is None or m["lambda"]["details"]["one_side_missing"]["g"] is None
+
+
+def test_the_records_with_a_value_that_ks_shows_count_as_published_missing_counts():
+    # statistics and tables off: ks' n_orig shows c1's and c2's missing values (the records less n_orig), so they are
+    # no partners of c0's 1 missing value in the original: the total less them would give it back
+    rng = np.random.default_rng(0)
+    n = 100
+    orig = pd.DataFrame({"c0": rng.normal(size=n), "c1": rng.normal(size=n), "c2": rng.normal(size=n)})
+    orig.loc[0, "c0"] = np.nan
+    orig.loc[10:15, "c1"] = np.nan
+    orig.loc[20:26, "c2"] = np.nan
+    prot = orig.copy()
+    spec = {"variables": {v: {"scale": "continuous"} for v in orig}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions", "ks"], statistics=False,
+                              tables=False)
+    m = report.to_dict(safe=True)["scenarios"][0]["measures"]
+    assert m["missing_values"]["details"]["original"]["c0"] is None
+    n_orig = m["ks"]["details"]["n_orig"]
+    assert n_orig["c1"] == n - 6 and n_orig["c2"] == n - 7
+    total = m["missing_values"]["details"]["total_original"]
+    assert total is None or total - (n - n_orig["c1"]) - (n - n_orig["c2"]) >= 5
