@@ -905,7 +905,7 @@ def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Saf
         result = out[mid]
         percent = (result.get("details") or {}).get("percent")
         if name is not None and kind in ("protected", "suppressed") and isinstance(percent, dict) \
-                and _nonzero_number(percent.get(name)):
+                and _is_number(percent.get(name)):  # a 0.0 too: it would tell the withheld count is 0
             percent[name] = None
             state.withhold()
         if name is None and holder is result:

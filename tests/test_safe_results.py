@@ -1875,3 +1875,23 @@ def test_the_records_with_a_value_that_ks_shows_count_as_published_missing_count
     assert n_orig["c1"] == n - 6 and n_orig["c2"] == n - 7
     total = m["missing_values"]["details"]["total_original"]
     assert total is None or total - (n - n_orig["c1"]) - (n - n_orig["c2"]) >= 5
+
+
+def test_the_percent_of_a_withheld_count_of_zero_is_withheld_too():
+    # g: 12 missing in the original, 1 filled (withheld), none suppressed: the solve withholds the suppressions (0)
+    # beside net −1; a percent of 0.0 left beside them said 0 suppressed, so filled = 0 − (−1) = 1
+    rng = np.random.default_rng(0)
+    n = 100
+    orig = pd.DataFrame({"g": rng.choice(list("abc"), n), "h": rng.choice(list("uv"), n)})
+    orig.loc[0:11, "g"] = None
+    prot = orig.copy()
+    prot.loc[0, "g"] = "a"
+    spec = {"variables": {"g": {"scale": "nominal"}, "h": {"scale": "nominal"}}, "pairing": "row"}
+    report = infoloss.compare(orig, prot, spec, measures=["missing_values", "suppressions"])
+    assert _missing_counts(report.to_dict()["scenarios"][0]["measures"], "g")["filled"] == 1
+    m = report.to_dict(safe=True)["scenarios"][0]["measures"]
+    shown = _missing_counts(m, "g")
+    assert shown["filled"] is None
+    for kind, mid in (("suppressed", "suppressions"), ("protected", "missing_values")):
+        if shown[kind] is None:
+            assert m[mid]["details"]["percent"]["g"] is None
