@@ -862,16 +862,16 @@ def _missing_counts_solved(out: dict[str, Any], raw: dict[str, Any], state: _Saf
         free_of.setdefault(key[1], []).append(key)
     for name in names:
         own = list(free_of.get(name, ()))
-        rows = [np.array(MISSING_COUNT_TERMS[kind], dtype=float) for kind in ("original", "protected")
-                if name in published[kind] or (kind == "original" and shown((kind, name)))]
-        aims = [np.array(MISSING_COUNT_TERMS[kind], dtype=float) for kind in MISSING_COUNT_TERMS
+        known = frozenset(kind for kind in ("original", "protected")
+                          if name in published[kind] or (kind == "original" and shown((kind, name))))
+        aims = [kind for kind in MISSING_COUNT_TERMS
                 if kind != "net" and (kind, name) in raw_values and not shown((kind, name))
                 and (state.small(raw_values[(kind, name)]) or kind == "original")]
-        aims = [a for a in aims if not _in_span(rows, a)]
+        aims = [kind for kind in aims if not system.determines(known, kind)]
 
-        def solved_here(keys: list) -> int:
-            here = rows + [np.array(MISSING_COUNT_TERMS[key[0]], dtype=float) for key in keys]
-            return sum(_in_span(here, a) for a in aims)
+        def solved_here(keys: list, known: frozenset = known, aims: list = aims) -> int:
+            here = known | {key[0] for key in keys}
+            return sum(system.determines(here, kind) for kind in aims)
 
         while own and solved_here(own):
             key = min(own, key=lambda k: (solved_here([f for f in own if f != k]), order(k)))
@@ -990,6 +990,10 @@ class _MissingCounts:
             self._spans[kinds] = _basis3([MISSING_COUNT_TERMS[k] for k in kinds])
         return self._spans[kinds]
 
+    def determines(self, kinds: frozenset, kind: str) -> bool:
+        """Whether a variable's counts of ``kinds`` determine its count of ``kind``."""
+        return _in_basis3(self.span(frozenset(kinds)), np.asarray(MISSING_COUNT_TERMS[kind], float))
+
     def _kinds(self, keys: list) -> tuple[dict[Any, frozenset], frozenset]:
         per: dict[Any, set] = {name: set() for name in self.names}
         totals: set = set()
@@ -1030,13 +1034,12 @@ class _MissingCounts:
         they tell of the original's counts (``dim(K ∩ O)``)."""
         per, totals = self._kinds(keys)
         solved = sum(self._solved(per, self._shares(per, totals), targets))
-        original = np.asarray(MISSING_COUNT_TERMS["original"], float)
         groups = set(per.values())
         t = self.span(totals)
         sizes: dict[frozenset, int] = {}
         for kinds in per.values():
             sizes[kinds] = sizes.get(kinds, 0) + 1
-        known = sum(size for kinds, size in sizes.items() if _in_basis3(self.span(kinds), original))
+        known = sum(size for kinds, size in sizes.items() if self.determines(kinds, "original"))
         with_original = [self.span(kinds | {"original"}) for kinds in groups]
         about = known + _intersect3([t] + with_original).shape[0] - _intersect3([t] + [self.span(k) for k in groups]).shape[0]
         return int(solved) + int(about)
@@ -1066,14 +1069,6 @@ def _intersect3(bases: list) -> np.ndarray:
 
 def _complement3(basis: np.ndarray) -> np.ndarray:
     return _basis3(list(np.eye(3) - basis.T @ basis))
-
-
-def _in_span(rows: list, target: np.ndarray) -> bool:
-    """Whether ``target`` is a linear combination of ``rows`` (small integer vectors: exact enough in floats)."""
-    if not rows:
-        return not np.any(target)
-    a = np.array(rows, dtype=float)
-    return np.linalg.matrix_rank(np.vstack([a, target])) == np.linalg.matrix_rank(a)
 
 
 #: SUDA's means over every record of a per-record score that is 0 without an MSU, and the split of the scores
