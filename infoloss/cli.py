@@ -10,7 +10,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional
@@ -45,7 +45,12 @@ def _fail(message: str) -> None:
 
 
 @app.callback(invoke_without_command=True)
-def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
+def _main(ctx: typer.Context,
+          version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
+    if ctx.invoked_subcommand != "compare":  # compare resumes it once its files are read (_collecting)
+        from ._memory import resume_collection
+
+        resume_collection()
     if version:
         out.print(f"infoloss {__version__}")
         raise typer.Exit(0)
@@ -136,7 +141,7 @@ def compare(
                     measures=ids,
                     options=options,
                     aggregates=html_out is not None,
-                    progress=progress,
+                    progress=_collecting(progress),
                     risk_utility=ru_choice,
                     records_dir=records_dir,
                     records_format=records_format,
@@ -565,6 +570,18 @@ def _choice_lines(report, block: dict | None = None) -> list[str]:
     return lines
 
 
+def _collecting(progress: Callable[[int, int, str], None]) -> Callable[[int, int, str], None]:
+    """``progress``, the first step of which (the first measure: the files are read and encoded, the measures'
+    modules imported) resumes the garbage collector that :func:`main` paused (``_memory.resume_collection``)."""
+    from ._memory import resume_collection
+
+    def step(done: int, total: int, label: str) -> None:
+        resume_collection()
+        progress(done, total, label)
+
+    return step
+
+
 class _ProgressBar:
     """A rich progress bar on standard error, shown only once a run has taken over a second."""
 
@@ -810,7 +827,21 @@ def main() -> None:
     """Console-script entry point: the command, then a quick exit with its status (:func:`_exit_now`).
 
     SIGTERM ends it like Ctrl-C (status 130) does, with the same cleanup, and status 143 (128 + 15).  After the
-    first of either, further ones are ignored, so that the cleanup (temporary and staged files) finishes."""
+    first of either, further ones are ignored, so that the cleanup (temporary and staged files) finishes.
+    Python's garbage collector waits while the command starts (``_memory.pause_collection``): ``compare``
+    resumes it once its measures start, every other command at once (``_main``), and a run that ends first
+    (an error, or ``main`` called in a process that goes on) switches it back on unfrozen."""
+    from ._memory import pause_collection, resume_collection
+
+    pause_collection()
+    try:
+        _run_app()
+    finally:
+        resume_collection(freeze=False)
+
+
+def _run_app() -> None:
+    """:func:`main`'s command and exit."""
     _quiet_idle_blas_threads()
     _handle_sigterm()
     try:
