@@ -257,9 +257,6 @@ def continuous_statistics(pair: EncodedPair, *, confidence: float = 0.95, weight
         raise InputError(f"confidence must be between 0 and 1, got {confidence}.")
     use = weighted and all(pair.weights(w) is not None for w in (ORIGINAL, PROTECTED))  # as the measures weigh
     left_out = _matrices_left_out(names)
-    # the sorted levels _off_mode reads, shared out one variable at a time (a file's own thread would wait
-    # for the file with more distinct values: protected files usually have more)
-    pair.warm_levels(names)
     return {
         "variables": list(names),
         "weighted": bool(use),
