@@ -291,7 +291,7 @@ def _search_blocks(zo, zq, bo, bq) -> tuple[np.ndarray, np.ndarray]:
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from threadpoolctl import threadpool_limits
+    from ._concurrent import thread_limits
 
     idx = np.full(zq.shape[0], -1, dtype=np.int64)
     best = np.full(zq.shape[0], np.inf)
@@ -317,7 +317,7 @@ def _search_blocks(zo, zq, bo, bq) -> tuple[np.ndarray, np.ndarray]:
     for job in small:
         one(job)
     if large:
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
+        with thread_limits(1), ThreadPoolExecutor(max_workers=2) as pool:
             list(pool.map(one, large))
     return idx, best
 

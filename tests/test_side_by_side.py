@@ -299,3 +299,32 @@ def test_robust_eigen_and_pmse_import_scikit_learn_beside_each_other_in_a_fresh_
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "['sklearn.base', 'sklearn.covariance', 'sklearn.exceptions']"
     assert "Error" not in out.stderr
+
+
+def test_thread_limits_holds_blas_to_one_thread_and_makes_its_controller_again_only_after_an_import(monkeypatch):
+    # threadpoolctl's threadpool_limits walks every loaded library each time (2-8 ms); thread_limits keeps one
+    # controller until a module is imported (a BLAS or OpenMP comes with the extension module that links it)
+    import sys
+
+    import threadpoolctl
+
+    import infoloss._concurrent as concurrent
+
+    real = threadpoolctl.ThreadpoolController
+
+    def blas_threads() -> set[int]:
+        return {lib["num_threads"] for lib in real().info() if lib["user_api"] == "blas"}
+
+    before = blas_threads()
+    made = []
+    monkeypatch.setattr(threadpoolctl, "ThreadpoolController", lambda: made.append(1) or real())
+    monkeypatch.setattr(concurrent, "_controller", None)
+    for _ in range(3):
+        with concurrent.thread_limits(1):
+            assert blas_threads() == {1}
+        assert blas_threads() == before
+    assert len(made) == 1
+    monkeypatch.setitem(sys.modules, "infoloss_test_new_module", object())  # as an import would
+    with concurrent.thread_limits(1):
+        assert blas_threads() == {1}
+    assert len(made) == 2

@@ -18,8 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from threadpoolctl import threadpool_limits
-
+from .._concurrent import thread_limits
 from ..errors import NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from . import compare as cmp
@@ -70,7 +69,7 @@ def _block(pair: EncodedPair) -> dict[str, Any]:
     analyses = parsed(pair)
     key = ("analyses", json.dumps(pair.spec.to_dict(), sort_keys=True, default=str))
     shared = pair.cache if pair.original_cache is None else pair.original_cache
-    with threadpool_limits(limits=1, user_api="blas"):
+    with thread_limits(1):
         orig = pair.cached_original(key, lambda: _file(FileData(pair, ORIGINAL), analyses, None, shared))
         prot = _file(FileData(pair, PROTECTED), analyses, orig.fits, shared)
         # a protected file without a record of a reference category: both refitted on a common one

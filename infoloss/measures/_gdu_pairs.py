@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._concurrent import map_in_order
+from .._concurrent import map_in_order, thread_limits
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ._gdu_sides import _Side, _Var
 
@@ -438,8 +438,6 @@ def _run_files(
     threads do not each start a full set of BLAS threads.  A pair of
     variables the protection left alone is tested once (:func:`_unchanged_pairs`).
     """
-    from threadpoolctl import threadpool_limits
-
     live = [(key, item) for key, item in plan.items() if not item.get("skip")]
     # the scenarios of one ``compare`` share the original: its pair tests run once (see _shared_original_key)
     store = pair.original_cache
@@ -447,7 +445,7 @@ def _run_files(
     known = store.get(shared) if shared is not None and shared[1] is not None else None
     files = (PROTECTED,) if known is not None else (ORIGINAL, PROTECTED)
     same = _unchanged_pairs(pair, variables, live, use_w)
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
+    with thread_limits(1), ThreadPoolExecutor(max_workers=2) as pool:
         # one file alone (the original's tests known): its rank columns on both threads
         workers = 2 if len(files) == 1 else 1
         testers = dict(zip(files, pool.map(lambda which: _file_tester(pair, variables, plan, which, use_w, workers),

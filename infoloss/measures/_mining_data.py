@@ -126,9 +126,9 @@ def one_thread(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from threadpoolctl import threadpool_limits
+        from .._concurrent import thread_limits
 
-        with threadpool_limits(limits=1):
+        with thread_limits(1, user_api=None):
             return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]

@@ -339,9 +339,9 @@ def _both_files(compute: Callable[[str], Any]) -> tuple[Any, Any]:
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from threadpoolctl import threadpool_limits
+    from .._concurrent import thread_limits
 
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
+    with thread_limits(1), ThreadPoolExecutor(max_workers=2) as pool:
         orig, prot = pool.map(compute, (ORIGINAL, PROTECTED))
     return orig, prot
 

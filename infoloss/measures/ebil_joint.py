@@ -295,9 +295,9 @@ def ebil_joint(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureRes
     """
     use_w, wdetails = _weighting(pair, weighted, "ebil_joint")
     names, kind, left_out = _chosen(pair)
-    from threadpoolctl import threadpool_limits
+    from .._concurrent import thread_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):  # the products of the matrices: the same bits alone or beside
+    with thread_limits(1):  # the products of the matrices: the same bits alone or beside
         res = _ebil_given(pair, names, use_w) if kind == "given" else _ebil_estimated(pair, names, use_w)
     if not res["n"] > 0:
         raise NotComputed("no protected record has every variable of the joint EBIL present")

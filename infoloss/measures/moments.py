@@ -279,9 +279,7 @@ def _mcd_fits(pair: EncodedPair, max_records: int, random_state: int) -> dict[st
     fit depends on its own values only, so the scenarios of one ``compare``
     share it (:meth:`EncodedPair.cached_original_arrays`).
     """
-    from threadpoolctl import threadpool_limits
-
-    from .._concurrent import recorded_warnings
+    from .._concurrent import recorded_warnings, thread_limits
 
     key = ("moments", "mcd", max_records, random_state, tuple(pair.continuous_names))
     columns = [_column(pair, name, ORIGINAL) for name in pair.continuous_names]
@@ -294,7 +292,7 @@ def _mcd_fits(pair: EncodedPair, max_records: int, random_state: int) -> dict[st
             return pair.cached_original_arrays(key, columns, compute)
         return pair.cached((*key, which), compute)
 
-    with recorded_warnings(ignore=True), threadpool_limits(limits=1, user_api="blas"):
+    with recorded_warnings(ignore=True), thread_limits(1):
         fits = {}
         for which in (ORIGINAL, PROTECTED):
             fits[which] = fit(which)

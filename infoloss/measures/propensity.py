@@ -145,7 +145,7 @@ from scipy import sparse
 from scipy.linalg import lapack
 
 from .. import limits, numeric
-from .._concurrent import import_alone, recorded_warnings
+from .._concurrent import import_alone, recorded_warnings, thread_limits
 from ..errors import InputError, NotComputed
 from ..pair import ORIGINAL, PROTECTED, EncodedPair
 from ..registry import MAX_SEED, MeasureResult, Option, measure
@@ -667,9 +667,7 @@ def _fit(pair: EncodedPair, model: str, max_records: int, seed: int, use_w: bool
         m = _merged(pair, max_records, seed, use_w)
         w = m.weights() if use_w else None
         if model == "logit":
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(limits=1, user_api="blas"):  # the same last bits on any machine, alone or beside
+            with thread_limits(1):  # the same last bits on any machine, alone or beside
                 fit = _logit_fit(m, w)
         else:
             x, _ = _cart_columns(m)

@@ -1053,11 +1053,11 @@ def ebil(pair: EncodedPair, *, weighted: bool | None = None) -> MeasureResult:
             "so the matrix cannot be estimated from the records"
         )
     by_variable, normalised, matrix, n, k, excluded = {}, {}, {}, {}, {}, {}
-    from threadpoolctl import threadpool_limits
+    from .._concurrent import thread_limits
 
     # long dot products: the same bits alone or beside another measure.  Entered once, not per variable:
     # each entry reads the process's loaded libraries (about 1 ms; 3,000 variables took 3.4 s)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with thread_limits(1):
         results = {name: _ebil_of(pair, name, use_w) for name in chosen}
     for name, res in results.items():
         if not res["n"] > 0:
