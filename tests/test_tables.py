@@ -439,12 +439,12 @@ def test_ebil_estimated_from_paired_records_by_hand():
 
 
 def test_ebil_holds_blas_to_one_thread_once_not_per_variable(monkeypatch):
-    # each entry reads the process's loaded libraries (about 1 ms): per variable, 3,000 variables took 3.4 s
-    import threadpoolctl
+    # each entry read the process's loaded libraries (about 1 ms): per variable, 3,000 variables took 3.4 s
+    import infoloss._concurrent as concurrent
 
     entered = []
-    real = threadpoolctl.threadpool_limits
-    monkeypatch.setattr(threadpoolctl, "threadpool_limits", lambda *a, **k: entered.append(1) or real(*a, **k))
+    real = concurrent.thread_limits
+    monkeypatch.setattr(concurrent, "thread_limits", lambda *a, **k: entered.append(1) or real(*a, **k))
     orig = pd.DataFrame({f"x{i}": ["a", "b", "c", "a", "b", "c"] for i in range(30)})
     prot = orig.copy()
     prot["x0"] = ["a", "a", "c", "a", "b", "b"]
