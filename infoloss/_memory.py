@@ -97,7 +97,7 @@ def pause_collection() -> None:
     """Switch Python's cyclic garbage collector off until :func:`resume_collection`.
 
     Starting a comparison imports numpy, pandas, pyarrow, scipy and typer's
-    pydantic: some 300,000 objects (modules, functions, classes) that live
+    pydantic: some 155,000 objects (modules, functions, classes) that live
     until the process ends, which the collector examines again and again as
     they are made (at every 700 allocations, more each time they survive).
     On a 200,000 x 16 comparison that was 218 + 19 + 1 collections, 40-50 ms

@@ -158,7 +158,7 @@ def test_the_command_line_lets_idle_openblas_threads_sleep_soon(before, numpy_fi
 
 
 def test_the_command_line_collects_no_garbage_until_the_measures_start_then_skips_what_start_up_made(tmp_path):
-    # start-up (numpy, pandas, scipy, typer's pydantic) made ~300,000 objects the collector went over again and
+    # start-up (numpy, pandas, scipy, typer's pydantic) made ~155,000 objects the collector went over again and
     # again: 40-50 ms of a 1 s comparison; after the files are encoded they are frozen, and the collector is on
     code = (
         "import gc, sys\n"
