@@ -311,3 +311,26 @@ def test_column_exponents_are_each_columns_safe_exponent(seed):
         expected = [safe_exponent(*(m[:, j] for m in mats)) for j in range(p)]
         got = column_exponents(*mats)
         assert got.tolist() == expected and got.dtype == np.int64
+
+
+def test_scaling_by_a_product_equals_ldexp_to_the_bit():
+    # scaled() multiplies float64 values by the float 2**-e instead of calling numpy.ldexp: the same bits for
+    # every exponent, subnormal and overflowing results included; per-column exponents; other types and
+    # exponents with no float 2**-e (beyond 1074 or below -1023) still go to ldexp
+    from infoloss.numeric import scaled
+
+    rng = np.random.default_rng(0)
+    with np.errstate(over="ignore"):
+        x = np.ldexp(rng.uniform(0.5, 1.0, 20_000) * rng.choice([-1.0, 1.0], 20_000), rng.integers(-1080, 1024, 20_000))
+        x = np.concatenate([x, [0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 2.2250738585072014e-308, FLOAT_MAX,
+                                1e-310, np.nan]])
+        for e in range(-1100, 1101):
+            assert np.array_equal(scaled(x, e).view(np.int64), np.ldexp(x, -e).view(np.int64), equal_nan=True), e
+        m = x[:20_000].reshape(4_000, 5)
+        es = np.array([997, -996, 0, -1030, 1074])
+        assert np.array_equal(scaled(m, es).view(np.int64), np.ldexp(m, -es).view(np.int64))
+        out = np.empty_like(m)
+        assert scaled(m, es, out=out) is out and np.array_equal(out, np.ldexp(m, -es))
+    assert scaled(np.ones(3, np.float32), 1).dtype == np.float32
+    assert scaled(np.arange(3), 1).tolist() == [0.0, 0.5, 1.0]
+    assert float(scaled(np.float64(3.0), 1)) == 1.5
