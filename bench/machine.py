@@ -23,9 +23,9 @@ Two more figures explain where a run's time goes on a given machine:
   with AVX-512 where the processor has it; on AMD Zen 4 processors (the
   2-core benchmark machine is one) that sort is several times slower than
   numpy's AVX2 sort (53 against 9 ms there), because Zen 4 executes the
-  AVX-512 compress-store the sort relies on slowly.  Switching AVX-512 off
-  for a whole ``infoloss compare`` gained nothing there: numpy's AVX-512
-  gathers and exponentials, which other measures use, then slow down as much;
+  AVX-512 compress-store the sort relies on slowly.  ``infoloss compare``
+  therefore starts numpy without AVX-512 on Zen 4 (``infoloss/_numpy_start.py``);
+  library calls (``import infoloss``) sort at the first figure;
 * ``fresh memory``: a fresh process filling 1 GB it has never touched.  On a
   virtual machine that returns idle memory to its host, that costs 0.4-2.4 s
   per GB of the kernel's system time (from run to run on the benchmark

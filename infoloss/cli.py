@@ -89,8 +89,10 @@ def compare(
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
     from ._memory import reuse_freed_memory
+    from ._numpy_start import import_numpy
 
     reuse_freed_memory()
+    import_numpy()  # on AMD Zen 4 without numpy's slow AVX-512 sorts
     _defer_numpy_tools()
     from .io_csv import read_ahead
 

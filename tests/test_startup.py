@@ -195,3 +195,89 @@ def test_the_command_line_collects_no_garbage_until_the_measures_start_then_skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = [line for line in out.stdout.splitlines() if line.startswith("gc: ")]
     assert lines == ["gc: None 0 True True", "gc: True True True"]
+
+
+ZEN4 = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+        "flags\t\t: fpu sse2 avx avx2 avx512f avx512dq avx512bw avx512vl\n\nprocessor\t: 1\n")
+
+
+@pytest.mark.parametrize("cpuinfo, version, expected", [
+    (ZEN4, "2.4.6", "X86_V4 AVX512_ICL AVX512_SPR"),  # numpy 2.4 names its AVX-512 targets by level
+    (ZEN4, "2.5.0.dev0+git", "X86_V4 AVX512_ICL AVX512_SPR"),
+    (ZEN4, "2.0.2", "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL"),
+    (ZEN4, "1.26.4", None),  # no AVX2 sort to fall back on: numpy 1.26 sorts slower without AVX-512
+    (ZEN4.replace("family\t: 25", "family\t: 26"), "2.4.6", None),  # Zen 5: fast compress-stores
+    (ZEN4.replace(" avx512f avx512dq avx512bw avx512vl", ""), "2.4.6", None),  # Zen 3: no AVX-512
+    (ZEN4.replace("AuthenticAMD", "GenuineIntel").replace("25", "6"), "2.4.6", None),
+    (ZEN4, "", None),  # numpy's version unknown
+    ("", "2.4.6", None),  # no /proc/cpuinfo
+])
+def test_numpy_s_avx512_targets_are_switched_off_only_on_zen4_with_numpy_2(cpuinfo, version, expected):
+    from infoloss._numpy_start import avx512_targets
+
+    assert avx512_targets(cpuinfo, version) == expected
+
+
+def test_the_user_s_numpy_cpu_settings_are_kept(monkeypatch):
+    import infoloss._numpy_start as start
+
+    monkeypatch.setattr(start, "_cpuinfo", lambda: ZEN4)
+    monkeypatch.setattr(start.sys, "platform", "linux")
+    for name in ("NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES", start.KEPT):
+        monkeypatch.delenv(name, raising=False)
+    import numpy
+
+    expected = start.avx512_targets(ZEN4, numpy.__version__)
+    assert start._targets_here() == expected
+    for name, value in (("NPY_DISABLE_CPU_FEATURES", ""), ("NPY_ENABLE_CPU_FEATURES", "AVX2"), (start.KEPT, "1")):
+        monkeypatch.setenv(name, value)
+        assert start._targets_here() is None
+        monkeypatch.delenv(name)
+
+
+def test_the_command_line_starts_numpy_without_avx512_on_zen4_and_leaves_no_variable_behind():
+    # the comparison's numpy; on this machine's processor the targets are those avx512_targets gives (none off
+    # elsewhere); the variable is gone once numpy has loaded, so that programs started later do not inherit it
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NPY_") and k != "INFOLOSS_NUMPY_AVX512_KEPT"}
+    code = (
+        "import os\n"
+        "import infoloss._numpy_start as start\n"
+        "targets = start._targets_here()\n"
+        "start.import_numpy()\n"
+        "import numpy\n"
+        "from numpy._core._multiarray_umath import __cpu_features__ as found\n"
+        "off = [name for name in (targets or '').split() if name in found]\n"
+        "print(targets is not None, all(not found[name] for name in off), bool(off) == (targets is not None),\n"
+        "      'NPY_DISABLE_CPU_FEATURES' in os.environ)\n"
+    )
+    out = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=True,
+                         env=env)
+    switched, all_off, named, left = out.stdout.split()
+    assert (all_off, named, left) == ("True", "True", "False")
+    assert out.stderr == ""
+
+
+def test_a_numpy_that_refuses_the_variable_gets_the_command_started_again_without_it(tmp_path):
+    # numpy built with AVX-512 in its baseline refuses to switch it off and cannot be imported a second time in
+    # the process: the command starts itself again, once, with numpy's own choice
+    import numpy
+
+    try:
+        from numpy._core._multiarray_umath import __cpu_baseline__ as baseline
+    except ImportError:  # numpy 1.26
+        from numpy.core._multiarray_umath import __cpu_baseline__ as baseline
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import os\n"
+        "import infoloss._numpy_start as start\n"
+        f"start._targets_here = lambda: None if start.KEPT in os.environ else {baseline[0]!r}\n"
+        "print('start', os.environ.get(start.KEPT), flush=True)\n"
+        "start.import_numpy()\n"
+        "import numpy\n"
+        "print('numpy', float(numpy.ones(2).sum()), os.environ.get(start.DISABLE))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NPY_") and k != "INFOLOSS_NUMPY_AVX512_KEPT"}
+    out = subprocess.run([sys.executable, str(script), "an", "argument"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n") == ["start None", "start 1", "numpy 2.0 None", ""]
