@@ -53,7 +53,8 @@ def _compare(monkeypatch, lanes, *args, **kwargs):
 
 
 def test_the_six_families_have_measures_that_share_cores():
-    assert {"ctbil", "il1s", "pmse", "robust_eigen", "ebil", "eigen", "gamma", "x_mse", "r_mv"} <= set(SHARING)
+    assert {"ctbil", "il1s", "pmse", "robust_eigen", "ebil", "eigen", "gamma", "x_mse", "r_mv", "ecdf_max",
+            "ecdf_mean"} <= set(SHARING)
     assert not {"ks", "ldu_biv", "cluster_utility"} & set(SHARING)  # they use both cores themselves
 
 
