@@ -10,7 +10,7 @@ and 9 ms with numpy's AVX2 kernel, an argsort 74 and 26 ms
 file, so the command line starts numpy with its AVX-512 targets off
 (numpy's documented ``NPY_DISABLE_CPU_FEATURES``, read once, when numpy is
 imported): the 1,000,000 x 50 run is about 1.3 s faster, the 200,000 x 16 one
-about 60 ms, with the same JSON to within 3e-16 relative (a KS p-value; the
+25-60 ms (from one set of alternating runs to another), with the same JSON to within 3e-16 relative (a KS p-value; the
 rest to the bit).  numpy's AVX2 ``exp``, ``log``, ``arctan`` and ``ldexp``
 are slower than its AVX-512 ones; ``numeric.scaled`` multiplies instead of
 ``ldexp`` for that reason.
