@@ -9,11 +9,11 @@ and 9 ms with numpy's AVX2 kernel, an argsort 74 and 26 ms
 (``bench/machine.py``).  A comparison sorts each continuous variable of each
 file, so the command line starts numpy with its AVX-512 targets off
 (numpy's documented ``NPY_DISABLE_CPU_FEATURES``, read once, when numpy is
-imported): the 1,000,000 x 50 run is about 1.3 s faster, the 200,000 x 16 one
-25-60 ms (from one set of alternating runs to another), with the same JSON to within 3e-16 relative (a KS p-value; the
-rest to the bit).  numpy's AVX2 ``exp``, ``log``, ``arctan`` and ``ldexp``
-are slower than its AVX-512 ones; ``numeric.scaled`` multiplies instead of
-``ldexp`` for that reason.
+imported): the 1,000,000 x 50 run is about 1.3 s faster, the 200,000 x 16
+one 25-60 ms (from one set of alternating runs to another), with the same
+JSON to within 3e-16 relative (a KS p-value; the rest to the bit).  numpy's
+AVX2 ``exp``, ``log``, ``arctan`` and ``ldexp`` are slower than its AVX-512
+ones; ``numeric.scaled`` multiplies instead of ``ldexp`` for that reason.
 
 Only on Zen 4 (AMD family 25 with AVX-512; Zen 5 stores fast), with numpy 2
 (numpy 1.26 has no AVX2 sort), never over the user's own
@@ -28,6 +28,7 @@ in one process, so the command then starts itself again without it
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import sys
@@ -118,17 +119,17 @@ def import_numpy() -> None:
     if "numpy" in sys.modules:
         return
     targets = _targets_here()
-    if targets is None:
-        import numpy  # noqa: F401
-
-        return
-    os.environ[DISABLE] = targets
+    if targets is not None:
+        os.environ[DISABLE] = targets
     try:
-        import numpy  # noqa: F401, F811
-    except (RuntimeError, ImportError):  # AVX-512 in this numpy's baseline: it refuses the variable
-        _restart_keeping_avx512()
+        importlib.import_module("numpy")
+    except (RuntimeError, ImportError):
+        if targets is None:
+            raise
+        _restart_keeping_avx512()  # AVX-512 in this numpy's baseline: it refuses the variable
     finally:
-        os.environ.pop(DISABLE, None)
+        if targets is not None:
+            os.environ.pop(DISABLE, None)
 
 
 def _restart_keeping_avx512() -> None:
