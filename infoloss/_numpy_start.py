@@ -17,7 +17,8 @@ ones; ``numeric.scaled`` multiplies instead of ``ldexp`` for that reason.
 
 Only on Zen 4 (AMD family 25 with AVX-512; Zen 5 stores fast), with numpy 2
 (numpy 1.26 has no AVX2 sort), never over the user's own
-``NPY_DISABLE_CPU_FEATURES`` or ``NPY_ENABLE_CPU_FEATURES``, and only in a
+``NPY_DISABLE_CPU_FEATURES`` or ``NPY_ENABLE_CPU_FEATURES`` (set empty,
+``NPY_DISABLE_CPU_FEATURES=`` keeps numpy's own choice), and only in a
 process that has not imported numpy yet; a library user's numpy is left as
 it is.  The variable is removed again once numpy is loaded, so that other
 programs the process starts do not inherit it.  A numpy built with AVX-512 in
