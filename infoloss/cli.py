@@ -88,12 +88,14 @@ def compare(
     records_format: Optional[str] = typer.Option(None, "--records-format", help="Format of the --records files: csv (default) or parquet (only with --records)."),
 ) -> None:
     """Compare ORIGINAL with each PROTECTED file and report the information lost."""
-    from ._memory import reuse_freed_memory
+    from ._memory import read_in_small_pages, reuse_freed_memory
     from ._numpy_start import import_numpy
 
     reuse_freed_memory()
     import_numpy()  # on AMD Zen 4 without numpy's slow AVX-512 sorts
     _defer_numpy_tools()
+    if _file_bytes(original, protected[:1]) >= SMALL_PAGES_MIN_BYTES:
+        read_in_small_pages()  # large files read into 4 KB pages (a fresh huge page is dear on a VM)
     from .io_csv import read_ahead
 
     with _reads_dropped():
@@ -570,6 +572,22 @@ def _choice_lines(report, block: dict | None = None) -> list[str]:
                 f"{_shown(str(choice)) if choice else 'none'}")
         lines.append(f"{head}; {_shown(decision.get('reason', ''))}".rstrip("; "))
     return lines
+
+
+#: the original and first protected file together of at least this many bytes are read into small pages
+#: (``_memory.read_in_small_pages``); 200,000 x 16 CSV files (58 MB) ran 20 ms slower without huge pages
+SMALL_PAGES_MIN_BYTES = 256 * 2**20
+
+
+def _file_bytes(original: Path, protected: list[Path]) -> int:
+    """The size of the files on disk (0 for one that cannot be examined: its read says why)."""
+    total = 0
+    for path in (original, *protected):
+        try:
+            total += os.stat(path).st_size
+        except (OSError, ValueError):
+            pass
+    return total
 
 
 def _collecting(progress: Callable[[int, int, str], None]) -> Callable[[int, int, str], None]:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from . import __version__, registry
 from ._files import checked_path, refuse_folder_name, resolved, write_atomic
-from ._memory import release
+from ._memory import pages_for_reading, release
 from .errors import InputError, NotComputed, counted
 from .pair import EncodedPair, encode_pair
 from .spec import Spec, as_spec
@@ -384,6 +384,7 @@ def compare(
 
         records_dir = checked_path(records_dir, "the records folder")
         check_planned(records_dir, names, records_format, inputs)
+    pages_for_reading(True)  # the command line's small pages while files are read and encoded (_memory)
     original_df, first_df = _read_first_pair(original, protected_list[0], spec, ids)
     release_memory = _release_for(original_df, first_df)
     release_memory()
@@ -400,6 +401,7 @@ def compare(
             if k == 0:
                 prot_df, first_df = first_df, None
             else:
+                pages_for_reading(True)
                 prot_df = _read_frame(prot, spec, "protected")
             release_memory()
             pair = _encode_scenario(original_df, prot_df, spec, original_cache,
@@ -410,6 +412,7 @@ def compare(
             elif k == 0 and isinstance(original, (str, Path)):
                 original_df = _compact_original_text(_share_original_floats(original_df, pair), pair)
             release_memory()
+            pages_for_reading(False)
             scenario = ScenarioResult(
                 name=name,
                 path=str(prot) if isinstance(prot, (str, Path)) else None,

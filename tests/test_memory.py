@@ -267,3 +267,105 @@ def test_reuse_freed_memory_serves_a_freed_array_again():
                                       check=True).stdout) for how in ("default", "reuse")}
     assert faults["default"] > 100
     assert faults["reuse"] < faults["default"] / 10
+
+
+def _thp_disabled() -> int | None:
+    """This process's PR_GET_THP_DISABLE (1: huge pages off), or None without glibc's prctl."""
+    prctl = _memory._prctl()
+    return None if prctl is None else prctl(_memory._PR_GET_THP_DISABLE, 0, 0, 0, 0)
+
+
+_SMALL_PAGES = """
+import os, sys
+from infoloss import _memory
+def state():
+    return _memory._prctl()(_memory._PR_GET_THP_DISABLE, 0, 0, 0, 0)
+seen = [state()]
+_memory.pages_for_reading(True)  # before the command line takes charge: nothing
+seen.append(state())
+seen.append(_memory.read_in_small_pages())
+seen.append(state())
+_memory.pages_for_reading(False)
+seen.append(state())
+_memory.pages_for_reading(True)
+seen.append(state())
+seen.append(_memory.read_in_small_pages())  # once only
+print(*seen)
+"""
+
+
+@pytest.mark.skipif(_thp_disabled() != 0, reason="Linux's prctl with huge pages allowed to this process")
+@pytest.mark.parametrize("env, expected", [
+    ({}, "0 0 True 1 0 1 False"),
+    ({"MIMALLOC_ALLOW_THP": "1"}, "0 0 False 0 0 0 False"),  # the user's setting for Arrow's pool: left alone
+])
+def test_small_pages_are_switched_on_for_reading_and_off_after(env, expected):
+    import os
+    import subprocess
+    import sys
+
+    environment = {k: v for k, v in os.environ.items() if k != "MIMALLOC_ALLOW_THP"} | env
+    out = subprocess.run([sys.executable, "-c", _SMALL_PAGES], capture_output=True, text=True, check=True,
+                         env=environment)
+    assert out.stdout.split("\n")[0] == expected
+
+
+@pytest.mark.skipif(_thp_disabled() != 0, reason="Linux's prctl with huge pages allowed to this process")
+def test_a_process_without_huge_pages_keeps_them_off():
+    import subprocess
+    import sys
+
+    code = ("from infoloss import _memory\n"
+            "p = _memory._prctl()\n"
+            "p(_memory._PR_SET_THP_DISABLE, 1, 0, 0, 0)\n"
+            "taken = _memory.read_in_small_pages()\n"
+            "_memory.pages_for_reading(False)\n"
+            "print(taken, p(_memory._PR_GET_THP_DISABLE, 0, 0, 0, 0))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "1"]
+
+
+@pytest.mark.skipif(_thp_disabled() != 0, reason="Linux's prctl with huge pages allowed to this process")
+@pytest.mark.parametrize("threshold, expected", [(0, "reads 1 1 1 1 1 measures 0"),
+                                                  (None, "reads 0 0 0 0 0 measures 0")])
+def test_the_command_line_reads_large_files_into_small_pages_and_measures_with_huge_pages(tmp_path, threshold,
+                                                                                           expected):
+    """Files of at least SMALL_PAGES_MIN_BYTES (here every file, or the default: none of these) are read and
+    encoded with huge pages off, in each scenario; the measures run with them on."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from infoloss.synth import make_survey, protect\n"
+        f"d = {str(tmp_path)!r}\n"
+        "df = make_survey(2_000, n_continuous=3, n_categorical=3, seed=0)\n"
+        "df.to_csv(d + '/o.csv', index=False)\n"
+        "protect(df, noise=0.1, pram=0.05, seed=1).to_csv(d + '/p.csv', index=False)\n"
+        "protect(df, noise=0.2, pram=0.05, seed=2).to_csv(d + '/q.csv', index=False)\n"
+        "import importlib, infoloss.cli\n"
+        "from infoloss import _memory\n"
+        + (f"infoloss.cli.SMALL_PAGES_MIN_BYTES = {threshold}\n" if threshold is not None else "") +
+        "module = importlib.import_module('infoloss.compare')\n"
+        "state = lambda: _memory._prctl()(_memory._PR_GET_THP_DISABLE, 0, 0, 0, 0)\n"
+        "seen = {'reads': [], 'measures': set()}\n"
+        "read, encode, measure = module._read_frame, module._encode_scenario, module._run_measure\n"
+        "def reading(*a, **k):\n"
+        "    seen['reads'].append(state())\n"
+        "    return read(*a, **k)\n"
+        "def encoding(*a, **k):\n"
+        "    seen['reads'].append(state())\n"
+        "    return encode(*a, **k)\n"
+        "def measuring(*a, **k):\n"
+        "    seen['measures'].add(state())\n"
+        "    return measure(*a, **k)\n"
+        "module._read_frame, module._encode_scenario, module._run_measure = reading, encoding, measuring\n"
+        "infoloss.cli._exit_now = lambda status: seen.setdefault('status', status)\n"
+        "sys.argv = ['infoloss', 'compare', d + '/o.csv', d + '/p.csv', d + '/q.csv', '--measures', 'ks,il1s',\n"
+        "            '--json', d + '/o.json']\n"
+        "infoloss.cli.main()\n"
+        "assert seen['status'] in (0, None), seen\n"
+        "print('reads', *seen['reads'], 'measures', *seen['measures'])\n"  # three reads, two encodings
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().split("\n")[-1] == expected
