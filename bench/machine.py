@@ -26,11 +26,15 @@ Two more figures explain where a run's time goes on a given machine:
   AVX-512 compress-store the sort relies on slowly.  ``infoloss compare``
   therefore starts numpy without AVX-512 on Zen 4 (``infoloss/_numpy_start.py``);
   library calls (``import infoloss``) sort at the first figure;
-* ``fresh memory``: a fresh process filling 1 GB it has never touched.  On a
-  virtual machine that returns idle memory to its host, that costs 0.4-2.4 s
-  per GB of the kernel's system time (from run to run on the benchmark
-  machine), against 0.1 s for memory the process freed a moment ago; a
-  1M x 50 run spends 7-10 of its 45 CPU seconds in system time there.
+* ``fresh memory``: a fresh process filling 1 GB it has never touched, in
+  the transparent huge pages numpy asks for, and in 4 KB pages (huge pages
+  switched off for that process).  On a virtual machine that returns idle
+  memory to its host, that costs 0.4-2.4 s per GB of the kernel's system
+  time in huge pages (from run to run on the benchmark machine) and
+  0.35-0.45 s in 4 KB pages, against 0.1 s for memory the process freed a
+  moment ago; a 1M x 50 run spends 6-8 of its 38-40 CPU seconds in system
+  time there, and reads its files into 4 KB pages
+  (``infoloss/_memory.py``, ``read_in_small_pages``).
 """
 
 from __future__ import annotations
@@ -59,9 +63,12 @@ _SORT_CHILD = (
     "    t0 = time.perf_counter(); np.sort(x); t.append(time.perf_counter() - t0)\n"
     "print(statistics.median(t))\n"
 )
-#: a fresh process's seconds to fill 1 GB of memory it never touched
+#: a fresh process's seconds to fill 1 GB of memory it never touched (numpy asks for huge pages; with
+#: ``{small}`` the process has them switched off first, as ``infoloss compare`` does while it reads)
 _FRESH_CHILD = (
-    "import time, numpy as np\n"
+    "import ctypes, sys, time, numpy as np\n"
+    "if {small} and ctypes.CDLL(None).prctl(41, 1, 0, 0, 0) != 0:\n"  # PR_SET_THP_DISABLE (Linux)
+    "    sys.exit(1)\n"
     "t0 = time.perf_counter(); a = np.ones(1 << 27); print(time.perf_counter() - t0)\n"
 )
 #: numpy's CPU features to switch off for its AVX2 kernels instead of its AVX-512 ones
@@ -92,10 +99,14 @@ def reference_line(runs: int = 5) -> str:
     sort_avx2 = _child_seconds(_SORT_CHILD.format(runs=runs), {"NPY_DISABLE_CPU_FEATURES": NO_AVX512})
     a = np.random.default_rng(1).standard_normal((2000, 2000))
     matmul = _median_seconds(lambda: a @ a, runs)
-    fresh = statistics.median(_child_seconds(_FRESH_CHILD) for _ in range(3))
+    fresh: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(3):  # in turns: a run reuses some of what the one before it freed
+        for small in fresh:
+            fresh[small].append(_child_seconds(_FRESH_CHILD.format(small=small)))
+    huge, small = (statistics.median(fresh[k]) for k in (False, True))
     return (f"machine today: import numpy+pandas+scipy.stats {imports:.2f} s, sort 1M floats {sort * 1000:.0f} ms "
             f"(without AVX-512 {sort_avx2 * 1000:.0f} ms), 2000x2000 matmul {matmul * 1000:.0f} ms, "
-            f"fresh memory {fresh:.2f} s/GB (medians; bench/machine.py)")
+            f"fresh memory {huge:.2f} s/GB (in 4 KB pages {small:.2f}) (medians; bench/machine.py)")
 
 
 if __name__ == "__main__":
