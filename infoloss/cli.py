@@ -575,7 +575,7 @@ def _choice_lines(report, block: dict | None = None) -> list[str]:
 
 
 #: the original and first protected file together of at least this many bytes are read into small pages
-#: (``_memory.read_in_small_pages``); 200,000 x 16 CSV files (58 MB) ran 20 ms slower without huge pages
+#: (``_memory.read_in_small_pages``); 200,000 x 16 CSV files (58 MB) gained nothing from it
 SMALL_PAGES_MIN_BYTES = 256 * 2**20
 
 
