@@ -94,8 +94,10 @@ def compare(
     reuse_freed_memory()
     import_numpy()  # on AMD Zen 4 without numpy's slow AVX-512 sorts
     _defer_numpy_tools()
-    if _file_bytes(original, protected[:1]) >= SMALL_PAGES_MIN_BYTES:
+    first_pair_bytes = _file_bytes(original, protected[:1])
+    if first_pair_bytes >= SMALL_PAGES_MIN_BYTES:
         read_in_small_pages()  # large files read into 4 KB pages (a fresh huge page is dear on a VM)
+    serial = first_pair_bytes >= SERIAL_PARSE_MIN_BYTES
     from .io_csv import read_ahead
 
     with _reads_dropped():
@@ -108,11 +110,11 @@ def compare(
             spec_path, records_dir = _path(spec), _path(records)
             pending: list[str] = []  # warnings of a spec inferred here, printed once the run has succeeded
             if spec_path is None:  # the original is read to infer the spec, the same way as the protected file
-                read_ahead([original, protected[0]], None)
+                read_ahead([original, protected[0]], None, serial=serial)
             the_spec = _spec_for(original, spec_path, nominal, ordinal, continuous, key, weight, id_, pairing, all_,
                                  target, sensitive, household, pending)
             if spec_path is not None:
-                read_ahead([original, protected[0]], the_spec)
+                read_ahead([original, protected[0]], the_spec, serial=serial)
             from .compare import _select_measures, compare as run_compare
 
             ids = _select_measures(None if measures is None else _split(measures))
@@ -577,6 +579,10 @@ def _choice_lines(report, block: dict | None = None) -> list[str]:
 #: the original and first protected file together of at least this many bytes are read into small pages
 #: (``_memory.read_in_small_pages``); 200,000 x 16 CSV files (58 MB) gained nothing from it
 SMALL_PAGES_MIN_BYTES = 256 * 2**20
+#: the original and first protected CSV files together of at least this many bytes are parsed ahead each by
+#: Arrow's serial reader on a thread of its own (``io_csv.read_ahead``); at 200,000 x 16 (58 MB) the two
+#: parse threads slowed the imports beside them by more than they gained (47 ms, 25 alternating pairs)
+SERIAL_PARSE_MIN_BYTES = 256 * 2**20
 
 
 def _file_bytes(original: Path, protected: list[Path]) -> int:

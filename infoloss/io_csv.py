@@ -182,7 +182,7 @@ _ahead: dict[tuple, Any] = {}
 _arrow_threads: list[int] = []
 
 
-def read_ahead(paths: Iterable[str | Path], spec: Spec | None) -> None:
+def read_ahead(paths: Iterable[str | Path], spec: Spec | None, serial: bool = False) -> None:
     """Start parsing the CSV files ``paths``, each on a thread of its own, to be read later with ``spec`` (issue 14).
 
     ``infoloss compare`` then spends about 0.3 s importing pandas and scipy
@@ -193,11 +193,21 @@ def read_ahead(paths: Iterable[str | Path], spec: Spec | None) -> None:
     the first read of any file starts (:func:`release_arrow_threads`): with
     two, the parse took the importing core and slowed the imports by as much
     as it gained (200,000 x 16: imports 0.30 → 0.38 s, parse over at 0.38 s;
-    with one thread, imports 0.30 s, parse over at 0.26 s).  A table is
-    taken only by a read of the same file (device, inode, size and
-    modification time) with the same settings; any other read parses the
-    file itself, and a file whose parse fails is parsed again by its read,
-    which says why.  Only regular files with a CSV ending are read ahead.
+    with one thread, imports 0.30 s, parse over at 0.26 s).
+
+    ``serial`` (the command line's choice for large files): two or more
+    files are parsed each by Arrow's serial reader (``use_threads=False``) on
+    its own thread, and the pool is left alone.  Arrow's parallel reader
+    spends about 40 % more CPU time handing 1.5 MB blocks between threads (a
+    674 MB file: 2.2-2.3 against 1.6 CPU-s), and two files keep both cores
+    busy without it: 1,000,000 x 50, one scenario, five alternating pairs:
+    −0.6 s wall, −1.6 s CPU (medians), the same JSON to the bit.
+
+    A table is taken only by a read of the same file (device, inode, size
+    and modification time) with the same settings; any other read parses
+    the file itself, and a file whose parse fails is parsed again by its
+    read, which says why.  Only regular files with a CSV ending are read
+    ahead.
     """
     import threading
     from concurrent.futures import Future
@@ -218,7 +228,8 @@ def read_ahead(paths: Iterable[str | Path], spec: Spec | None) -> None:
     if not files:
         return
     nulls = csv_nulls(list(spec.missing) if spec is not None else list(DEFAULT_MISSING))
-    if not _arrow_threads and pa.cpu_count() > 1:
+    serial = serial and len(files) > 1
+    if not serial and not _arrow_threads and pa.cpu_count() > 1:
         _arrow_threads.append(pa.cpu_count())
         pa.set_cpu_count(1)
     parsed: dict[tuple, Future] = {file: Future() for file in files}
@@ -229,7 +240,7 @@ def read_ahead(paths: Iterable[str | Path], spec: Spec | None) -> None:
         try:
             sep = _separator(path, "", spec, path.suffix.lower())
             key = _read_key(path, sep, nulls, "utf8", {})
-            table = _parse_csv(path, "", sep, nulls, "utf8", {})
+            table = _parse_csv(path, "", sep, nulls, "utf8", {}, serial=serial)
         except Exception:  # noqa: BLE001 (the read parses the file again and says what is wrong)
             table = None
         parsed[file].set_result((key, table))
@@ -290,7 +301,8 @@ def _arrow_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
     return table
 
 
-def _parse_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, types: dict) -> Any:
+def _parse_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, types: dict,
+               serial: bool = False) -> Any:
     """The CSV as an Arrow table, its blocks split at any line end unless a value may span lines.
 
     A file without a double quote has no value that spans lines: its blocks
@@ -304,12 +316,13 @@ def _parse_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
 
     Without ``types``, the typed read (:func:`_typed_csv`) is tried first; it
     gives the same table with half the memory, or None, and then the file is
-    read as here.
+    read as here.  ``serial``: Arrow's reader on the calling thread alone
+    (:func:`read_ahead`).
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    read = pcsv.ReadOptions(encoding=encoding, block_size=CSV_BLOCK_SIZE)
+    read = pcsv.ReadOptions(encoding=encoding, block_size=CSV_BLOCK_SIZE, use_threads=not serial)
     convert = _csv_convert_options(nulls, types)
 
     def parse(newlines_in_values: bool) -> Any:
@@ -319,7 +332,7 @@ def _parse_csv(path: Path, label: str, sep: str, nulls: list, encoding: str, typ
     broken = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, UnicodeError)
     quoted = _has_quote(path)
     try:
-        table = _typed_csv(path, sep, encoding, nulls, quoted) if not types else None
+        table = _typed_csv(path, sep, encoding, nulls, quoted, serial) if not types else None
         if table is None:
             table = parse(quoted)
         return _closed_quotes(table, path, label, encoding)
@@ -343,7 +356,7 @@ def _csv_convert_options(nulls: list, types: dict) -> Any:
     )
 
 
-def _typed_csv(path: Path, sep: str, encoding: str, nulls: list, quoted: bool) -> Any:
+def _typed_csv(path: Path, sep: str, encoding: str, nulls: list, quoted: bool, serial: bool = False) -> Any:
     """The table that pyarrow's type-inferring read gives, read with each column's type given; None when unsure.
 
     Inferring a column's type, pyarrow keeps every parsed block until the
@@ -361,7 +374,8 @@ def _typed_csv(path: Path, sep: str, encoding: str, nulls: list, quoted: bool) -
     and None is returned, as on any error, so that the caller reads the file
     as before.  Same values, same types: ``tests/test_io.py`` compares the
     two reads.  ``quoted``: the file holds a double quote, so a value may span
-    lines (``newlines_in_values``, see :func:`_arrow_csv`).
+    lines (``newlines_in_values``, see :func:`_arrow_csv`); ``serial``: Arrow's
+    reader on the calling thread alone.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -380,8 +394,8 @@ def _typed_csv(path: Path, sep: str, encoding: str, nulls: list, quoted: bool) -
         unknown = [f.name for f in schema if pa.types.is_null(f.type)]
         convert = _csv_convert_options(nulls, types)
         try:
-            table = pcsv.read_csv(path, read_options=pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPED_BLOCK_SIZE),
-                                  parse_options=parse, convert_options=convert)
+            blocks = pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPED_BLOCK_SIZE, use_threads=not serial)
+            table = pcsv.read_csv(path, read_options=blocks, parse_options=parse, convert_options=convert)
         except pa.ArrowInvalid:
             if CSV_TYPED_BLOCK_SIZE >= CSV_TYPE_SAMPLE_SIZE:
                 raise

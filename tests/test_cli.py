@@ -713,7 +713,7 @@ def test_compare_without_a_spec_parses_the_original_csv_once(small, monkeypatch)
 
     parsed = []
     real = io_csv._parse_csv
-    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a: parsed.append(str(a[0])) or real(*a))
+    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a, **k: parsed.append(str(a[0])) or real(*a, **k))
     result = run("compare", small["orig"], small["prot"], "--measures", "il1s,ks")
     assert result.exit_code == 0, result.output
     assert parsed.count(str(small["orig"])) == 1 and parsed.count(str(small["prot"])) == 1
@@ -729,8 +729,8 @@ def test_compare_parses_the_csv_files_ahead_and_gives_arrow_its_threads_back(sma
 
     parsed, threads = [], pa.cpu_count()
     real = io_csv._parse_csv
-    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a: parsed.append(str(a[0])) or real(*a))
-    monkeypatch.setattr(io_csv, "read_ahead", lambda *a, real=io_csv.read_ahead: parsed.append("ahead") or real(*a))
+    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a, **k: parsed.append(str(a[0])) or real(*a, **k))
+    monkeypatch.setattr(io_csv, "read_ahead", lambda *a, real=io_csv.read_ahead, **k: parsed.append("ahead") or real(*a, **k))
     result = run("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "il1s,ks")
     assert result.exit_code == 0, result.output
     assert parsed[0] == "ahead" and sorted(parsed[1:]) == sorted(map(str, (small["orig"], small["prot"])))
@@ -738,6 +738,21 @@ def test_compare_parses_the_csv_files_ahead_and_gives_arrow_its_threads_back(sma
     result = run("compare", small["orig"], small["prot"], "--json", small["orig"])  # refused after the read-ahead
     assert result.exit_code == 2, result.output
     assert not io_csv._ahead and not io_csv._arrow_threads and pa.cpu_count() == threads
+
+
+def test_compare_parses_large_csv_files_ahead_with_arrows_serial_reader(small, monkeypatch):
+    # the original and first protected file together of SERIAL_PARSE_MIN_BYTES or more (issue 14); smaller ones
+    # (here the default threshold) are parsed by Arrow's pool as before
+    from infoloss import cli, io_csv
+
+    asked = []
+    monkeypatch.setattr(io_csv, "read_ahead", lambda *a, real=io_csv.read_ahead, **k: asked.append(k) or real(*a, **k))
+    args = ("compare", small["orig"], small["prot"], "--spec", small["spec"], "--measures", "il1s")
+    assert run(*args).exit_code == 0
+    monkeypatch.setattr(cli, "SERIAL_PARSE_MIN_BYTES", 0)
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert asked == [{"serial": False}, {"serial": True}] and not io_csv._ahead
 
 
 def test_files_in_a_folder_that_may_not_be_entered_are_one_sentence(small, tmp_path, monkeypatch):

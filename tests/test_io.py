@@ -947,7 +947,7 @@ def test_a_kept_csv_read_serves_the_next_read_of_the_same_file_once(tmp_path, mo
 
     parsed = []
     real = io_csv._parse_csv
-    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a: parsed.append(a[0]) or real(*a))
+    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a, **k: parsed.append(a[0]) or real(*a, **k))
     path = tmp_path / "o.csv"
     pd.DataFrame({"x": [1.5, 2.5, None], "g": ["a", "b", "NA"]}).to_csv(path, index=False)
     io_csv.keep_next_read(path)
@@ -984,7 +984,7 @@ def test_a_csv_read_ahead_serves_the_read_with_the_same_settings_once(tmp_path, 
 
     parsed = []
     real = io_csv._parse_csv
-    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a: parsed.append(a[0]) or real(*a))
+    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a, **k: parsed.append(a[0]) or real(*a, **k))
     orig, prot = tmp_path / "o.csv", tmp_path / "p;.csv"
     pd.DataFrame({"x": [1.5, 2.5, None, 4.0], "g": ["a", "b", "NA", "c"]}).to_csv(orig, index=False)
     pd.DataFrame({"x": [1.0, -9, 3.0], "g": ["a", "a", "b"]}).to_csv(prot, index=False, sep=";")
@@ -1002,6 +1002,37 @@ def test_a_csv_read_ahead_serves_the_read_with_the_same_settings_once(tmp_path, 
     assert len(parsed) == 3
 
 
+def test_large_csv_files_read_ahead_are_parsed_each_by_arrows_serial_reader(tmp_path, monkeypatch):
+    # the command line's choice for large files (issue 14): two files, each on its thread with use_threads=False
+    # (less CPU time than Arrow's parallel reader), Arrow's pool left alone; the reads get the same frames
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    from infoloss import io_csv
+    from infoloss.io import read_table
+
+    used = []
+    real = pcsv.read_csv
+    monkeypatch.setattr(pcsv, "read_csv", lambda *a, **k: used.append(k["read_options"].use_threads) or real(*a, **k))
+    orig, prot = tmp_path / "o.csv", tmp_path / "p.csv"
+    pd.DataFrame({"x": [1.5, 2.5, None, 4.0], "g": ["a", "b", "NA", "c"]}).to_csv(orig, index=False)
+    pd.DataFrame({"x": [1.0, -9, 3.0], "g": ["a", "a", "b"]}).to_csv(prot, index=False)
+    expected = {p: read_table(p) for p in (orig, prot)}
+    assert used == [True, True]
+    threads = pa.cpu_count()
+    io_csv.read_ahead([orig, prot], None, serial=True)
+    assert pa.cpu_count() == threads and not io_csv._arrow_threads and len(io_csv._ahead) == 2
+    _parsed_ahead(io_csv)
+    assert used[2:] == [False, False]
+    for path in (orig, prot):
+        pd.testing.assert_frame_equal(read_table(path), expected[path])
+    assert len(used) == 4 and not io_csv._ahead
+    io_csv.read_ahead([orig], None, serial=True)  # one file alone: Arrow's pool, held at one thread until the read
+    assert pa.cpu_count() == min(threads, 1)
+    pd.testing.assert_frame_equal(read_table(orig), expected[orig])
+    assert used[4:] == [True] and pa.cpu_count() == threads and not io_csv._ahead
+
+
 def test_a_csv_read_another_way_than_read_ahead_parses_the_file_itself(tmp_path, monkeypatch):
     import pyarrow as pa
 
@@ -1011,7 +1042,7 @@ def test_a_csv_read_another_way_than_read_ahead_parses_the_file_itself(tmp_path,
 
     parsed = []
     real = io_csv._parse_csv
-    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a: parsed.append(a[0]) or real(*a))
+    monkeypatch.setattr(io_csv, "_parse_csv", lambda *a, **k: parsed.append(a[0]) or real(*a, **k))
     path = tmp_path / "o.csv"
     pd.DataFrame({"x": [1.5, -9, 4.0], "g": ["a", "b", "c"]}).to_csv(path, index=False)
     threads = pa.cpu_count()
