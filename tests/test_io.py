@@ -1033,6 +1033,65 @@ def test_large_csv_files_read_ahead_are_parsed_each_by_arrows_serial_reader(tmp_
     assert used[4:] == [True] and pa.cpu_count() == threads and not io_csv._ahead
 
 
+def _read_whole_and_in_pieces(path, monkeypatch, spec=None):
+    """read_table of ``path`` in one piece and in up to 4 (pieces of 20 bytes or more), and the pieces' records."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    from infoloss import io_csv
+    from infoloss.io import read_table
+
+    whole = read_table(path, spec)
+    sizes = []
+    real = pcsv.read_csv
+
+    def spy(source, **k):
+        table = real(source, **k)
+        if isinstance(source, pa.BufferReader):
+            sizes.append(table.num_rows)
+        return table
+
+    monkeypatch.setattr(pcsv, "read_csv", spy)
+    monkeypatch.setattr(pa, "cpu_count", lambda: 4)
+    monkeypatch.setattr(io_csv, "CSV_PIECE_MIN_BYTES", 20)
+    return whole, read_table(path, spec), sizes
+
+
+def test_a_large_csv_file_is_read_in_pieces_each_on_a_thread_with_the_same_result(tmp_path, monkeypatch):
+    # issue 14: Arrow's serial reader on one piece per thread costs less than its parallel reader; the pieces start
+    # at line ends, the later ones take the header's names, and the table is the whole file's
+    path = tmp_path / "big.csv"
+    rows = ["x,g,n", "1.5,a,1", "NA,b,2", "", "2.25,,3", "-9,c,4", "3.5,a,5", "4.5,b,6", "1e300,a,7", "7,c,8"]
+    path.write_bytes("\r\n".join(rows).encode())  # CRLF, an empty line, no line end after the last record
+    whole, pieces, sizes = _read_whole_and_in_pieces(path, monkeypatch)
+    pd.testing.assert_frame_equal(pieces, whole)
+    assert whole["x"].isna().tolist() == [False, True, False, False, False, False, False, False]
+    assert sorted(sizes) == [2, 3, 3]  # 77 bytes: three pieces of at least 20, cut after the 26th and 52nd byte
+    latin = tmp_path / "latin.csv"  # a file that is not UTF-8 is read again as Latin-1, in pieces too
+    latin.write_bytes("\n".join(["name,v"] + [f"caf\xe9 {i},{i}" for i in range(12)]).encode("latin-1"))
+    whole, pieces, sizes = _read_whole_and_in_pieces(latin, monkeypatch)
+    pd.testing.assert_frame_equal(pieces, whole)
+    assert whole["name"].iloc[3] == "caf\xe9 3" and len(sizes) >= 2
+
+
+def test_a_csv_file_is_not_cut_where_a_value_may_span_lines_and_a_bad_piece_names_the_files_line(
+        tmp_path, monkeypatch):
+    quoted = tmp_path / "quoted.csv"
+    quoted.write_text('x,note\n1,"two\nlines"\n' + "".join(f"{i},plain text {i}\n" for i in range(2, 12)))
+    whole, pieces, sizes = _read_whole_and_in_pieces(quoted, monkeypatch)
+    pd.testing.assert_frame_equal(pieces, whole)
+    assert sizes == [] and whole["note"].iloc[0] == "two\nlines"
+    bad = tmp_path / "bad.csv"  # the 12th line has a field too many: it is in a later piece
+    bad.write_text("a,b\n" + "".join(f"{i},{i}\n" for i in range(10)) + "10,10,10\n11,11\n")
+    from infoloss.io import read_table
+
+    with pytest.raises(InputError) as plain:
+        read_table(bad)
+    with pytest.raises(InputError) as cut:
+        _read_whole_and_in_pieces(bad, monkeypatch)
+    assert str(cut.value) == str(plain.value) and "line 12 has 3 fields" in str(plain.value)
+
+
 def test_a_csv_read_another_way_than_read_ahead_parses_the_file_itself(tmp_path, monkeypatch):
     import pyarrow as pa
 
