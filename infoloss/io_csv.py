@@ -138,8 +138,9 @@ CSV_BLOCK_SIZE = 1 << 24
 CSV_TYPED_BLOCK_SIZE = 3 << 19
 #: bytes of the file's start whose types the typed read takes (:func:`_typed_csv`)
 CSV_TYPE_SAMPLE_SIZE = 1 << 22
-#: smallest piece of a CSV file that the typed read parses on a thread of its own (:func:`_pieces_csv`)
-CSV_PIECE_MIN_BYTES = 64 << 20
+#: size of the pieces in which the typed read parses a large CSV file on several threads (:func:`_pieces_csv`); a
+#: file of less than two pieces is read by Arrow's parallel reader
+CSV_PIECE_BYTES = 64 << 20
 
 
 #: the Arrow table of one CSV file kept for its next read (see :func:`keep_next_read`): ``want`` names the
@@ -420,32 +421,34 @@ def _typed_csv(path: Path, sep: str, encoding: str, nulls: list, quoted: bool, s
 
 
 def _pieces_csv(path: Path, encoding: str, parse: Any, convert: Any, names: list[str]) -> Any:
-    """The typed read of a large CSV file without quotes, in pieces each parsed by Arrow's serial reader on a
-    thread of its own; None for a file too small to cut (or one core), or when a piece cannot be read.
+    """The typed read of a large CSV file without quotes, in pieces each parsed by Arrow's serial reader, on one
+    thread per core; None for a file of less than two pieces (or one core), or when a piece cannot be read.
 
-    The file is cut into one piece per Arrow CPU thread (``pa.cpu_count()``),
-    each of at least ``CSV_PIECE_MIN_BYTES``, at the first line end after
-    each cut: without a double quote in the file no value spans lines, so
-    every piece holds whole records.  The first piece has the header; the
-    others are read with its column names, all with the same column types
-    (``convert``), and the pieces' tables are joined in file order.  Arrow's
-    parallel reader hands 1.5 MB blocks between threads: on a 674 MB file
-    (1,000,000 x 50) it took 1.3-2.2 s and 2.3-3.7 CPU-s on two cores, the
-    two pieces 1.0-1.4 s and 1.7-2.2 CPU-s, the same table.  The pieces are
-    slices of the file mapped into memory (Python's ``mmap``: through
-    ``pa.memory_map`` the read took 0.3 s more system time), which Arrow
-    reads without the interpreter's lock (a Python file object took it for
-    every block, and waited for it while another thread ran Python).  A
-    piece that fails gives None, so that the whole file is read again and
-    its error names the file's own line.
+    The file is cut into pieces of about ``CSV_PIECE_BYTES`` at the first
+    line end after each cut: without a double quote in the file no value
+    spans lines, so every piece holds whole records.  One thread per Arrow
+    CPU thread (``pa.cpu_count()``) parses them in turn; the first has the
+    header, the others are read with its column names, all with the same
+    column types (``convert``), and the pieces' tables are joined in file
+    order.  Arrow's parallel reader hands 1.5 MB blocks between threads: on
+    a 674 MB file (1,000,000 x 50) it took 1.6-2.4 s and 2.9-4.4 CPU-s on
+    two cores, read and converted to pandas, the pieces 1.4-1.5 s and
+    2.4-2.6 CPU-s, the same table.  Each piece is mapped into memory while
+    it is parsed (Python's ``mmap``: through ``pa.memory_map`` the read took
+    0.3 s more system time), which Arrow reads without the interpreter's
+    lock (a Python file object took it for every block, and waited for it
+    while another thread ran Python); the file's pages mapped at once stay
+    within a piece per thread, as the file's pages count in the process's
+    resident memory while mapped.  A piece that fails gives None, so that
+    the whole file is read again and its error names the file's own line.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
     from concurrent.futures import ThreadPoolExecutor
 
     size = os.path.getsize(path)
-    k = min(pa.cpu_count(), size // CSV_PIECE_MIN_BYTES)
-    if k < 2:
+    k = size // CSV_PIECE_BYTES
+    if k < 2 or pa.cpu_count() < 2:
         return None
     with open(path, "rb") as fh:
         cuts = [0]
@@ -453,28 +456,29 @@ def _pieces_csv(path: Path, encoding: str, parse: Any, convert: Any, names: list
             fh.seek(size * i // k)
             fh.readline()
             cuts.append(max(fh.tell(), cuts[-1]))
-    cuts.append(size)
-    pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
-    with open(path, "rb") as fh:
-        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    whole = pa.py_buffer(mapped)
+        cuts.append(size)
+        pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
-    def read(piece: int) -> Any:
-        start, stop = pieces[piece]
-        options = pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPED_BLOCK_SIZE, use_threads=False,
-                                   column_names=None if piece == 0 else names)
-        source = pa.BufferReader(whole.slice(start, stop - start))
-        return pcsv.read_csv(source, read_options=options, parse_options=parse, convert_options=convert)
+        def read(piece: int) -> Any:
+            start, stop = pieces[piece]
+            offset = start - start % mmap.ALLOCATIONGRANULARITY
+            options = pcsv.ReadOptions(encoding=encoding, block_size=CSV_TYPED_BLOCK_SIZE, use_threads=False,
+                                       column_names=None if piece == 0 else names)
+            mapped = mmap.mmap(fh.fileno(), stop - offset, access=mmap.ACCESS_READ, offset=offset)
+            try:
+                source = pa.BufferReader(pa.py_buffer(mapped)[start - offset:])
+                table = pcsv.read_csv(source, read_options=options, parse_options=parse, convert_options=convert)
+                del source
+            finally:
+                with contextlib.suppress(BufferError):  # still held (an error's traceback): closed when collected
+                    mapped.close()
+            return table
 
-    try:
-        with ThreadPoolExecutor(len(pieces), thread_name_prefix="infoloss-csv-piece") as pool:
-            tables = list(pool.map(read, range(len(pieces))))
-    except pa.ArrowException:
-        return None
-    finally:
-        del whole
-        with contextlib.suppress(BufferError):  # still held (an error's traceback): closed when collected
-            mapped.close()
+        try:
+            with ThreadPoolExecutor(min(pa.cpu_count(), len(pieces)), thread_name_prefix="infoloss-csv-piece") as pool:
+                tables = list(pool.map(read, range(len(pieces))))
+        except pa.ArrowException:
+            return None
     return pa.concat_tables(tables)
 
 

@@ -1033,8 +1033,9 @@ def test_large_csv_files_read_ahead_are_parsed_each_by_arrows_serial_reader(tmp_
     assert used[4:] == [True] and pa.cpu_count() == threads and not io_csv._ahead
 
 
-def _read_whole_and_in_pieces(path, monkeypatch, spec=None):
-    """read_table of ``path`` in one piece and in up to 4 (pieces of 20 bytes or more), and the pieces' records."""
+def _read_whole_and_in_pieces(path, monkeypatch, spec=None, piece=20):
+    """read_table of ``path`` whole and in pieces of about ``piece`` bytes (on up to 4 threads), and the pieces'
+    numbers of records."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -1053,7 +1054,7 @@ def _read_whole_and_in_pieces(path, monkeypatch, spec=None):
 
     monkeypatch.setattr(pcsv, "read_csv", spy)
     monkeypatch.setattr(pa, "cpu_count", lambda: 4)
-    monkeypatch.setattr(io_csv, "CSV_PIECE_MIN_BYTES", 20)
+    monkeypatch.setattr(io_csv, "CSV_PIECE_BYTES", piece)
     return whole, read_table(path, spec), sizes
 
 
@@ -1072,6 +1073,11 @@ def test_a_large_csv_file_is_read_in_pieces_each_on_a_thread_with_the_same_resul
     whole, pieces, sizes = _read_whole_and_in_pieces(latin, monkeypatch)
     pd.testing.assert_frame_equal(pieces, whole)
     assert whole["name"].iloc[3] == "caf\xe9 3" and len(sizes) >= 2
+    longer = tmp_path / "longer.csv"  # pieces that start past the first pages of the file: mapped from an offset
+    pd.DataFrame({"x": np.arange(3000) / 7, "g": [f"level {i % 13}" for i in range(3000)]}).to_csv(longer, index=False)
+    whole, pieces, sizes = _read_whole_and_in_pieces(longer, monkeypatch, piece=10_000)
+    pd.testing.assert_frame_equal(pieces, whole)
+    assert len(sizes) == longer.stat().st_size // 10_000 and sum(sizes) == 3000
 
 
 def test_a_csv_file_is_not_cut_where_a_value_may_span_lines_and_a_bad_piece_names_the_files_line(
