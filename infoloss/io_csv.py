@@ -141,6 +141,9 @@ CSV_TYPE_SAMPLE_SIZE = 1 << 22
 #: size of the pieces in which the typed read parses a large CSV file on several threads (:func:`_pieces_csv`); a
 #: file of less than two pieces is read by Arrow's parallel reader
 CSV_PIECE_BYTES = 64 << 20
+#: most threads that parse one file's pieces: the pieces being parsed are mapped into memory, at most 512 MB of the
+#: file at once
+CSV_PIECE_THREADS = 8
 
 
 #: the Arrow table of one CSV file kept for its next read (see :func:`keep_next_read`): ``want`` names the
@@ -427,7 +430,7 @@ def _pieces_csv(path: Path, encoding: str, parse: Any, convert: Any, names: list
     The file is cut into pieces of about ``CSV_PIECE_BYTES`` at the first
     line end after each cut: without a double quote in the file no value
     spans lines, so every piece holds whole records.  One thread per Arrow
-    CPU thread (``pa.cpu_count()``) parses them in turn; the first has the
+    CPU thread (``pa.cpu_count()``, at most ``CSV_PIECE_THREADS``) parses them in turn; the first has the
     header, the others are read with its column names, all with the same
     column types (``convert``), and the pieces' tables are joined in file
     order.  Arrow's parallel reader hands 1.5 MB blocks between threads: on
@@ -475,7 +478,8 @@ def _pieces_csv(path: Path, encoding: str, parse: Any, convert: Any, names: list
             return table
 
         try:
-            with ThreadPoolExecutor(min(pa.cpu_count(), len(pieces)), thread_name_prefix="infoloss-csv-piece") as pool:
+            threads = min(pa.cpu_count(), len(pieces), CSV_PIECE_THREADS)
+            with ThreadPoolExecutor(threads, thread_name_prefix="infoloss-csv-piece") as pool:
                 tables = list(pool.map(read, range(len(pieces))))
         except pa.ArrowException:
             return None
@@ -484,8 +488,6 @@ def _pieces_csv(path: Path, encoding: str, parse: Any, convert: Any, names: list
 
 def _has_quote(path: Path) -> bool:
     """Whether the file holds a double quote, so that a value may span lines (one memchr-speed scan)."""
-    import mmap
-
     try:
         with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             return mm.find(b'"') >= 0

@@ -6,6 +6,7 @@ import hashlib
 import math
 import os
 import re
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -1033,7 +1034,7 @@ def test_large_csv_files_read_ahead_are_parsed_each_by_arrows_serial_reader(tmp_
     assert used[4:] == [True] and pa.cpu_count() == threads and not io_csv._ahead
 
 
-def _read_whole_and_in_pieces(path, monkeypatch, spec=None, piece=20):
+def _read_whole_and_in_pieces(path, monkeypatch, spec=None, piece=20, threads_seen=None):
     """read_table of ``path`` whole and in pieces of about ``piece`` bytes (on up to 4 threads), and the pieces'
     numbers of records."""
     import pyarrow as pa
@@ -1043,19 +1044,23 @@ def _read_whole_and_in_pieces(path, monkeypatch, spec=None, piece=20):
     from infoloss.io import read_table
 
     whole = read_table(path, spec)
-    sizes = []
+    sizes, threads = [], set()
     real = pcsv.read_csv
 
     def spy(source, **k):
         table = real(source, **k)
         if isinstance(source, pa.BufferReader):
             sizes.append(table.num_rows)
+            threads.add(threading.get_ident())
         return table
 
     monkeypatch.setattr(pcsv, "read_csv", spy)
     monkeypatch.setattr(pa, "cpu_count", lambda: 4)
     monkeypatch.setattr(io_csv, "CSV_PIECE_BYTES", piece)
-    return whole, read_table(path, spec), sizes
+    pieces = read_table(path, spec)
+    if threads_seen is not None:
+        threads_seen.update(threads)
+    return whole, pieces, sizes
 
 
 def test_a_large_csv_file_is_read_in_pieces_each_on_a_thread_with_the_same_result(tmp_path, monkeypatch):
@@ -1075,9 +1080,11 @@ def test_a_large_csv_file_is_read_in_pieces_each_on_a_thread_with_the_same_resul
     assert whole["name"].iloc[3] == "caf\xe9 3" and len(sizes) >= 2
     longer = tmp_path / "longer.csv"  # pieces that start past the first pages of the file: mapped from an offset
     pd.DataFrame({"x": np.arange(3000) / 7, "g": [f"level {i % 13}" for i in range(3000)]}).to_csv(longer, index=False)
-    whole, pieces, sizes = _read_whole_and_in_pieces(longer, monkeypatch, piece=10_000)
+    monkeypatch.setattr("infoloss.io_csv.CSV_PIECE_THREADS", 2)  # of 4 CPU threads: the pages mapped at once bounded
+    seen: set = set()
+    whole, pieces, sizes = _read_whole_and_in_pieces(longer, monkeypatch, piece=10_000, threads_seen=seen)
     pd.testing.assert_frame_equal(pieces, whole)
-    assert len(sizes) == longer.stat().st_size // 10_000 and sum(sizes) == 3000
+    assert len(sizes) == longer.stat().st_size // 10_000 and sum(sizes) == 3000 and len(seen) == 2
 
 
 def test_a_csv_file_is_not_cut_where_a_value_may_span_lines_and_a_bad_piece_names_the_files_line(
