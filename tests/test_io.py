@@ -1063,9 +1063,9 @@ def _read_whole_and_in_pieces(path, monkeypatch, spec=None, piece=20, threads_se
     return whole, pieces, sizes
 
 
-def test_a_large_csv_file_is_read_in_pieces_each_on_a_thread_with_the_same_result(tmp_path, monkeypatch):
-    # issue 14: Arrow's serial reader on one piece per thread costs less than its parallel reader; the pieces start
-    # at line ends, the later ones take the header's names, and the table is the whole file's
+def test_a_large_csv_file_is_read_in_pieces_on_threads_with_the_same_result(tmp_path, monkeypatch):
+    # issue 14: Arrow's serial reader on pieces, a thread per core, costs less than its parallel reader; the pieces
+    # start at line ends, the later ones take the header's names, and the table is the whole file's
     path = tmp_path / "big.csv"
     rows = ["x,g,n", "1.5,a,1", "NA,b,2", "", "2.25,,3", "-9,c,4", "3.5,a,5", "4.5,b,6", "1e300,a,7", "7,c,8"]
     path.write_bytes("\r\n".join(rows).encode())  # CRLF, an empty line, no line end after the last record
